@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bpftune: make, make install (DESTDIR, PREFIX), make test, make check,
+# make clean.  Everything is built under build/.
+
+VERSION		:= 0.1.0
+PREFIX		?= /usr/local
+SBINDIR		?= $(PREFIX)/sbin
+LIBDIR		?= $(PREFIX)/lib
+PLUGINDIR	?= $(LIBDIR)/bpftune
+INCLUDEDIR	?= $(PREFIX)/include
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+MANDIR		?= $(PREFIX)/share/man
+
+CC		?= gcc
+CLANG		?= clang
+BPFTOOL		?= bpftool
+ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
+
+B		:= build
+CFLAGS		?= -O2 -g
+WARN		:= -Wall -Wextra -Werror
+CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
+		   -DBPFTUNE_VERSION=\"$(VERSION)\" \
+		   -DBPFTUNE_PLUGIN_DIR=\"$(PLUGINDIR)\"
+ALL_CFLAGS	= $(CFLAGS) $(WARN) -fPIC $(CPPFLAGS)
+BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		   -Iinclude -I$(B)
+LIBS		:= -lbpf -lcap -ldl
+
+LIB_SRCS	:= $(wildcard src/lib/*.c)
+LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
+LIB_SO		:= $(B)/lib/libbpftune.so.$(VERSION)
+LIB_SONAME	:= libbpftune.so.0
+TUNERS		:= $(patsubst src/tuners/%_tuner.c,%,$(wildcard src/tuners/*_tuner.c))
+TUNER_SOS	:= $(patsubst %,$(B)/lib/bpftune/%_tuner.so,$(TUNERS))
+DAEMON		:= $(B)/bin/bpftune
+UNIT_TEST	:= $(B)/test/unit_tests
+
+.PHONY: all install uninstall test test-unit test-bats check clean sample
+.SECONDARY:
+
+all: $(DAEMON) $(TUNER_SOS) $(B)/bpftune.pc
+
+# ---- vmlinux.h: from this machine's BTF, else the checked-in copy -------
+$(B)/vmlinux.h:
+	@mkdir -p $(@D)
+	@if [ -r /sys/kernel/btf/vmlinux ]; then \
+		$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp; \
+	else \
+		echo "no /sys/kernel/btf/vmlinux: using src/vmlinux/vmlinux.h.xz"; \
+		xz -dc src/vmlinux/vmlinux.h.xz > $@.tmp; \
+	fi && mv $@.tmp $@
+
+# ---- BPF objects: full and legacy variant of each, and their skeletons --
+BPF_HDRS := include/bpftune/bpftune.bpf.h include/bpftune/bpftune.h \
+	    include/bpftune/sampling.h $(B)/vmlinux.h
+
+$(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bpf/%.legacy.bpf.o: src/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
+
+$(B)/skel/%.skel.h: $(B)/bpf/%.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*))_bpf > $@.tmp && mv $@.tmp $@
+
+$(B)/skel/%.legacy.skel.h: $(B)/bpf/%.legacy.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf_legacy > $@.tmp && mv $@.tmp $@
+
+# ---- libbpftune ----------------------------------------------------------
+$(B)/obj/lib/support.o: $(B)/skel/support_probe.skel.h
+
+$(B)/obj/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB_SO): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
+	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
+
+# ---- daemon ---------------------------------------------------------------
+$(DAEMON): src/bpftune.c $(LIB_SO) $(wildcard src/lib/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+# ---- tuners ---------------------------------------------------------------
+$(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h \
+			   $(B)/skel/tuners/%_tuner.legacy.skel.h \
+			   $(wildcard src/tuners/*.h src/lib/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -I$(B)/skel/tuners -c $< -o $@
+
+$(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $< -L$(B)/lib -lbpftune -lbpf
+
+# ---- pkg-config -----------------------------------------------------------
+$(B)/bpftune.pc: bpftune.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@PLUGINDIR@|$(PLUGINDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# ---- install --------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/bpftune \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/bpftune
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libbpftune.so
+	install -m 0755 $(TUNER_SOS) $(DESTDIR)$(PLUGINDIR)/
+	install -m 0644 include/bpftune/*.h $(DESTDIR)$(INCLUDEDIR)/bpftune/
+	install -m 0644 $(B)/vmlinux.h $(DESTDIR)$(INCLUDEDIR)/bpftune/vmlinux.h
+	install -m 0644 $(B)/bpftune.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	sed -e 's|@SBINDIR@|$(SBINDIR)|' systemd/bpftune.service > \
+		$(DESTDIR)$(UNITDIR)/bpftune.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/bpftune.service
+	-[ -z "$(DESTDIR)" ] && ldconfig
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/bpftune $(DESTDIR)$(LIBDIR)/libbpftune.so*
+	rm -rf $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/bpftune
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/bpftune.pc $(DESTDIR)$(UNITDIR)/bpftune.service
+
+# ---- tests ----------------------------------------------------------------
+UNIT_SRCS := $(wildcard test/unit/*.c)
+UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c
+
+$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka
+
+sample: all
+	$(MAKE) -C sample_tuner
+
+test-unit: $(UNIT_TEST)
+	$(UNIT_TEST)
+
+test-bats: all
+	bats test/
+
+# The whole suite; prints "N passed, N failed" at the end.
+test: all $(UNIT_TEST)
+	test/run-tests.sh
+
+# ---- static analysis and sanitizers -------------------------------------
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=all
+check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
+		--suppress=missingIncludeSystem src/bpftune.c src/lib src/tuners/*_tuner.c \
+		test/unit sample_tuner/sample_tuner.c
+	@mkdir -p $(B)/san
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
+		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka
+	$(B)/san/unit_tests
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune \
+		src/bpftune.c $(LIB_SRCS) -I$(B)/skel $(LIBS) -lsystemd
+	$(B)/san/bpftune -V
+	$(B)/san/bpftune -h >/dev/null
+	! $(B)/san/bpftune -r 9 2>/dev/null
+	@echo "make check: clean"
+
+clean:
+	rm -rf $(B)
+	-$(MAKE) -C sample_tuner clean

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * BPF side of a tuner: the shared ring buffer, the values the daemon writes
+ * into every object before load, hook macros that build a full and a legacy
+ * variant from one source, event helpers and adaptive sampling.
+ *
+ * Build every tuner.bpf.c twice: once as is (full: tp_btf and fentry) and
+ * once with -DBPFTUNE_LEGACY (raw_tp and kprobe).  Always read kernel memory
+ * with BPF_CORE_READ(): raw_tp and kprobe arguments are not BTF-typed, so a
+ * direct dereference only verifies in the full variant.
+ *
+ * Program names: "<hook>__<variant>" groups alternatives for one hook; the
+ * daemon enables the best one the kernel supports.  A hook whose name starts
+ * with "opt_" is optional: the tuner runs without it.
+ */
+#ifndef BPFTUNE_BPFTUNE_BPF_H
+#define BPFTUNE_BPFTUNE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpftune/bpftune.h>
+#include <bpftune/sampling.h>
+
+/* The one ring buffer: created by the first object, reused by the rest. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, BPFTUNE_RINGBUF_SIZE);
+} bpftune_ringbuf SEC(".maps");
+
+/* Set by the daemon before load (see bpftune_bpf_load()). */
+const volatile __u32 bpftune_tuner_id = 0;
+const volatile __u32 bpftune_daemon_tgid = 0;
+const volatile __u32 bpftune_learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
+
+/* Events that could not be reserved because the ring buffer was full. */
+__u64 bpftune_ringbuf_lost = 0;
+
+#ifdef BPFTUNE_LEGACY
+#define BPFTUNE_TP(name, tp, args...)	SEC("raw_tp/" #tp) int BPF_PROG(name, ##args)
+#define BPFTUNE_FN(name, fn, args...)	SEC("kprobe/" #fn) int BPF_KPROBE(name, ##args)
+#else
+#define BPFTUNE_TP(name, tp, args...)	SEC("tp_btf/" #tp) int BPF_PROG(name, ##args)
+#define BPFTUNE_FN(name, fn, args...)	SEC("fentry/" #fn) int BPF_PROG(name, ##args)
+#endif
+
+/*
+ * Delta for "near the limit" and for the step: value >> (6 - rate), i.e.
+ * 1/64 of the value at rate 0 up to 1/4 at rate 4.
+ */
+static __always_inline __u64 bpftune_delta(__u64 value)
+{
+	__u32 rate = bpftune_learning_rate;
+
+	if (rate > BPFTUNE_LEARNING_RATE_MAX)
+		rate = BPFTUNE_LEARNING_RATE_MAX;
+	return value >> (6 - rate);
+}
+
+static __always_inline int bpftune_near_limit(__u64 value, __u64 limit)
+{
+	return limit && value + bpftune_delta(limit) >= limit;
+}
+
+static __always_inline __u64 bpftune_net_cookie(struct net *net)
+{
+	if (!net)
+		return 0;
+	if (bpf_core_field_exists(net->net_cookie))
+		return BPF_CORE_READ(net, net_cookie);
+	return BPF_CORE_READ(net, ns.inum);
+}
+
+static __always_inline __u64 bpftune_sk_netns_cookie(struct sock *sk)
+{
+	return bpftune_net_cookie(BPF_CORE_READ(sk, __sk_common.skc_net.net));
+}
+
+static __always_inline __u64 bpftune_current_netns_cookie(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return bpftune_net_cookie(BPF_CORE_READ(task, nsproxy, net_ns));
+}
+
+/* Reserve an event with its header filled in; NULL if the buffer is full. */
+static __always_inline struct bpftune_event *
+bpftune_event_reserve(__u32 scenario_id, __u64 netns_cookie)
+{
+	struct bpftune_event *ev;
+
+	ev = bpf_ringbuf_reserve(&bpftune_ringbuf, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&bpftune_ringbuf_lost, 1);
+		return NULL;
+	}
+	ev->tuner_id = bpftune_tuner_id;
+	ev->scenario_id = scenario_id;
+	ev->netns_cookie = netns_cookie;
+	ev->ts_uptime_ns = bpf_ktime_get_boot_ns();
+	ev->pid = bpf_get_current_pid_tgid() >> 32;
+	ev->payload_len = 0;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	return ev;
+}
+
+static __always_inline void bpftune_event_submit(struct bpftune_event *ev)
+{
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/* Is this call the task of the daemon itself (its own sysctl writes)? */
+static __always_inline int bpftune_from_daemon(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == bpftune_daemon_tgid;
+}
+
+/*
+ * Adaptive sampling: declare one sampler per hot hook as a global
+ *	struct bpftune_sampler my_hook_sampler;
+ * and return early unless bpftune_sample(&my_hook_sampler).  The daemon
+ * finds every global of this type and prints its counters at exit.
+ * Races between CPUs only blur the counters; they never break the maths.
+ */
+static __always_inline int bpftune_sample(struct bpftune_sampler *s)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 calls = __sync_fetch_and_add(&s->calls, 1) + 1;
+	__u32 every;
+
+	if (now - s->window_start_ns >= BPFTUNE_SAMPLE_WINDOW_NS) {
+		every = bpftune_sampling_next_every(s->window_calls,
+						    now - s->window_start_ns,
+						    BPFTUNE_SAMPLE_TARGET_PER_SEC,
+						    s->every);
+		s->every = every;
+		if (every > s->max_every)
+			s->max_every = every;
+		s->window_start_ns = now;
+		s->window_calls = 0;
+	}
+	s->window_calls++;
+	if (!bpftune_sampling_hit(calls, s->every))
+		return 0;
+	__sync_fetch_and_add(&s->sampled, 1);
+	return 1;
+}
+
+char LICENSE[] SEC("license") = "GPL";
+
+#endif /* BPFTUNE_BPFTUNE_BPF_H */

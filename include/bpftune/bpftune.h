@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Types shared by the BPF side and the userspace side of every tuner.
+ *
+ * Everything here must compile both with vmlinux.h (BPF) and with the
+ * normal libc headers (userspace), so only fixed-width __u* types are used.
+ */
+#ifndef BPFTUNE_BPFTUNE_H
+#define BPFTUNE_BPFTUNE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Bumped whenever struct bpftune_event or the plugin ABI changes. */
+#define BPFTUNE_ABI_VERSION	1
+
+#define BPFTUNE_MAX_TUNERS	64
+#define BPFTUNE_MAX_VALUES	3	/* e.g. tcp_rmem has min/default/max */
+#define BPFTUNE_COMM_LEN	16
+#define BPFTUNE_PAYLOAD_LEN	96
+#define BPFTUNE_RINGBUF_SIZE	(256 * 1024)
+
+/* Learning rate 0..4 maps to a delta of 1/64 .. 1/4 (1.5625 % .. 25 %). */
+#define BPFTUNE_LEARNING_RATE_MAX	4
+#define BPFTUNE_LEARNING_RATE_DEFAULT	4
+
+/*
+ * Header of every event a BPF program puts into the shared ring buffer.
+ * tuner_id is written into each object by the daemon before it is loaded,
+ * so the daemon can dispatch the event to the tuner that owns it.
+ */
+struct bpftune_event {
+	__u32 tuner_id;
+	__u32 scenario_id;
+	__u64 netns_cookie;	/* net->net_cookie, or the netns inode if absent */
+	__u64 ts_uptime_ns;	/* CLOCK_BOOTTIME */
+	__u32 pid;		/* tgid of the task that caused the event */
+	__u32 payload_len;
+	char comm[BPFTUNE_COMM_LEN];
+	__u8 payload[BPFTUNE_PAYLOAD_LEN];
+};
+
+/* Payload of the sysctl tuner's events: a write seen by cgroup/sysctl. */
+#define BPFTUNE_SYSCTL_NAME_LEN	64
+#define BPFTUNE_SYSCTL_VALUE_LEN 24
+struct bpftune_sysctl_write {
+	char name[BPFTUNE_SYSCTL_NAME_LEN];	/* "net/core/somaxconn" */
+	char value[BPFTUNE_SYSCTL_VALUE_LEN];	/* start of the new value */
+};
+
+#endif /* BPFTUNE_BPFTUNE_H */

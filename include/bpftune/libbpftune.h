@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * libbpftune: the API a tuner plugin is written against.
+ *
+ * A tuner is a shared object named <name>_tuner.so that defines one
+ * struct bpftune_tuner_ops with BPFTUNE_TUNER().  The daemon opens the
+ * tuner's BPF object (full or legacy variant), enables the hooks the
+ * kernel supports, writes tuner_id and the other bpftune_* globals, makes
+ * the object share the one ring buffer, loads and attaches it, and then
+ * calls init().  Events from the BPF side reach event_handler(); the tuner
+ * changes tunables only through bpftune_tunable_set(), which enforces the
+ * caps, skips no-op writes, logs the reason and records the change.
+ */
+#ifndef BPFTUNE_LIBBPFTUNE_H
+#define BPFTUNE_LIBBPFTUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <syslog.h>
+#include <bpftune/bpftune.h>
+
+struct bpf_object;
+struct bpftune_tuner;
+
+/* ---- logging -------------------------------------------------------- */
+
+/* Levels are syslog's: LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG */
+void bpftune_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- tunables ------------------------------------------------------- */
+
+enum bpftune_tunable_flags {
+	BPFTUNE_TUNABLE_NAMESPACED = 1 << 0,	/* one value per netns */
+	BPFTUNE_TUNABLE_STRING     = 1 << 1,	/* e.g. tcp_congestion_control */
+};
+
+/*
+ * One sysctl a tuner manages.  min and max are hard caps: no value outside
+ * [min, max] is ever written, whatever the tuner asks for.  cap_reason says
+ * where the cap comes from and is printed by the daemon's documentation.
+ */
+struct bpftune_tunable_desc {
+	const char *name;		/* "net.core.somaxconn" */
+	unsigned int flags;
+	unsigned int num_values;	/* 1..BPFTUNE_MAX_VALUES */
+	long min;
+	long max;
+	const char *cap_reason;
+};
+
+struct bpftune_scenario_desc {
+	const char *name;		/* short: "listen backlog truncated" */
+	const char *description;	/* what was seen and why we act */
+};
+
+/* ---- plugin descriptor ---------------------------------------------- */
+
+/* An embedded BPF object: the bytes from a bpftool-generated skeleton. */
+struct bpftune_bpf_image {
+	const void *(*bytes)(size_t *size);
+};
+
+struct bpftune_tuner_ops {
+	unsigned int abi_version;	/* BPFTUNE_ABI_VERSION */
+	const char *name;
+	const char *description;
+	struct bpftune_bpf_image full;	/* tp_btf/fentry variant */
+	struct bpftune_bpf_image legacy;	/* raw_tp/kprobe variant */
+	const struct bpftune_tunable_desc *tunables;
+	unsigned int num_tunables;
+	const struct bpftune_scenario_desc *scenarios;
+	unsigned int num_scenarios;
+	/* called after the BPF object is loaded and attached; 0 or -errno */
+	int (*init)(struct bpftune_tuner *tuner);
+	void (*fini)(struct bpftune_tuner *tuner);
+	void (*event_handler)(struct bpftune_tuner *tuner,
+			      const struct bpftune_event *event);
+};
+
+#define BPFTUNE_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Define the plugin's descriptor.  skel is the skeleton name given to
+ * bpftool gen skeleton for the full object; the legacy one is skel##_legacy.
+ */
+#define BPFTUNE_TUNER(tname, desc, skel, tun, scen, init_fn, fini_fn, ev_fn) \
+	const struct bpftune_tuner_ops bpftune_tuner_ops = {		\
+		.abi_version = BPFTUNE_ABI_VERSION,			\
+		.name = tname,						\
+		.description = desc,					\
+		.full = { .bytes = skel##__elf_bytes },			\
+		.legacy = { .bytes = skel##_legacy__elf_bytes },	\
+		.tunables = tun,					\
+		.num_tunables = BPFTUNE_ARRAY_SIZE(tun),		\
+		.scenarios = scen,					\
+		.num_scenarios = BPFTUNE_ARRAY_SIZE(scen),		\
+		.init = init_fn,					\
+		.fini = fini_fn,					\
+		.event_handler = ev_fn,					\
+	}
+
+#define BPFTUNE_TUNER_OPS_SYMBOL	"bpftune_tuner_ops"
+
+/* ---- tuner accessors ------------------------------------------------ */
+
+const char *bpftune_tuner_name(const struct bpftune_tuner *tuner);
+struct bpf_object *bpftune_tuner_bpf_object(const struct bpftune_tuner *tuner);
+/* fd of a map of the tuner's object, or -ENOENT */
+int bpftune_tuner_map_fd(const struct bpftune_tuner *tuner, const char *map);
+void bpftune_tuner_set_priv(struct bpftune_tuner *tuner, void *priv);
+void *bpftune_tuner_priv(const struct bpftune_tuner *tuner);
+/* learning rate 0..4 and the matching delta (value >> (6 - rate)) */
+unsigned int bpftune_learning_rate(void);
+long bpftune_delta(long value);
+
+/* ---- network namespaces --------------------------------------------- */
+
+/* Cookie of the daemon's own (the initial) network namespace. */
+uint64_t bpftune_global_netns_cookie(void);
+static inline bool bpftune_netns_is_global(uint64_t cookie)
+{
+	return cookie == 0 || cookie == bpftune_global_netns_cookie();
+}
+/*
+ * An fd for the network namespace an event came from, found through the
+ * event's pid and checked against its cookie.  -1 (global) when the cookie
+ * is the global one; -errno if it cannot be found.  The fd is cached by
+ * the library: do not close it.
+ */
+int bpftune_netns_fd_for_event(const struct bpftune_event *event);
+
+/* ---- sysctl I/O ----------------------------------------------------- */
+
+/*
+ * Read or write a sysctl, by dotted ("net.core.somaxconn") or slash name,
+ * in the network namespace netns_fd (-1: the daemon's own).  Values are
+ * whitespace-separated integers; return the number of values read, or
+ * -errno.
+ */
+int bpftune_sysctl_read(int netns_fd, const char *name, long *values,
+			unsigned int max_values);
+int bpftune_sysctl_write(int netns_fd, const char *name, const long *values,
+			 unsigned int num_values);
+int bpftune_sysctl_read_string(int netns_fd, const char *name, char *buf,
+			       size_t len);
+int bpftune_sysctl_write_string(int netns_fd, const char *name,
+				const char *value);
+
+/* ---- changing tunables ---------------------------------------------- */
+
+/*
+ * Set tunable @index of @tuner to @values in the netns of @netns_cookie
+ * (global netns for non-namespaced tunables), clamping to the tunable's
+ * caps.  @scenario indexes the tuner's scenarios; @reason is logged.
+ * Returns 1 if the value changed, 0 for a no-op (nothing written, logged
+ * or counted), -EPERM if the admin has taken the tunable over in that
+ * netns, or another -errno.
+ */
+int bpftune_tunable_set(struct bpftune_tuner *tuner, unsigned int index,
+			const struct bpftune_event *event,
+			unsigned int scenario, const long *values,
+			unsigned int num_values, const char *reason);
+
+/* Current values of tunable @index in the event's netns (live read). */
+int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
+			const struct bpftune_event *event, long *values);
+
+#endif /* BPFTUNE_LIBBPFTUNE_H */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Adaptive 1-in-N sampling for hot BPF hooks.
+ *
+ * The maths is kept in one place and free of kernel or libc types so the
+ * BPF programs and the C unit tests use exactly the same code.
+ *
+ * Each hook owns a struct bpftune_sampler.  Calls are counted in windows of
+ * BPFTUNE_SAMPLE_WINDOW_NS; at the end of a window N ("every") is set so
+ * that the expected number of samples per second is about target_per_sec.
+ * At a low call rate N is 1 and every call is seen.
+ */
+#ifndef BPFTUNE_SAMPLING_H
+#define BPFTUNE_SAMPLING_H
+
+#define BPFTUNE_SAMPLE_WINDOW_NS	100000000ULL	/* 100 ms */
+#define BPFTUNE_SAMPLE_TARGET_PER_SEC	200
+#define BPFTUNE_SAMPLE_MAX_EVERY	65536
+
+struct bpftune_sampler {
+	__u64 calls;		/* every call to the hook */
+	__u64 sampled;		/* calls that were processed */
+	__u64 window_start_ns;
+	__u64 window_calls;
+	__u32 every;		/* current N: process one call in N */
+	__u32 max_every;	/* largest N used so far (for the stats) */
+};
+
+/*
+ * N for the next window given the calls seen in the window that just ended.
+ * Rounds up so the sample rate never exceeds the target, and moves at most a
+ * factor of 4 down per window so a short lull does not flood the ring buffer
+ * when the burst resumes.
+ */
+static inline __u32 bpftune_sampling_next_every(__u64 window_calls,
+						__u64 window_ns,
+						__u32 target_per_sec,
+						__u32 cur_every)
+{
+	__u64 target, every;
+
+	if (!window_ns || !target_per_sec)
+		return 1;
+	/* samples allowed in this window, at least one */
+	target = (__u64)target_per_sec * window_ns / 1000000000ULL;
+	if (!target)
+		target = 1;
+	every = (window_calls + target - 1) / target;
+	if (every < 1)
+		every = 1;
+	if (cur_every > 4 && every < cur_every / 4)
+		every = cur_every / 4;
+	if (every > BPFTUNE_SAMPLE_MAX_EVERY)
+		every = BPFTUNE_SAMPLE_MAX_EVERY;
+	return (__u32)every;
+}
+
+/* Does call number @calls (1-based) get sampled when one in @every is? */
+static inline int bpftune_sampling_hit(__u64 calls, __u32 every)
+{
+	if (every <= 1)
+		return 1;
+	return (calls % every) == 0;
+}
+
+#endif /* BPFTUNE_SAMPLING_H */

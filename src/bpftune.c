@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpftune: the daemon.  Parses the command line, probes what the kernel
+ * supports, loads the tuner plugins, then blocks on the shared ring buffer
+ * and dispatches events until SIGINT/SIGTERM.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <systemd/sd-daemon.h>
+
+#include "internal.h"
+#include "cgroup.h"
+#include "plugin_dir.h"
+
+#define MAX_ALLOW 64
+
+struct options {
+	bool debug, to_stderr, daemonize, support_only, legacy, rollback;
+	unsigned int learning_rate;
+	const char *libdir;
+	const char *cgroup;
+	struct bpftune_allow allow;
+	char *allow_names[MAX_ALLOW];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: bpftune [OPTIONS]\n"
+"Watch the kernel with BPF and tune sysctls when a limit is being hit.\n\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"  -d, --debug            log debug messages too\n"
+"  -s, --stderr           log to stderr instead of syslog\n"
+"  -D, --daemonize        run in the background\n"
+"  -S, --support          report what this kernel supports and exit\n"
+"                         (exit 0 full, 2 legacy, 3 tracepoint-only,\n"
+"                         4 unsupported, 1 error)\n"
+"  -L, --legacy           use the legacy (kprobe/raw_tp) BPF objects\n"
+"  -a, --allow TUNER      load only this tuner (repeatable; name or file)\n"
+"  -l, --libdir DIR       plugin directory (default %s)\n"
+"  -r, --rate 0..4        learning rate: step and margin 1.5625%% .. 25%%\n"
+"                         (default %d)\n"
+"  -R, --rollback         restore every changed sysctl on exit\n"
+"  -c, --cgroup PATH      cgroup v2 directory for cgroup programs\n"
+"                         (default: the cgroup2 root)\n",
+		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT);
+}
+
+static int parse_rate(const char *arg, unsigned int *rate)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v > BPFTUNE_LEARNING_RATE_MAX)
+		return -EINVAL;
+	*rate = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "stderr", no_argument, NULL, 's' },
+		{ "daemonize", no_argument, NULL, 'D' },
+		{ "support", no_argument, NULL, 'S' },
+		{ "legacy", no_argument, NULL, 'L' },
+		{ "allow", required_argument, NULL, 'a' },
+		{ "libdir", required_argument, NULL, 'l' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "rollback", no_argument, NULL, 'R' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
+	o->libdir = BPFTUNE_PLUGIN_DIR;
+	o->allow.names = o->allow_names;
+	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("bpftune %s (libbpf %s)\n", BPFTUNE_VERSION,
+			       libbpf_version_string());
+			exit(0);
+		case 'd':
+			o->debug = true;
+			break;
+		case 's':
+			o->to_stderr = true;
+			break;
+		case 'D':
+			o->daemonize = true;
+			break;
+		case 'S':
+			o->support_only = true;
+			break;
+		case 'L':
+			o->legacy = true;
+			break;
+		case 'a':
+			if (o->allow.num == MAX_ALLOW || !*optarg) {
+				fprintf(stderr, "bpftune: -a: %s\n", *optarg ?
+					"too many tuners named" : "empty tuner name");
+				return -EINVAL;
+			}
+			o->allow_names[o->allow.num++] = optarg;
+			break;
+		case 'l':
+			o->libdir = optarg;
+			break;
+		case 'r':
+			if (parse_rate(optarg, &o->learning_rate)) {
+				fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
+					BPFTUNE_LEARNING_RATE_MAX, optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'R':
+			o->rollback = true;
+			break;
+		case 'c':
+			o->cgroup = optarg;
+			break;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bpftune: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	char buf[1024];
+	size_t n;
+
+	if (!bpftune_log_debug_enabled())
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	bpftune_log(LOG_DEBUG, "libbpf%s: %s", level == LIBBPF_WARN ? " warning" : "",
+		    buf);
+	return 0;
+}
+
+/* ---- bpftune -S -------------------------------------------------------- */
+
+struct report_ctx {
+	bool legacy;
+	unsigned int runnable;
+};
+
+static void report_tuner(const char *file, const struct bpftune_tuner_ops *ops,
+			 void *handle, int fd, void *ctx)
+{
+	struct report_ctx *r = ctx;
+	struct bpf_object *obj = NULL;
+	char why[512] = "";
+	int err;
+
+	if (!ops) {
+		printf("  %-24s skipped: plugin refused (see the log)\n", file);
+		return;
+	}
+	err = bpftune_bpf_open(r->legacy ? &ops->legacy : &ops->full, ops->name,
+			       r->legacy, &obj, why, sizeof(why));
+	if (!err)
+		err = bpftune_bpf_select_programs(obj, bpftune_support(), why,
+						  sizeof(why));
+	if (err) {
+		printf("  %-24s skipped: %s\n", ops->name, why);
+	} else {
+		printf("  %-24s will run\n", ops->name);
+		r->runnable++;
+	}
+	bpf_object__close(obj);
+	dlclose(handle);
+	close(fd);
+}
+
+static int report_support(const struct options *o)
+{
+	const struct bpftune_support *s = bpftune_support();
+	struct report_ctx r = { .legacy = o->legacy };
+	enum bpftune_feature f;
+	const char *sep = "";
+
+	printf("bpftune %s: support level: %s\n", BPFTUNE_VERSION,
+	       bpftune_support_level_name(s->level));
+	if (s->level != BPFTUNE_SUPPORT_FULL) {
+		printf("  reason:");
+		if (!s->ok[BPFTUNE_FEAT_FENTRY]) {
+			printf(" fentry: %s", s->why[BPFTUNE_FEAT_FENTRY]);
+			sep = ";";
+		}
+		if (s->level != BPFTUNE_SUPPORT_LEGACY && !s->ok[BPFTUNE_FEAT_KPROBE])
+			printf("%s kprobe: %s", sep, s->why[BPFTUNE_FEAT_KPROBE]);
+		printf("\n");
+	}
+	printf("hooks:\n");
+	for (f = 0; f < BPFTUNE_FEAT_MAX; f++) {
+		if (f == BPFTUNE_FEAT_NETNS_COOKIE)
+			continue;
+		printf("  %-14s %s%s%s\n", bpftune_feature_name(f),
+		       s->ok[f] ? "yes" : "no", s->ok[f] ? "" : ": ",
+		       s->ok[f] ? "" : s->why[f]);
+	}
+	printf("netns cookie:    %s%s%s\n",
+	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "supported" : "not supported",
+	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "" : ": ",
+	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "" : s->why[BPFTUNE_FEAT_NETNS_COOKIE]);
+	printf("tuners in %s (%s objects):\n", o->libdir, o->legacy ? "legacy" : "full");
+	if (bpftune_plugin_dir_scan(o->libdir, &o->allow, report_tuner, &r))
+		printf("  plugin directory refused (see the log)\n");
+	return bpftune_support_level_exit(s->level);
+}
+
+/* ---- the daemon ---------------------------------------------------------- */
+
+struct start_ctx {
+	struct bpftune_bpf_opts bpf;
+	unsigned int running;
+};
+
+static void start_tuner(const char *file, const struct bpftune_tuner_ops *ops,
+			void *handle, int fd, void *ctx)
+{
+	struct start_ctx *sc = ctx;
+	struct bpftune_tuner *t;
+
+	if (!ops)
+		return;
+	t = bpftune_tuner_add(ops, handle, fd, file);
+	if (!t) {
+		dlclose(handle);
+		close(fd);
+		return;
+	}
+	if (bpftune_tuner_start(t, &sc->bpf)) {
+		bpftune_tuner_remove(t);
+		return;
+	}
+	sc->running++;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	bpftune_dispatch(data, size);
+	return 0;
+}
+
+/* Block until SIGINT/SIGTERM, dispatching events: no timer, no busy loop. */
+static int event_loop(struct ring_buffer *rb)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, out[4];
+	struct signalfd_siginfo si;
+	sigset_t mask;
+	int efd, sfd, n, i, ret = 0;
+	bool done = false;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	efd = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || efd < 0)
+		return -errno;
+	ev.data.fd = sfd;
+	epoll_ctl(efd, EPOLL_CTL_ADD, sfd, &ev);
+	ev.data.fd = ring_buffer__epoll_fd(rb);
+	epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	sd_notify(0, "READY=1");
+	while (!done) {
+		n = epoll_wait(efd, out, 4, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (out[i].data.fd != sfd) {
+				ring_buffer__consume(rb);
+				continue;
+			}
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				bpftune_log(LOG_NOTICE, "%s received: shutting down",
+					    strsignal(si.ssi_signo));
+				done = true;
+			}
+		}
+	}
+	sd_notify(0, "STOPPING=1");
+	ring_buffer__consume(rb);
+	close(efd);
+	close(sfd);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct start_ctx sc = { 0 };
+	struct ring_buffer *rb = NULL;
+	const struct bpftune_support *s;
+	int err, ret = 1;
+
+	if (parse_args(argc, argv, &o))
+		return 1;
+	bpftune_log_init(o.to_stderr || o.support_only ? BPFTUNE_LOG_STDERR :
+			 BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
+	libbpf_set_print(libbpf_print);
+	if (o.daemonize && !o.support_only && daemon(0, 0)) {
+		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));
+		return 1;
+	}
+	err = bpftune_cap_init();
+	if (err)
+		return 1;
+	err = bpftune_netns_init();
+	if (err) {
+		bpftune_log(LOG_ERR, "cannot open the daemon's netns: %s", strerror(-err));
+		return 1;
+	}
+	bpftune_set_learning_rate(o.learning_rate);
+	bpftune_support_probe(NULL);
+	s = bpftune_support();
+	if (o.support_only) {
+		ret = report_support(&o);
+		goto out;
+	}
+	bpftune_log(LOG_INFO, "bpftune %s starting: support level %s, learning rate %u",
+		    BPFTUNE_VERSION, bpftune_support_level_name(s->level),
+		    o.learning_rate);
+	if (s->level == BPFTUNE_SUPPORT_NONE) {
+		bpftune_log(LOG_ERR, "this kernel cannot run bpftune: %s%s%s",
+			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? s->why[BPFTUNE_FEAT_RINGBUF] :
+			    "no tracepoint hook type works: tp_btf: ",
+			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? "" : s->why[BPFTUNE_FEAT_TP_BTF],
+			    "");
+		goto out;
+	}
+	if (o.legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
+		bpftune_log(LOG_ERR, "legacy mode (-L) needs kprobes and raw tracepoints, but this kernel cannot attach %s: %s",
+			    !s->ok[BPFTUNE_FEAT_KPROBE] ? "kprobes" : "raw tracepoints",
+			    !s->ok[BPFTUNE_FEAT_KPROBE] ? s->why[BPFTUNE_FEAT_KPROBE] :
+			    s->why[BPFTUNE_FEAT_RAW_TP]);
+		goto out;
+	}
+	sc.bpf.legacy = o.legacy;
+	sc.bpf.cgroup_fd = bpftune_cgroup_open(o.cgroup);
+	if (sc.bpf.cgroup_fd < 0)
+		bpftune_log(LOG_WARNING, "no cgroup %s: %s; tuners with cgroup programs will be skipped",
+			    o.cgroup ? o.cgroup : "v2 hierarchy",
+			    strerror(-sc.bpf.cgroup_fd));
+	if (bpftune_plugin_dir_scan(o.libdir, &o.allow, start_tuner, &sc))
+		goto out;
+	if (!sc.running) {
+		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
+		goto out;
+	}
+	rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
+	if (!rb) {
+		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc.running,
+		    sc.running == 1 ? "" : "s");
+	err = event_loop(rb);
+	if (err)
+		bpftune_log(LOG_ERR, "event loop failed: %s", strerror(-err));
+	bpftune_print_summary();
+	if (o.rollback)
+		bpftune_rollback_all();
+	ret = err ? 1 : 0;
+out:
+	bpftune_tuners_fini();
+	ring_buffer__free(rb);
+	bpftune_ringbuf_close();
+	if (sc.bpf.cgroup_fd > 0)
+		close(sc.bpf.cgroup_fd);
+	bpftune_netns_fini();
+	return ret;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * libbpftune internals shared by the daemon, the library's own files and
+ * the in-tree sysctl tuner.  Not installed: tuner authors see only
+ * include/bpftune/.
+ */
+#ifndef BPFTUNE_INTERNAL_H
+#define BPFTUNE_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <bpftune/libbpftune.h>
+
+struct bpf_link;
+
+/* ---- logging (log.c) ---- */
+enum bpftune_log_dest { BPFTUNE_LOG_SYSLOG, BPFTUNE_LOG_STDERR };
+void bpftune_log_init(enum bpftune_log_dest dest, int max_level);
+bool bpftune_log_debug_enabled(void);
+
+/* ---- capabilities (cap.c) ---- */
+int bpftune_cap_init(void);	/* keep only what the daemon needs */
+void bpftune_cap_raise(void);	/* effective = permitted, nests */
+void bpftune_cap_lower(void);
+
+/* ---- kernel support (support.c) ---- */
+enum bpftune_feature {
+	BPFTUNE_FEAT_FENTRY,
+	BPFTUNE_FEAT_TP_BTF,
+	BPFTUNE_FEAT_KPROBE,
+	BPFTUNE_FEAT_RAW_TP,
+	BPFTUNE_FEAT_TRACEPOINT,
+	BPFTUNE_FEAT_CGROUP_SYSCTL,
+	BPFTUNE_FEAT_SOCKOPS,
+	BPFTUNE_FEAT_RINGBUF,
+	BPFTUNE_FEAT_NETNS_COOKIE,
+	BPFTUNE_FEAT_MAX,
+};
+
+enum bpftune_support_level {
+	BPFTUNE_SUPPORT_FULL,
+	BPFTUNE_SUPPORT_LEGACY,
+	BPFTUNE_SUPPORT_TRACEPOINT_ONLY,
+	BPFTUNE_SUPPORT_NONE,
+};
+
+/* Exit status of bpftune -S for each level (documented in the README). */
+#define BPFTUNE_EXIT_FULL		0
+#define BPFTUNE_EXIT_LEGACY		2
+#define BPFTUNE_EXIT_TRACEPOINT_ONLY	3
+#define BPFTUNE_EXIT_UNSUPPORTED	4
+
+struct bpftune_support {
+	bool ok[BPFTUNE_FEAT_MAX];
+	char why[BPFTUNE_FEAT_MAX][160];	/* reason when !ok */
+	enum bpftune_support_level level;
+};
+
+const char *bpftune_feature_name(enum bpftune_feature f);
+const char *bpftune_support_level_name(enum bpftune_support_level l);
+int bpftune_support_level_exit(enum bpftune_support_level l);
+int bpftune_support_probe(struct bpftune_support *s);
+const struct bpftune_support *bpftune_support(void);
+
+/* ---- BPF objects (bpf_load.c) ---- */
+struct bpftune_bpf_opts {
+	bool legacy;
+	int cgroup_fd;
+};
+/*
+ * Open @image, decide per program whether it loads; on failure to observe
+ * anything required, return -EOPNOTSUPP with the reason in @why.
+ */
+int bpftune_bpf_open(const struct bpftune_bpf_image *image,
+		     const char *name, bool legacy,
+		     struct bpf_object **objp, char *why, size_t why_len);
+int bpftune_bpf_select_programs(struct bpf_object *obj,
+				const struct bpftune_support *s,
+				char *why, size_t why_len);
+int bpftune_bpf_set_global(struct bpf_object *obj, const char *sec,
+			   const char *var, const void *val, size_t len);
+int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
+			    const struct bpftune_bpf_opts *opts);
+void bpftune_bpf_detach(struct bpftune_tuner *tuner);
+void bpftune_bpf_print_stats(struct bpftune_tuner *tuner);
+int bpftune_ringbuf_fd(void);
+void bpftune_ringbuf_close(void);
+
+/* ---- plugins (plugin.c) ---- */
+/* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
+int bpftune_dir_open_trusted(const char *dir, char *why, size_t why_len);
+bool bpftune_plugin_name_valid(const char *name);
+/* dlopen a plugin from a trusted dir; returns its ops or NULL with why */
+const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
+						    const char *file,
+						    void **handle, int *fd,
+						    char *why, size_t why_len);
+
+/* ---- netns (netns.c) ---- */
+int bpftune_netns_init(void);
+void bpftune_netns_fini(void);
+int bpftune_netns_cookie_of_fd(int fd, uint64_t *cookie);
+/* fd for a known netns cookie: -1 global, -ESRCH if gone or unknown */
+int bpftune_netns_fd_for_cookie(uint64_t cookie);
+/* "global" or the /run/netns name, else "cookie N"; for logs */
+const char *bpftune_netns_describe(uint64_t cookie, char *buf, size_t len);
+const char *bpftune_netns_exec_prefix(uint64_t cookie, char *buf, size_t len);
+int bpftune_netns_enter(int netns_fd, int *saved_fd);
+void bpftune_netns_leave(int saved_fd);
+
+/* ---- tuners (tuner.c) ---- */
+enum bpftune_state {
+	BPFTUNE_STATE_ACTIVE,
+	BPFTUNE_STATE_MANUAL,	/* an admin wrote a tunable we manage */
+	BPFTUNE_STATE_GONE,	/* netns destroyed */
+};
+
+struct bpftune_change {
+	struct bpftune_change *next;
+	uint64_t netns_cookie;
+	uint64_t first_seq;		/* order of first change, for rollback */
+	unsigned int scenario;
+	unsigned int count;
+	unsigned int num_values;
+	long old_values[BPFTUNE_MAX_VALUES];
+	long new_values[BPFTUNE_MAX_VALUES];
+};
+
+struct bpftune_netns_state {
+	struct bpftune_netns_state *next;
+	uint64_t cookie;
+	enum bpftune_state state;
+};
+
+struct bpftune_tuner {
+	unsigned int id;
+	const struct bpftune_tuner_ops *ops;
+	void *handle;			/* dlopen handle */
+	int plugin_fd;			/* kept open while loaded */
+	char file[NAME_MAX + 1];
+	enum bpftune_state state;	/* global state */
+	struct bpf_object *obj;
+	struct bpf_link **links;
+	unsigned int num_links;
+	void *priv;
+	struct bpftune_change **changes;	/* per tunable */
+	struct bpftune_netns_state *netns;
+	uint64_t events;
+	uint64_t events_ignored;
+};
+
+struct bpftune_daemon_opts {
+	bool legacy;
+	unsigned int learning_rate;
+	int cgroup_fd;
+};
+
+void bpftune_set_learning_rate(unsigned int rate);
+unsigned int bpftune_num_tuners(void);
+struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
+struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
+					void *handle, int plugin_fd,
+					const char *file);
+void bpftune_tuner_remove(struct bpftune_tuner *tuner);
+int bpftune_tuner_start(struct bpftune_tuner *tuner,
+			const struct bpftune_bpf_opts *opts);
+enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
+					     uint64_t cookie);
+void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
+			      const char *why);
+void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
+void bpftune_print_summary(void);
+/* put back the original value of every sysctl we changed, every netns */
+int bpftune_rollback_all(void);
+void bpftune_tuners_fini(void);
+
+/* ---- pure helpers, unit-tested (sysctl_value.c, tunable_cap.c) ---- */
+int bpftune_sysctl_path(const char *name, char *path, size_t len);
+int bpftune_sysctl_parse(const char *buf, long *values, unsigned int max);
+int bpftune_sysctl_format(const long *values, unsigned int n, char *buf,
+			  size_t len);
+void bpftune_sysctl_dotted(const char *slash_name, char *buf, size_t len);
+/* clamp to [min, max]; returns how many values were changed */
+unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
+				long *values, unsigned int n);
+long bpftune_delta_for_rate(long value, unsigned int rate);
+
+#endif /* BPFTUNE_INTERNAL_H */

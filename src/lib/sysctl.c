@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sysctl reads and writes through /proc/sys, in a given network namespace.
+ * /proc/sys/net resolves to the netns of the task that opens the file, so
+ * the file is opened (and used) while the thread is inside that netns.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define SYSCTL_BUF 256
+
+static int read_file(int netns_fd, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int fd, saved, err;
+	ssize_t n;
+
+	err = bpftune_sysctl_path(name, path, sizeof(path));
+	if (err)
+		return err;
+	err = bpftune_netns_enter(netns_fd, &saved);
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		err = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+out:
+	bpftune_netns_leave(saved);
+	return err;
+}
+
+static int write_file(int netns_fd, const char *name, const char *buf)
+{
+	char path[PATH_MAX];
+	int fd, saved, err;
+	size_t len = strlen(buf);
+	ssize_t n;
+
+	err = bpftune_sysctl_path(name, path, sizeof(path));
+	if (err)
+		return err;
+	err = bpftune_netns_enter(netns_fd, &saved);
+	if (err)
+		return err;
+	bpftune_cap_raise();
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = write(fd, buf, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	close(fd);
+out:
+	bpftune_cap_lower();
+	bpftune_netns_leave(saved);
+	return err;
+}
+
+int bpftune_sysctl_read(int netns_fd, const char *name, long *values,
+			unsigned int max_values)
+{
+	char buf[SYSCTL_BUF];
+	int err;
+
+	err = read_file(netns_fd, name, buf, sizeof(buf));
+	if (err)
+		return err;
+	return bpftune_sysctl_parse(buf, values, max_values);
+}
+
+int bpftune_sysctl_write(int netns_fd, const char *name, const long *values,
+			 unsigned int num_values)
+{
+	char buf[SYSCTL_BUF];
+	int err;
+
+	err = bpftune_sysctl_format(values, num_values, buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	return write_file(netns_fd, name, buf);
+}
+
+int bpftune_sysctl_read_string(int netns_fd, const char *name, char *buf,
+			       size_t len)
+{
+	int err;
+
+	if (len < 2)
+		return -EINVAL;
+	err = read_file(netns_fd, name, buf, len);
+	if (err)
+		return err;
+	buf[strcspn(buf, "\n")] = '\0';
+	return (int)strlen(buf);
+}
+
+int bpftune_sysctl_write_string(int netns_fd, const char *name,
+				const char *value)
+{
+	return write_file(netns_fd, name, value);
+}

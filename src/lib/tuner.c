@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tuner registry: starting tuners, dispatching ring buffer events to
+ * the tuner that owns them, per-netns tuner state, capped and recorded
+ * tunable changes, and the summary printed at exit.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+
+static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
+static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
+static uint64_t bad_events;
+static uint64_t change_seq;
+
+void bpftune_set_learning_rate(unsigned int rate)
+{
+	learning_rate = rate > BPFTUNE_LEARNING_RATE_MAX ?
+			BPFTUNE_LEARNING_RATE_MAX : rate;
+}
+
+unsigned int bpftune_learning_rate(void)
+{
+	return learning_rate;
+}
+
+long bpftune_delta(long value)
+{
+	return bpftune_delta_for_rate(value, learning_rate);
+}
+
+unsigned int bpftune_num_tuners(void)
+{
+	return BPFTUNE_MAX_TUNERS;
+}
+
+struct bpftune_tuner *bpftune_tuner_get(unsigned int id)
+{
+	return id < BPFTUNE_MAX_TUNERS ? tuners[id] : NULL;
+}
+
+const char *bpftune_tuner_name(const struct bpftune_tuner *t)
+{
+	return t->ops->name;
+}
+
+struct bpf_object *bpftune_tuner_bpf_object(const struct bpftune_tuner *t)
+{
+	return t->obj;
+}
+
+int bpftune_tuner_map_fd(const struct bpftune_tuner *t, const char *name)
+{
+	struct bpf_map *map = t->obj ? bpf_object__find_map_by_name(t->obj, name) : NULL;
+
+	return map ? bpf_map__fd(map) : -ENOENT;
+}
+
+void bpftune_tuner_set_priv(struct bpftune_tuner *t, void *priv)
+{
+	t->priv = priv;
+}
+
+void *bpftune_tuner_priv(const struct bpftune_tuner *t)
+{
+	return t->priv;
+}
+
+struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
+					void *handle, int plugin_fd,
+					const char *file)
+{
+	struct bpftune_tuner *t;
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		if (tuners[id] && !strcmp(tuners[id]->ops->name, ops->name)) {
+			bpftune_log(LOG_WARNING, "tuner %s from %s: a tuner of that name is already loaded",
+				    ops->name, file);
+			return NULL;
+		}
+	}
+	for (id = 0; id < BPFTUNE_MAX_TUNERS && tuners[id]; id++)
+		;
+	if (id == BPFTUNE_MAX_TUNERS) {
+		bpftune_log(LOG_ERR, "tuner %s: too many tuners (at most %d)",
+			    ops->name, BPFTUNE_MAX_TUNERS);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->changes = calloc(ops->num_tunables ? ops->num_tunables : 1,
+			    sizeof(*t->changes));
+	if (!t->changes) {
+		free(t);
+		return NULL;
+	}
+	t->id = id;
+	t->ops = ops;
+	t->handle = handle;
+	t->plugin_fd = plugin_fd;
+	snprintf(t->file, sizeof(t->file), "%s", file);
+	tuners[id] = t;
+	return t;
+}
+
+void bpftune_tuner_remove(struct bpftune_tuner *t)
+{
+	struct bpftune_netns_state *ns, *ns_next;
+	unsigned int i;
+
+	if (!t)
+		return;
+	if (t->obj) {
+		bpftune_bpf_print_stats(t);
+		if (t->ops->fini)
+			t->ops->fini(t);
+	}
+	bpftune_bpf_detach(t);
+	bpf_object__close(t->obj);
+	for (i = 0; i < t->ops->num_tunables; i++) {
+		struct bpftune_change *c, *next;
+
+		for (c = t->changes[i]; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+	}
+	for (ns = t->netns; ns; ns = ns_next) {
+		ns_next = ns->next;
+		free(ns);
+	}
+	free(t->changes);
+	tuners[t->id] = NULL;
+	if (t->handle)
+		dlclose(t->handle);
+	if (t->plugin_fd >= 0)
+		close(t->plugin_fd);
+	free(t);
+}
+
+int bpftune_tuner_start(struct bpftune_tuner *t,
+			const struct bpftune_bpf_opts *opts)
+{
+	const struct bpftune_tuner_ops *ops = t->ops;
+	char why[512] = "";
+	int err;
+
+	err = bpftune_bpf_open(opts->legacy ? &ops->legacy : &ops->full,
+			       ops->name, opts->legacy, &t->obj, why, sizeof(why));
+	if (!err)
+		err = bpftune_bpf_select_programs(t->obj, bpftune_support(),
+						  why, sizeof(why));
+	if (err) {
+		bpftune_log(LOG_NOTICE, "tuner %s skipped: %s", ops->name, why);
+		goto err;
+	}
+	err = bpftune_bpf_load_attach(t, opts);
+	if (err) {
+		bpftune_log(LOG_NOTICE, "tuner %s skipped: could not load or attach its BPF programs",
+			    ops->name);
+		goto err;
+	}
+	if (ops->init) {
+		err = ops->init(t);
+		if (err) {
+			bpftune_log(LOG_NOTICE, "tuner %s skipped: init failed: %s",
+				    ops->name, strerror(err < 0 ? -err : err));
+			bpftune_bpf_detach(t);
+			goto err;
+		}
+	}
+	t->state = BPFTUNE_STATE_ACTIVE;
+	bpftune_log(LOG_INFO, "tuner %s started (%s objects, %u hooks): %s",
+		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
+		    ops->description ? ops->description : "");
+	return 0;
+err:
+	bpf_object__close(t->obj);
+	t->obj = NULL;
+	return err ? err : -EINVAL;
+}
+
+enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
+					     uint64_t cookie)
+{
+	const struct bpftune_netns_state *ns;
+
+	if (t->state != BPFTUNE_STATE_ACTIVE || bpftune_netns_is_global(cookie))
+		return t->state;
+	for (ns = t->netns; ns; ns = ns->next)
+		if (ns->cookie == cookie)
+			return ns->state;
+	return BPFTUNE_STATE_ACTIVE;
+}
+
+void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
+			      const char *why)
+{
+	struct bpftune_netns_state *ns;
+	char desc[128];
+
+	if (bpftune_netns_is_global(cookie)) {
+		if (t->state == BPFTUNE_STATE_MANUAL)
+			return;
+		t->state = BPFTUNE_STATE_MANUAL;
+		bpftune_bpf_detach(t);
+		bpftune_log(LOG_NOTICE, "tuner %s stopped in every netns: %s",
+			    t->ops->name, why);
+		return;
+	}
+	for (ns = t->netns; ns; ns = ns->next)
+		if (ns->cookie == cookie)
+			break;
+	if (ns && ns->state == BPFTUNE_STATE_MANUAL)
+		return;
+	if (!ns) {
+		ns = calloc(1, sizeof(*ns));
+		if (!ns)
+			return;
+		ns->cookie = cookie;
+		ns->next = t->netns;
+		t->netns = ns;
+	}
+	ns->state = BPFTUNE_STATE_MANUAL;
+	bpftune_log(LOG_NOTICE, "tuner %s stopped in %s: %s", t->ops->name,
+		    bpftune_netns_describe(cookie, desc, sizeof(desc)), why);
+}
+
+void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
+{
+	struct bpftune_tuner *t;
+
+	if (size < offsetof(struct bpftune_event, payload) ||
+	    !(t = bpftune_tuner_get(ev->tuner_id)) || !t->obj) {
+		bad_events++;
+		bpftune_log(LOG_DEBUG, "dropped malformed event (size %zu)", size);
+		return;
+	}
+	t->events++;
+	if (bpftune_tuner_netns_state(t, ev->netns_cookie) != BPFTUNE_STATE_ACTIVE) {
+		t->events_ignored++;
+		return;
+	}
+	t->ops->event_handler(t, ev);
+}
+
+static void format_values(const long *v, unsigned int n, char *buf, size_t len)
+{
+	if (bpftune_sysctl_format(v, n, buf, len) < 0)
+		snprintf(buf, len, "?");
+	for (; *buf; buf++)
+		if (*buf == '\t')
+			*buf = ' ';
+}
+
+static void record_change(struct bpftune_tuner *t, unsigned int index,
+			  uint64_t cookie, unsigned int scenario,
+			  const long *old, const long *new, unsigned int n)
+{
+	struct bpftune_change *c;
+
+	for (c = t->changes[index]; c; c = c->next)
+		if (c->netns_cookie == cookie && c->scenario == scenario)
+			break;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;
+		c->netns_cookie = cookie;
+		c->scenario = scenario;
+		c->num_values = n;
+		c->first_seq = ++change_seq;
+		memcpy(c->old_values, old, n * sizeof(*old));
+		c->next = t->changes[index];
+		t->changes[index] = c;
+	}
+	memcpy(c->new_values, new, n * sizeof(*new));
+	c->count++;
+}
+
+static int tunable_target(struct bpftune_tuner *t, unsigned int index,
+			  const struct bpftune_event *ev, uint64_t *cookie,
+			  int *netns_fd)
+{
+	const struct bpftune_tunable_desc *d = &t->ops->tunables[index];
+
+	*cookie = 0;
+	*netns_fd = -1;
+	if (!(d->flags & BPFTUNE_TUNABLE_NAMESPACED) || !ev ||
+	    bpftune_netns_is_global(ev->netns_cookie))
+		return 0;
+	*cookie = ev->netns_cookie;
+	*netns_fd = bpftune_netns_fd_for_event(ev);
+	return *netns_fd < -1 ? *netns_fd : 0;
+}
+
+int bpftune_tunable_get(struct bpftune_tuner *t, unsigned int index,
+			const struct bpftune_event *ev, long *values)
+{
+	uint64_t cookie;
+	int fd, err;
+
+	if (index >= t->ops->num_tunables)
+		return -EINVAL;
+	err = tunable_target(t, index, ev, &cookie, &fd);
+	if (err)
+		return err;
+	return bpftune_sysctl_read(fd, t->ops->tunables[index].name, values,
+				   t->ops->tunables[index].num_values);
+}
+
+int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
+			const struct bpftune_event *ev, unsigned int scenario,
+			const long *values, unsigned int n, const char *reason)
+{
+	const struct bpftune_tunable_desc *d;
+	long old[BPFTUNE_MAX_VALUES], new[BPFTUNE_MAX_VALUES];
+	char sold[96], snew[96], where[128];
+	unsigned int capped;
+	uint64_t cookie;
+	int fd, err;
+
+	if (index >= t->ops->num_tunables || scenario >= t->ops->num_scenarios)
+		return -EINVAL;
+	d = &t->ops->tunables[index];
+	if (n != d->num_values)
+		return -EINVAL;
+	err = tunable_target(t, index, ev, &cookie, &fd);
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: %s: cannot find the netns of the event: %s",
+			    t->ops->name, d->name, strerror(-err));
+		return err;
+	}
+	if (bpftune_tuner_netns_state(t, cookie) != BPFTUNE_STATE_ACTIVE)
+		return -EPERM;
+	err = bpftune_sysctl_read(fd, d->name, old, d->num_values);
+	if (err != (int)d->num_values) {
+		err = err < 0 ? err : -EINVAL;
+		bpftune_log(LOG_WARNING, "tuner %s: cannot read %s: %s",
+			    t->ops->name, d->name, strerror(-err));
+		return err;
+	}
+	memcpy(new, values, n * sizeof(*new));
+	capped = bpftune_cap_values(d, new, n);
+	if (!memcmp(old, new, n * sizeof(*new)))
+		return 0;
+	err = bpftune_sysctl_write(fd, d->name, new, n);
+	format_values(old, n, sold, sizeof(sold));
+	format_values(new, n, snew, sizeof(snew));
+	bpftune_netns_describe(cookie, where, sizeof(where));
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s",
+			    t->ops->name, d->name, snew, where, strerror(-err));
+		return err;
+	}
+	record_change(t, index, cookie, scenario, old, new, n);
+	bpftune_log(LOG_NOTICE, "tuner %s: %s: %s %s -> %s in %s: %s%s",
+		    t->ops->name, t->ops->scenarios[scenario].name, d->name,
+		    sold, snew, where, reason ? reason : "",
+		    capped ? " (held at the tunable's cap)" : "");
+	return 1;
+}
+
+void bpftune_print_summary(void)
+{
+	unsigned int id, i, changes = 0;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		struct bpftune_tuner *t = tuners[id];
+
+		if (!t)
+			continue;
+		for (i = 0; i < t->ops->num_tunables; i++) {
+			const struct bpftune_tunable_desc *d = &t->ops->tunables[i];
+			const struct bpftune_change *c;
+
+			for (c = t->changes[i]; c; c = c->next) {
+				char sold[96], snew[96], where[128], pfx[300];
+
+				format_values(c->old_values, c->num_values, sold, sizeof(sold));
+				format_values(c->new_values, c->num_values, snew, sizeof(snew));
+				bpftune_log(LOG_NOTICE, "summary: tuner %s, scenario '%s': %s changed %u time%s in %s: %s -> %s",
+					    t->ops->name,
+					    t->ops->scenarios[c->scenario].name,
+					    d->name, c->count, c->count == 1 ? "" : "s",
+					    bpftune_netns_describe(c->netns_cookie, where, sizeof(where)),
+					    sold, snew);
+				bpftune_log(LOG_NOTICE, "summary:   replay with: %ssysctl -w %s=\"%s\"",
+					    bpftune_netns_exec_prefix(c->netns_cookie, pfx, sizeof(pfx)),
+					    d->name, snew);
+				changes++;
+			}
+		}
+		bpftune_log(LOG_INFO, "summary: tuner %s: %llu events, %llu ignored (tuner stopped for their netns)",
+			    t->ops->name, (unsigned long long)t->events,
+			    (unsigned long long)t->events_ignored);
+	}
+	if (!changes)
+		bpftune_log(LOG_NOTICE, "summary: no sysctl was changed");
+	if (bad_events)
+		bpftune_log(LOG_WARNING, "summary: %llu malformed events dropped",
+			    (unsigned long long)bad_events);
+}
+
+/* The record holding the value from before our first change in that netns. */
+static const struct bpftune_change *original(const struct bpftune_change *list,
+					     uint64_t cookie)
+{
+	const struct bpftune_change *c, *first = NULL;
+
+	for (c = list; c; c = c->next)
+		if (c->netns_cookie == cookie &&
+		    (!first || c->first_seq < first->first_seq))
+			first = c;
+	return first;
+}
+
+int bpftune_rollback_all(void)
+{
+	unsigned int id, i;
+	int failed = 0;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		struct bpftune_tuner *t = tuners[id];
+
+		for (i = 0; t && i < t->ops->num_tunables; i++) {
+			const struct bpftune_tunable_desc *d = &t->ops->tunables[i];
+			const struct bpftune_change *c;
+
+			for (c = t->changes[i]; c; c = c->next) {
+				char vals[96], where[128];
+				int fd, err;
+
+				if (original(t->changes[i], c->netns_cookie) != c)
+					continue;
+				bpftune_netns_describe(c->netns_cookie, where, sizeof(where));
+				if (bpftune_tuner_netns_state(t, c->netns_cookie) ==
+				    BPFTUNE_STATE_MANUAL) {
+					bpftune_log(LOG_NOTICE, "rollback: %s in %s left as the admin set it",
+						    d->name, where);
+					continue;
+				}
+				fd = bpftune_netns_fd_for_cookie(c->netns_cookie);
+				if (fd < -1) {
+					bpftune_log(LOG_NOTICE, "rollback: %s: %s is gone",
+						    d->name, where);
+					continue;
+				}
+				format_values(c->old_values, c->num_values, vals, sizeof(vals));
+				err = bpftune_sysctl_write(fd, d->name, c->old_values,
+							   c->num_values);
+				if (err) {
+					failed++;
+					bpftune_log(LOG_ERR, "rollback: could not restore %s to %s in %s: %s",
+						    d->name, vals, where, strerror(-err));
+				} else {
+					bpftune_log(LOG_NOTICE, "rollback: restored %s to %s in %s",
+						    d->name, vals, where);
+				}
+			}
+		}
+	}
+	return failed ? -EIO : 0;
+}
+
+void bpftune_tuners_fini(void)
+{
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		bpftune_tuner_remove(tuners[id]);
+}
