@@ -38,8 +38,14 @@ TUNER_SOS	:= $(patsubst %,$(B)/lib/bpftune/%_tuner.so,$(TUNERS))
 DAEMON		:= $(B)/bin/bpftune
 UNIT_TEST	:= $(B)/test/unit_tests
 
-.PHONY: all install uninstall test test-unit test-bats check clean sample
+.PHONY: all install uninstall test test-unit test-bats check clean sample FORCE
 .SECONDARY:
+
+# Rebuild what embeds install paths when they change.
+CONFIG		:= $(PREFIX) $(LIBDIR) $(PLUGINDIR) $(INCLUDEDIR) $(SBINDIR)
+$(B)/config.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
 
 all: $(DAEMON) $(TUNER_SOS) $(B)/bpftune.pc
 
@@ -87,7 +93,7 @@ $(LIB_SO): $(LIB_OBJS)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
-$(DAEMON): src/bpftune.c $(LIB_SO) $(wildcard src/lib/*.h include/bpftune/*.h)
+$(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(wildcard src/lib/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
 		-Wl,-rpath,'$$ORIGIN/../lib'
@@ -104,7 +110,7 @@ $(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
 	$(CC) -shared -o $@ $< -L$(B)/lib -lbpftune -lbpf
 
 # ---- pkg-config -----------------------------------------------------------
-$(B)/bpftune.pc: bpftune.pc.in Makefile
+$(B)/bpftune.pc: bpftune.pc.in Makefile $(B)/config.stamp
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@PLUGINDIR@|$(PLUGINDIR)|' \
@@ -176,3 +182,6 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 clean:
 	rm -rf $(B)
 	-$(MAKE) -C sample_tuner clean
+
+# Kernel matrix in qemu guests (test/vm/): make test-matrix
+-include test/vm/vm.mk

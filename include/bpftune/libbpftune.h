@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <syslog.h>
 #include <bpftune/bpftune.h>
+#include <bpftune/sampling.h>
 
 struct bpf_object;
 struct bpftune_tuner;

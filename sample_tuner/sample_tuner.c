@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Sample tuner: an out-of-tree plugin built against the installed
+ * libbpftune.  When listen() asks for a longer accept queue than
+ * net.core.somaxconn allows, raise somaxconn (in that netns) to what was
+ * asked, up to the tunable's cap.
+ */
+#include <stdio.h>
+#include <bpftune/libbpftune.h>
+
+#include "sample_tuner.h"
+#include "sample_tuner.skel.h"
+#include "sample_tuner.legacy.skel.h"
+
+enum { SAMPLE_SOMAXCONN };
+
+static const struct bpftune_tunable_desc tunables[] = {
+	[SAMPLE_SOMAXCONN] = {
+		.name = "net.core.somaxconn",
+		.flags = BPFTUNE_TUNABLE_NAMESPACED,
+		.num_values = 1,
+		.min = 128,
+		.max = 65535,
+		.cap_reason = "an accept queue longer than 64K entries only hides an "
+			      "application that does not accept fast enough",
+	},
+};
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[SAMPLE_SCENARIO_BACKLOG_TRUNCATED] = {
+		"listen backlog truncated",
+		"listen() asked for a longer accept queue than somaxconn allows",
+	},
+};
+
+static void sample_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
+{
+	const struct sample_listen *l = (const void *)ev->payload;
+	char reason[160];
+	long want;
+
+	if (ev->payload_len < sizeof(*l))
+		return;
+	bpftune_log(LOG_INFO, "sample: pid %u (%.*s) called listen() with backlog %d, somaxconn is %d",
+		    ev->pid, BPFTUNE_COMM_LEN, ev->comm, l->backlog, l->somaxconn);
+	want = l->backlog;
+	snprintf(reason, sizeof(reason),
+		 "listen() by pid %u asked for backlog %d, which somaxconn %d silently truncated",
+		 ev->pid, l->backlog, l->somaxconn);
+	bpftune_tunable_set(t, SAMPLE_SOMAXCONN, ev,
+			    SAMPLE_SCENARIO_BACKLOG_TRUNCATED, &want, 1, reason);
+}
+
+BPFTUNE_TUNER("sample", "raises somaxconn when listen() backlogs are truncated",
+	      sample_tuner_bpf, tunables, scenarios, NULL, NULL, sample_event);
