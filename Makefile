@@ -141,7 +141,8 @@ uninstall:
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c
+UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
+	     src/lib/plugin.c src/lib/plugin_dir.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h)
 	@mkdir -p $(@D)
@@ -166,7 +167,8 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
-		--suppress=missingIncludeSystem src/bpftune.c src/lib src/tuners/*_tuner.c \
+		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
+		src/bpftune.c src/lib src/tuners/*_tuner.c \
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \

@@ -37,15 +37,24 @@ static inline __u32 bpftune_sampling_next_every(__u64 window_calls,
 						__u32 target_per_sec,
 						__u32 cur_every)
 {
-	__u64 target, every;
+	__u64 target, every, secs;
 
 	if (!window_ns || !target_per_sec)
 		return 1;
-	/* samples allowed in this window, at least one */
-	target = (__u64)target_per_sec * window_ns / 1000000000ULL;
+	/*
+	 * Samples allowed in this window, at least one.  Whole seconds and the
+	 * rest are scaled apart and the product saturates: the first window
+	 * starts at boot, and target * ns wraps after 2.9 years at 200/s.
+	 */
+	target = (window_ns % 1000000000ULL) * target_per_sec / 1000000000ULL;
+	secs = window_ns / 1000000000ULL;
+	if (secs && target_per_sec > (~0ULL - target) / secs)
+		target = ~0ULL;
+	else
+		target += secs * target_per_sec;
 	if (!target)
 		target = 1;
-	every = (window_calls + target - 1) / target;
+	every = window_calls / target + (window_calls % target != 0);
 	if (every < 1)
 		every = 1;
 	if (cur_every > 4 && every < cur_every / 4)

@@ -136,7 +136,7 @@ static bool ops_valid(const struct bpftune_tuner_ops *ops, char *why,
 
 	if (ops->abi_version != BPFTUNE_ABI_VERSION) {
 		snprintf(why, len, "built for plugin ABI %u, this daemon has %u",
-			 ops->abi_version, BPFTUNE_ABI_VERSION);
+			 ops->abi_version, (unsigned int)BPFTUNE_ABI_VERSION);
 		return false;
 	}
 	if (!ops->name || !*ops->name || strlen(ops->name) > 32 ||

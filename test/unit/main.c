@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Entry point of the unit-test binary: runs every group with cmocka and
+ * exits non-zero if any test failed.  Build and run: make test-unit
+ * (or make check for the ASan/UBSan build).
+ */
+#include <stdio.h>
+
+#include "unit.h"
+
+int main(void)
+{
+	int failed = 0;
+
+	failed += unit_run_sampling();
+	failed += unit_run_sysctl_value();
+	failed += unit_run_tunable_cap();
+	failed += unit_run_plugin_name();
+
+	if (failed)
+		fprintf(stderr, "unit tests: %d failed\n", failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpftune C unit tests: one binary (main.c) runs every group.  Each
+ * test_*.c file defines one group and exposes a runner here.
+ */
+#ifndef BPFTUNE_UNIT_H
+#define BPFTUNE_UNIT_H
+
+/* cmocka needs these before its own header */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+/* each returns the number of failed tests in its group */
+int unit_run_sampling(void);
+int unit_run_sysctl_value(void);
+int unit_run_tunable_cap(void);
+int unit_run_plugin_name(void);
+
+/* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
+static inline uint64_t unit_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+#endif /* BPFTUNE_UNIT_H */
