@@ -27,7 +27,7 @@ CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
 ALL_CFLAGS	= $(CFLAGS) $(WARN) -fPIC $(CPPFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(B)
-LIBS		:= -lbpf -lcap -ldl
+LIBS		:= -lbpf -lelf -lcap -ldl
 
 LIB_SRCS	:= $(wildcard src/lib/*.c)
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
@@ -38,7 +38,7 @@ TUNER_SOS	:= $(patsubst %,$(B)/lib/bpftune/%_tuner.so,$(TUNERS))
 DAEMON		:= $(B)/bin/bpftune
 UNIT_TEST	:= $(B)/test/unit_tests
 
-.PHONY: all install uninstall test test-unit test-bats check clean sample FORCE
+.PHONY: all install uninstall test test-unit test-bats check clean sample fixtures FORCE
 .SECONDARY:
 
 # Rebuild what embeds install paths when they change.
@@ -68,6 +68,14 @@ $(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(B)/bpf/%.legacy.bpf.o: src/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
+
+$(B)/bpf/fixtures/%.bpf.o: test/fixtures/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bpf/fixtures/%.legacy.bpf.o: test/fixtures/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
 
@@ -109,6 +117,18 @@ $(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $< -L$(B)/lib -lbpftune -lbpf
 
+# ---- test fixtures: plugins that exercise the loader ---------------------
+FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
+FIXTURE_SOS	:= $(patsubst %,$(B)/test/plugins/%_tuner.so,$(FIXTURES))
+
+$(B)/test/plugins/%_tuner.so: test/fixtures/%_tuner.c $(B)/skel/fixtures/%_tuner.skel.h \
+			      $(B)/skel/fixtures/%_tuner.legacy.skel.h $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
+		-L$(B)/lib -lbpftune -lbpf
+
+fixtures: $(FIXTURE_SOS)
+
 # ---- pkg-config -----------------------------------------------------------
 $(B)/bpftune.pc: bpftune.pc.in Makefile $(B)/config.stamp
 	@mkdir -p $(@D)
@@ -146,7 +166,7 @@ UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -154,11 +174,11 @@ sample: all
 test-unit: $(UNIT_TEST)
 	$(UNIT_TEST)
 
-test-bats: all
+test-bats: all $(FIXTURE_SOS)
 	bats test/
 
 # The whole suite; prints "N passed, N failed" at the end.
-test: all $(UNIT_TEST)
+test: all $(UNIT_TEST) $(FIXTURE_SOS)
 	test/run-tests.sh
 
 # ---- static analysis and sanitizers -------------------------------------
@@ -172,7 +192,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka
+		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf
 	$(B)/san/unit_tests
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune \
 		src/bpftune.c $(LIB_SRCS) -I$(B)/skel $(LIBS) -lsystemd

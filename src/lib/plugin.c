@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -161,6 +162,44 @@ static bool ops_valid(const struct bpftune_tuner_ops *ops, char *why,
 	return true;
 }
 
+/*
+ * dlopen() maps segments without checking the file is long enough, so a
+ * truncated plugin would kill the daemon with SIGBUS: check with libelf
+ * that it is a shared object whose loadable segments lie inside the file.
+ */
+static bool elf_sane(int fd, off_t size, char *why, size_t len)
+{
+	bool ok = false;
+	GElf_Ehdr eh;
+	size_t n, i;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(why, len, "libelf unusable: %s", elf_errmsg(-1));
+		return false;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    eh.e_type != ET_DYN || elf_getphdrnum(e, &n)) {
+		snprintf(why, len, "not an ELF shared object");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, i, &ph) ||
+		    ph.p_offset + ph.p_filesz < ph.p_offset ||
+		    ph.p_offset + ph.p_filesz > (GElf_Off)size) {
+			snprintf(why, len, "truncated or corrupt ELF file (segment %zu lies outside it)", i);
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	elf_end(e);
+	return ok;
+}
+
 const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 						    const char *file,
 						    void **handle, int *fdp,
@@ -188,7 +227,7 @@ const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 		snprintf(why, len, "not a regular file");
 		goto err;
 	}
-	if (untrusted(&st, "file", file, why, len))
+	if (untrusted(&st, "file", file, why, len) || !elf_sane(fd, st.st_size, why, len))
 		goto err;
 	/* the fd stays open while loaded: dlopen() matches objects by path */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);

@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The daemon on the real kernel: shared ring buffer, capabilities, hook
+# selection, idle behaviour, shutdown.
+
+load helpers
+
+setup() {
+	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
+}
+
+teardown() {
+	common_teardown
+	[ -n "${TEST_CGROUP:-}" ] && rmdir "$TEST_CGROUP" 2>/dev/null || true
+}
+
+@test "all loaded objects share one ring buffer" {
+	make_plugin_dir sysctl sample alt
+	start_daemon
+	local progs rbs p maps shared=0
+	progs="$(prog_ids_of "$DAEMON_PID")"
+	rbs="$(ringbuf_map_ids_of "$DAEMON_PID")"
+	echo "progs: $progs ringbufs: $rbs"
+	# one ring buffer map, however many fds refer to it
+	[ "$(wc -w <<<"$rbs")" -eq 1 ]
+	[ "$(wc -w <<<"$progs")" -ge 3 ]
+	for p in $progs; do
+		maps="$(bpftool prog show id "$p" -j | python3 -c 'import json,sys; print(" ".join(map(str, json.load(sys.stdin).get("map_ids", []))))')"
+		[[ " $maps " == *" $rbs "* ]] && shared=$((shared + 1))
+	done
+	# every tuner program writes into that same ring buffer
+	[ "$shared" -eq "$(wc -w <<<"$progs")" ]
+	bpftool map show id "$rbs" | grep -q "ringbuf  name bpftune_ringbuf"
+}
+
+@test "after start-up the daemon keeps only the capabilities it needs, none effective" {
+	make_plugin_dir sysctl sample
+	local ns
+	ns="$(make_netns)"
+	ip netns exec "$ns" sysctl -qw net.core.somaxconn=256
+	start_daemon
+	local eff prm
+	eff="$(awk '/^CapEff:/ {print $2}' /proc/"$DAEMON_PID"/status)"
+	prm="$(awk '/^CapPrm:/ {print $2}' /proc/"$DAEMON_PID"/status)"
+	echo "CapEff=$eff CapPrm=$prm"
+	[ "$eff" = 0000000000000000 ]
+	# CAP_NET_ADMIN 12, SYS_PTRACE 19, SYS_ADMIN 21, PERFMON 38, BPF 39,
+	# and SYS_RESOURCE 24 only where we were given it
+	local want=$(( (1<<12) | (1<<19) | (1<<21) | (1<<38) | (1<<39) ))
+	local got=$(( 16#$prm & ~(1<<24) ))
+	[ "$got" -eq "$want" ]
+	# still able to tune: the capabilities come back when needed
+	listen_backlog "$ns" 1000
+	wait_for_log "somaxconn 256 -> 1000"
+	[ "$(awk '/^CapEff:/ {print $2}' /proc/"$DAEMON_PID"/status)" = 0000000000000000 ]
+}
+
+@test "each hook uses the best alternative the kernel supports" {
+	make_plugin_dir alt
+	start_daemon -d
+	python3 - <<'PY'
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 47999)); s.listen(1)
+c = socket.create_connection(("127.0.0.1", 47999)); a, _ = s.accept()
+c.close(); a.close(); s.close()
+PY
+	case "$MODE" in
+	host)	want=tp_btf ;;
+	full)	want=fentry ;;
+	legacy)	want=kprobe ;;
+	esac
+	wait_for_log "alt: event via $want"
+	! grep -E "alt: event via" "$LOG" | grep -vq "via $want"
+	if [ "$MODE" = host ]; then
+		grep -q "optional hook opt_sendmsg unavailable: needs fentry" "$LOG"
+		grep -q "hook state: using tp_btf program state__tp" "$LOG"
+	fi
+}
+
+@test "a tuner that cannot observe anything is skipped with one line; the rest run" {
+	[ "$MODE" = host ] || skip "fentry works on this kernel"
+	make_plugin_dir sysctl fentry_only
+	start_daemon
+	[ "$(grep -c 'tuner fentry_only skipped' "$LOG")" -eq 1 ]
+	grep -q "tuner fentry_only skipped: hook sendmsg needs fentry (program load failed: Operation not permitted (errno 1))" "$LOG"
+	grep -q "bpftune running with 1 tuner" "$LOG"
+}
+
+@test "-a loads only the allowed tuners" {
+	make_plugin_dir sysctl sample alt
+	start_daemon -a sample -a sysctl_tuner.so
+	grep -q "tuner sample started" "$LOG"
+	grep -q "tuner sysctl started" "$LOG"
+	grep -q "plugin alt_tuner.so not loaded: not in the -a allow-list" "$LOG"
+	! grep -q "tuner alt started" "$LOG"
+}
+
+@test "no wake-ups while nothing happens" {
+	make_plugin_dir sysctl sample
+	start_daemon
+	sleep 1
+	local before after
+	before="$(awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$DAEMON_PID"/status)"
+	sleep 3
+	after="$(awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$DAEMON_PID"/status)"
+	echo "context switches: $before -> $after"
+	[ "$after" -eq "$before" ]
+}
+
+@test "SIGTERM: summary of every change with a replay line, no BPF program left" {
+	make_plugin_dir sysctl sample
+	local ns progs p
+	ns="$(make_netns)"
+	ip netns exec "$ns" sysctl -qw net.core.somaxconn=200
+	start_daemon
+	listen_backlog "$ns" 700
+	wait_for_log "somaxconn 200 -> 700"
+	listen_backlog "$ns" 900
+	wait_for_log "somaxconn 700 -> 900"
+	progs="$(prog_ids_of "$DAEMON_PID")"
+	[ -n "$progs" ]
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	grep -q "summary: tuner sample, scenario 'listen backlog truncated': net.core.somaxconn changed 2 times in netns $ns (cookie [0-9]*): 200 -> 900" "$LOG"
+	grep -q "summary:   replay with: ip netns exec $ns sysctl -w net.core.somaxconn=\"900\"" "$LOG"
+	for p in $progs; do
+		! bpftool prog show id "$p" >/dev/null 2>&1
+	done
+	# nothing attached to the cgroup either
+	! bpftool cgroup tree 2>/dev/null | grep -q sysctl_write
+}
+
+@test "SIGINT shuts down the same way" {
+	make_plugin_dir sysctl
+	start_daemon
+	local progs p
+	progs="$(prog_ids_of "$DAEMON_PID")"
+	kill -INT "$DAEMON_PID"
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	grep -q "Interrupt received: shutting down" "$LOG"
+	grep -q "summary: no sysctl was changed" "$LOG"
+	for p in $progs; do
+		! bpftool prog show id "$p" >/dev/null 2>&1
+	done
+}
+
+@test "-R puts back every sysctl it changed, in every netns" {
+	make_plugin_dir sysctl sample
+	local ns1 ns2
+	ns1="$(make_netns)"
+	ns2="$(make_netns)"
+	ip netns exec "$ns1" sysctl -qw net.core.somaxconn=300
+	ip netns exec "$ns2" sysctl -qw net.core.somaxconn=400
+	echo 500 > /proc/sys/net/core/somaxconn
+	start_daemon -R
+	listen_backlog "$ns1" 3000
+	listen_backlog "$ns2" 4000
+	listen_backlog - 5000
+	wait_for_log "somaxconn 300 -> 3000"
+	wait_for_log "somaxconn 400 -> 4000"
+	wait_for_log "somaxconn 500 -> 5000"
+	[ "$(somaxconn_in "$ns1")" -eq 3000 ]
+	stop_daemon
+	[ "$(somaxconn_in "$ns1")" -eq 300 ]
+	[ "$(somaxconn_in "$ns2")" -eq 400 ]
+	[ "$(somaxconn_in -)" -eq 500 ]
+	grep -q "rollback: restored net.core.somaxconn to 300 in netns $ns1" "$LOG"
+}
+
+@test "-c attaches cgroup programs to the given cgroup only" {
+	local root
+	root="$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)"
+	[ -n "$root" ] || skip "no cgroup2 mount"
+	TEST_CGROUP="$root/bpftune-test-$$"
+	mkdir "$TEST_CGROUP"
+	make_plugin_dir sysctl sample
+	start_daemon -d -c "$TEST_CGROUP"
+	# a write from outside the cgroup is not seen
+	sysctl -qw net.core.somaxconn="$SAVED_SOMAXCONN"
+	# a write from inside it is
+	sh -c "echo \$\$ > $TEST_CGROUP/cgroup.procs; exec sysctl -qw net.core.somaxconn=$SAVED_SOMAXCONN"
+	wait_for_log "tuner sample stopped in every netns"
+	[ "$(grep -c 'was set to' "$LOG")" -eq 1 ]
+}
+
+@test "-D runs in the background" {
+	make_plugin_dir sysctl
+	LOG="$BATS_TEST_TMPDIR/daemon.log"
+	run "$BPFTUNE" -D -l "$PLUGIN_DIR"
+	[ "$status" -eq 0 ]
+	local pid i
+	for i in $(seq 1 50); do
+		pid="$(pgrep -f "bpftune -D -l $PLUGIN_DIR" || true)"
+		[ -n "$pid" ] && [ -n "$(prog_ids_of "$pid")" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ]
+	[ "$(awk '/^PPid:/ {print $2}' /proc/"$pid"/status)" -eq 1 ] ||
+		[ "$(awk '/^PPid:/ {print $2}' /proc/"$pid"/status)" -ne $$ ]
+	DAEMON_PID="$pid"
+	kill -TERM "$pid"
+	for i in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$pid" 2>/dev/null
+	DAEMON_PID=
+}

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers for the bats suite: run the real daemon on the real kernel.
+#
+# BPFTUNE_TEST_MODE: host (default: this machine's kernel, whatever it
+# supports), full (a kernel with fentry, e.g. the qemu guests), legacy
+# (same guests, daemon started with -L).
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BPFTUNE="$REPO/build/bin/bpftune"
+BUILD_PLUGINS="$REPO/build/lib/bpftune"
+FIXTURE_PLUGINS="$REPO/build/test/plugins"
+MODE="${BPFTUNE_TEST_MODE:-host}"
+# where setup_suite installs bpftune and the out-of-tree sample tuner
+SUITE_PREFIX="${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}"
+SAMPLE_SO="$SUITE_PREFIX/lib/bpftune/sample_tuner.so"
+
+mode_flags() {
+	[ "$MODE" = legacy ] && echo "-L"
+	return 0
+}
+
+# A trusted plugin dir (root-owned, 0755, under /run) with the given plugins.
+# usage: make_plugin_dir sysctl sample alt ...
+make_plugin_dir() {
+	PLUGIN_DIR="$(mktemp -d /run/bpftune-test.XXXXXX)"
+	chmod 0755 "$PLUGIN_DIR"
+	local t
+	for t in "$@"; do
+		if [ "$t" = sample ]; then
+			cp "$SAMPLE_SO" "$PLUGIN_DIR/"
+		elif [ -f "$BUILD_PLUGINS/${t}_tuner.so" ]; then
+			cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+		else
+			cp "$FIXTURE_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+		fi
+	done
+	chmod 0755 "$PLUGIN_DIR"/*.so 2>/dev/null || true
+}
+
+# Start the daemon in the background, logging to $LOG; waits until it runs.
+# usage: start_daemon [extra args]
+start_daemon() {
+	LOG="$BATS_TEST_TMPDIR/daemon.log"
+	: > "$LOG"
+	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "$@" >>"$LOG" 2>&1 &
+	DAEMON_PID=$!
+	wait_for_log "bpftune running" 30 || {
+		cat "$LOG" >&3
+		return 1
+	}
+}
+
+# Stop the daemon with SIGTERM and wait; DAEMON_STATUS holds its exit code.
+stop_daemon() {
+	[ -n "${DAEMON_PID:-}" ] || return 0
+	kill -TERM "$DAEMON_PID" 2>/dev/null || true
+	local i
+	for i in $(seq 1 100); do
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	DAEMON_STATUS=0
+	wait "$DAEMON_PID" || DAEMON_STATUS=$?
+	DAEMON_PID=
+}
+
+# wait_for_log PATTERN [seconds]: grep -E PATTERN in $LOG until it appears.
+wait_for_log() {
+	local pattern="$1" timeout="${2:-10}" i
+	for i in $(seq 1 $((timeout * 10))); do
+		grep -qE -- "$pattern" "$LOG" && return 0
+		if [ -n "${DAEMON_PID:-}" ] && ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+			grep -qE -- "$pattern" "$LOG" && return 0
+			return 1
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# BPF program ids and map ids held by a process, from /proc/PID/fdinfo.
+prog_ids_of() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -un
+}
+ringbuf_map_ids_of() {
+	# map_type 27 is BPF_MAP_TYPE_RINGBUF
+	local f
+	for f in /proc/"$1"/fdinfo/*; do
+		grep -q '^map_type:[[:space:]]*27$' "$f" 2>/dev/null &&
+			awk '/^map_id:/ {print $2}' "$f"
+	done | sort -un
+}
+
+# Test network namespaces, removed in teardown.
+NETNS_LIST=()
+make_netns() {
+	local ns="bt$$-${#NETNS_LIST[@]}-$RANDOM"
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	NETNS_LIST+=("$ns")
+	echo "$ns"
+}
+
+cleanup_netns() {
+	local ns
+	for ns in "${NETNS_LIST[@]}"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	NETNS_LIST=()
+}
+
+# listen() with a backlog in a netns (or globally with ns "-").
+listen_backlog() {
+	local ns="$1" backlog="$2"
+	local py="import socket,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen($backlog); time.sleep(0.3)"
+	if [ "$ns" = - ]; then
+		python3 -c "$py"
+	else
+		ip netns exec "$ns" python3 -c "$py"
+	fi
+}
+
+somaxconn_in() {
+	if [ "$1" = - ]; then
+		cat /proc/sys/net/core/somaxconn
+	else
+		ip netns exec "$1" cat /proc/sys/net/core/somaxconn
+	fi
+}
+
+common_teardown() {
+	stop_daemon
+	cleanup_netns
+	[ -n "${PLUGIN_DIR:-}" ] && rm -rf "$PLUGIN_DIR"
+	PLUGIN_DIR=
+	if [ -n "${SAVED_SOMAXCONN:-}" ]; then
+		echo "$SAVED_SOMAXCONN" > /proc/sys/net/core/somaxconn
+	fi
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# bpftune -S, -L and command-line handling.
+
+load helpers
+
+setup() {
+	make_plugin_dir sysctl sample alt fentry_only
+}
+
+teardown() {
+	common_teardown
+}
+
+@test "-S reports the support level with its exit status" {
+	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR"
+	echo "$output"
+	case "$MODE" in
+	host)
+		# this machine: fentry load gives EPERM and there are no kprobes
+		[ "$status" -eq 3 ]
+		[[ "$output" == *"support level: tracepoint-only"* ]]
+		[[ "$output" == *"reason: fentry: program load failed: Operation not permitted"* ]]
+		[[ "$output" == *"kprobe: kernel has no kprobes"* ]]
+		;;
+	full|legacy)
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"support level: full"* ]]
+		;;
+	esac
+	[[ "$output" =~ netns\ cookie:\ +supported ]]
+	[[ "$output" =~ tp_btf\ +yes ]]
+	[[ "$output" =~ cgroup/sysctl\ +yes ]]
+}
+
+@test "-S prints one line per installed tuner: will run or skipped with the reason" {
+	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR"
+	[[ "$output" =~ sysctl\ +will\ run ]]
+	[[ "$output" =~ sample\ +will\ run ]]
+	[[ "$output" =~ alt\ +will\ run ]]
+	if [ "$MODE" = host ]; then
+		[[ "$output" =~ fentry_only\ +skipped:\ hook\ sendmsg\ needs\ fentry\ \(program\ load\ failed:\ Operation\ not\ permitted ]]
+	else
+		[[ "$output" =~ fentry_only\ +will\ run ]]
+	fi
+	[ "$(grep -cE '^  [a-z_]+ +(will run|skipped)' <<<"$output")" -eq 4 ]
+}
+
+@test "-L fails with a clear message where the kernel has no kprobes" {
+	[ "$MODE" = host ] || skip "kprobes exist on this kernel"
+	run "$BPFTUNE" -s -L -l "$PLUGIN_DIR"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"legacy mode (-L) needs kprobes"* ]]
+	[[ "$output" == *"kernel has no kprobes"* ]]
+	[[ "$output" != *"Segmentation"* ]]
+}
+
+@test "-L on a kernel with kprobes runs the legacy objects" {
+	[ "$MODE" != host ] || skip "this kernel has no kprobes"
+	start_daemon -L -a sysctl
+	grep -q "tuner sysctl started (legacy objects" "$LOG"
+}
+
+@test "bad command lines are refused with a message, not a crash" {
+	run "$BPFTUNE" -r 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"-r takes a learning rate from 0 to 4, not '9'"* ]]
+	run "$BPFTUNE" -r abc
+	[ "$status" -eq 1 ]
+	run "$BPFTUNE" -r ""
+	[ "$status" -eq 1 ]
+	run "$BPFTUNE" --no-such-option
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Usage: bpftune"* ]]
+	run "$BPFTUNE" stray-argument
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"unexpected argument 'stray-argument'"* ]]
+	run "$BPFTUNE" -a ""
+	[ "$status" -eq 1 ]
+	run "$BPFTUNE" -s -l /nonexistent/dir
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"plugin directory /nonexistent/dir refused"* ]]
+}
+
+@test "-h and -V" {
+	run "$BPFTUNE" -h
+	[ "$status" -eq 0 ]
+	for opt in -h -V -d -s -D -S -L -a -l -r -R -c; do
+		[[ "$output" == *"  $opt, "* ]]
+	done
+	run "$BPFTUNE" -V
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^bpftune\ [0-9]+\.[0-9]+\.[0-9]+ ]]
+}
+
+@test "the daemon exits when no tuner can run" {
+	[ "$MODE" = host ] || skip "fentry_only runs on this kernel"
+	rm -f "$PLUGIN_DIR"/*.so
+	cp "$FIXTURE_PLUGINS/fentry_only_tuner.so" "$PLUGIN_DIR/"
+	run "$BPFTUNE" -s -l "$PLUGIN_DIR"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tuner fentry_only skipped: hook sendmsg needs fentry"* ]]
+	[[ "$output" == *"no tuner can run on this system"* ]]
+}
