@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Install what bpftune needs to build and test.
+#   scripts/install-deps.sh        build + host test suite
+#   scripts/install-deps.sh --vm   also the qemu kernel matrix (make test-matrix)
+#
+# Debian/Ubuntu: installed with apt-get.  On Fedora/RHEL the same packages are:
+#   dnf install gcc make clang llvm bpftool libbpf-devel elfutils-libelf-devel \
+#       zlib-devel libcap-devel systemd-devel libcmocka-devel pkgconf-pkg-config \
+#       iproute bats python3 cppcheck xz binutils procps-ng iperf3
+#   (--vm: qemu-system-x86 busybox cpio)
+set -eu
+
+APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
+libcap-dev libsystemd-dev libcmocka-dev pkg-config iproute2 bats python3 \
+cppcheck xz-utils binutils procps iperf3 systemd"
+VM_PKGS="qemu-system-x86 busybox-static cpio"
+
+if [ "${1:-}" = --vm ]; then
+	APT_PKGS="$APT_PKGS $VM_PKGS"
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "run as root (sudo $0)" >&2
+	exit 1
+fi
+
+if command -v apt-get >/dev/null 2>&1; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	# Ubuntu ships bpftool in linux-tools: fall back to it
+	if ! apt-cache show bpftool >/dev/null 2>&1; then
+		APT_PKGS="$(echo "$APT_PKGS" | sed 's/bpftool/linux-tools-common linux-tools-generic/')"
+	fi
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $APT_PKGS
+elif command -v dnf >/dev/null 2>&1; then
+	echo "dnf detected: install the packages listed at the top of $0" >&2
+	exit 1
+else
+	echo "no apt-get: install the packages listed at the top of $0 by hand" >&2
+	exit 1
+fi
