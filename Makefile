@@ -194,11 +194,17 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
 		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf
 	$(B)/san/unit_tests
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune \
-		src/bpftune.c $(LIB_SRCS) -I$(B)/skel $(LIBS) -lsystemd
+	@mkdir -p $(B)/san/lib
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) \
+		-o $(B)/san/lib/$(LIB_SONAME) $(LIB_SRCS) $(LIBS)
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune src/bpftune.c \
+		-L$(B)/san/lib -l:$(LIB_SONAME) $(LIBS) -lsystemd -Wl,-rpath,'$$ORIGIN/lib'
 	$(B)/san/bpftune -V
 	$(B)/san/bpftune -h >/dev/null
 	! $(B)/san/bpftune -r 9 2>/dev/null
+	# the real probe and plugin loading path under the sanitizers
+	ASAN_OPTIONS=exitcode=99 $(B)/san/bpftune -S -l $(B)/lib/bpftune >/dev/null; \
+		rc=$$?; [ $$rc -ne 1 ] && [ $$rc -ne 99 ] && [ $$rc -lt 128 ]
 	@echo "make check: clean"
 
 clean:

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -20,6 +19,7 @@
 
 #include "internal.h"
 #include "cgroup.h"
+#include "loop.h"
 #include "plugin_dir.h"
 
 #define MAX_ALLOW 64
@@ -277,53 +277,51 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void on_ringbuf(int fd, uint32_t events, void *ctx)
+{
+	(void)fd;
+	(void)events;
+	ring_buffer__consume(ctx);
+}
+
+static void on_signal(int fd, uint32_t events, void *ctx)
+{
+	struct signalfd_siginfo si;
+
+	(void)events;
+	(void)ctx;
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	bpftune_log(LOG_NOTICE, "%s received: shutting down",
+		    strsignal(si.ssi_signo));
+	bpftune_loop_stop();
+}
+
 /* Block until SIGINT/SIGTERM, dispatching events: no timer, no busy loop. */
 static int event_loop(struct ring_buffer *rb)
 {
-	struct epoll_event ev = { .events = EPOLLIN }, out[4];
-	struct signalfd_siginfo si;
 	sigset_t mask;
-	int efd, sfd, n, i, ret = 0;
-	bool done = false;
+	int sfd, err;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	efd = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || efd < 0)
+	if (sfd < 0)
 		return -errno;
-	ev.data.fd = sfd;
-	epoll_ctl(efd, EPOLL_CTL_ADD, sfd, &ev);
-	ev.data.fd = ring_buffer__epoll_fd(rb);
-	epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	sd_notify(0, "READY=1");
-	while (!done) {
-		n = epoll_wait(efd, out, 4, -1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		for (i = 0; i < n; i++) {
-			if (out[i].data.fd != sfd) {
-				ring_buffer__consume(rb);
-				continue;
-			}
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				bpftune_log(LOG_NOTICE, "%s received: shutting down",
-					    strsignal(si.ssi_signo));
-				done = true;
-			}
-		}
+	err = bpftune_loop_add(sfd, on_signal, NULL);
+	err = err ?: bpftune_loop_add(ring_buffer__epoll_fd(rb), on_ringbuf, rb);
+	if (!err) {
+		sd_notify(0, "READY=1");
+		err = bpftune_loop_run();
+		sd_notify(0, "STOPPING=1");
+		ring_buffer__consume(rb);
 	}
-	sd_notify(0, "STOPPING=1");
-	ring_buffer__consume(rb);
-	close(efd);
+	bpftune_loop_del(ring_buffer__epoll_fd(rb));
+	bpftune_loop_del(sfd);
 	close(sfd);
-	return ret;
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -352,6 +350,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bpftune_set_learning_rate(o.learning_rate);
+	err = bpftune_loop_init();
+	if (err) {
+		bpftune_log(LOG_ERR, "cannot create the event loop: %s", strerror(-err));
+		return 1;
+	}
 	bpftune_support_probe(NULL);
 	s = bpftune_support();
 	if (o.support_only) {
@@ -409,5 +412,6 @@ out:
 	if (sc.bpf.cgroup_fd > 0)
 		close(sc.bpf.cgroup_fd);
 	bpftune_netns_fini();
+	bpftune_loop_fini();
 	return ret;
 }

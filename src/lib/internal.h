@@ -156,6 +156,35 @@ struct bpftune_daemon_opts {
 	int cgroup_fd;
 };
 
+/*
+ * Observers see what the tuners see and do: the rollback journal,
+ * telemetry and metrics are observers.  Any callback may be NULL.
+ */
+struct bpftune_observer {
+	struct bpftune_observer *next;
+	void (*event)(const struct bpftune_tuner *t,
+		      const struct bpftune_event *ev);
+	/*
+	 * Before every write of a tunable (old holds the live value): a
+	 * negative return vetoes the write, e.g. when the original value
+	 * could not be saved to the rollback journal.
+	 */
+	int (*pre_change)(const struct bpftune_tuner *t, unsigned int tunable,
+			  uint64_t netns_cookie, const long *old,
+			  unsigned int n);
+	/* after a write; err is 0 or the write's -errno */
+	void (*change)(const struct bpftune_tuner *t, unsigned int tunable,
+		       uint64_t netns_cookie, unsigned int scenario,
+		       const long *old, const long *new, unsigned int n,
+		       const char *reason, int err);
+	/* a tuner's state changed in a netns (cookie 0: everywhere) */
+	void (*state)(const struct bpftune_tuner *t, uint64_t netns_cookie,
+		      enum bpftune_state state, const char *cause);
+};
+
+void bpftune_observer_add(struct bpftune_observer *o);
+void bpftune_observer_remove(struct bpftune_observer *o);
+
 void bpftune_set_learning_rate(unsigned int rate);
 unsigned int bpftune_num_tuners(void);
 struct bpftune_tuner *bpftune_tuner_get(unsigned int id);

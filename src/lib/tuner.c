@@ -19,6 +19,36 @@ static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 static uint64_t bad_events;
 static uint64_t change_seq;
+static struct bpftune_observer *observers;
+
+void bpftune_observer_add(struct bpftune_observer *o)
+{
+	o->next = observers;
+	observers = o;
+}
+
+void bpftune_observer_remove(struct bpftune_observer *o)
+{
+	struct bpftune_observer **p;
+
+	for (p = &observers; *p; p = &(*p)->next)
+		if (*p == o) {
+			*p = o->next;
+			return;
+		}
+}
+
+#define for_each_observer(o) for ((o) = observers; (o); (o) = (o)->next)
+
+static void notify_state(const struct bpftune_tuner *t, uint64_t cookie,
+			 enum bpftune_state state, const char *cause)
+{
+	struct bpftune_observer *o;
+
+	for_each_observer(o)
+		if (o->state)
+			o->state(t, cookie, state, cause);
+}
 
 void bpftune_set_learning_rate(unsigned int rate)
 {
@@ -215,6 +245,7 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
 		bpftune_bpf_detach(t);
 		bpftune_log(LOG_NOTICE, "tuner %s stopped in every netns: %s",
 			    t->ops->name, why);
+		notify_state(t, 0, BPFTUNE_STATE_MANUAL, why);
 		return;
 	}
 	for (ns = t->netns; ns; ns = ns->next)
@@ -233,10 +264,12 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
 	ns->state = BPFTUNE_STATE_MANUAL;
 	bpftune_log(LOG_NOTICE, "tuner %s stopped in %s: %s", t->ops->name,
 		    bpftune_netns_describe(cookie, desc, sizeof(desc)), why);
+	notify_state(t, cookie, BPFTUNE_STATE_MANUAL, why);
 }
 
 void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
 {
+	struct bpftune_observer *o;
 	struct bpftune_tuner *t;
 
 	if (size < offsetof(struct bpftune_event, payload) ||
@@ -246,6 +279,9 @@ void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
 		return;
 	}
 	t->events++;
+	for_each_observer(o)
+		if (o->event)
+			o->event(t, ev);
 	if (bpftune_tuner_netns_state(t, ev->netns_cookie) != BPFTUNE_STATE_ACTIVE) {
 		t->events_ignored++;
 		return;
@@ -324,6 +360,7 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 {
 	const struct bpftune_tunable_desc *d;
 	long old[BPFTUNE_MAX_VALUES], new[BPFTUNE_MAX_VALUES];
+	struct bpftune_observer *o;
 	char sold[96], snew[96], where[128];
 	unsigned int capped;
 	uint64_t cookie;
@@ -353,10 +390,23 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	capped = bpftune_cap_values(d, new, n);
 	if (!memcmp(old, new, n * sizeof(*new)))
 		return 0;
-	err = bpftune_sysctl_write(fd, d->name, new, n);
 	format_values(old, n, sold, sizeof(sold));
 	format_values(new, n, snew, sizeof(snew));
 	bpftune_netns_describe(cookie, where, sizeof(where));
+	for_each_observer(o) {
+		if (!o->pre_change)
+			continue;
+		err = o->pre_change(t, index, cookie, old, n);
+		if (err) {
+			bpftune_log(LOG_WARNING, "tuner %s: not setting %s to %s in %s: %s",
+				    t->ops->name, d->name, snew, where, strerror(-err));
+			return err;
+		}
+	}
+	err = bpftune_sysctl_write(fd, d->name, new, n);
+	for_each_observer(o)
+		if (o->change)
+			o->change(t, index, cookie, scenario, old, new, n, reason, err);
 	if (err) {
 		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s",
 			    t->ops->name, d->name, snew, where, strerror(-err));
