@@ -36,7 +36,7 @@ static const struct bpftune_scenario_desc scenarios[] = {
 static void sample_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
 {
 	const struct sample_listen *l = (const void *)ev->payload;
-	char reason[160];
+	char reason[160], inputs[64];
 	long want;
 
 	if (ev->payload_len < sizeof(*l))
@@ -44,6 +44,13 @@ static void sample_event(struct bpftune_tuner *t, const struct bpftune_event *ev
 	bpftune_log(LOG_INFO, "sample: pid %u (%.*s) called listen() with backlog %d, somaxconn is %d",
 		    ev->pid, BPFTUNE_COMM_LEN, ev->comm, l->backlog, l->somaxconn);
 	want = l->backlog;
+	snprintf(inputs, sizeof(inputs), "backlog=%d somaxconn=%d", l->backlog,
+		 l->somaxconn);
+	bpftune_decision(t, ev, &(struct bpftune_decision){
+		.scenario = SAMPLE_SCENARIO_BACKLOG_TRUNCATED,
+		.policy = "raise-to-request", .inputs = inputs,
+		.action = "raise", .tunable = SAMPLE_SOMAXCONN,
+		.epsilon = -1, .explored = -1 });
 	snprintf(reason, sizeof(reason),
 		 "listen() by pid %u asked for backlog %d, which somaxconn %d silently truncated",
 		 ev->pid, l->backlog, l->somaxconn);

@@ -164,6 +164,25 @@ int bpftune_tunable_set(struct bpftune_tuner *tuner, unsigned int index,
 			unsigned int scenario, const long *values,
 			unsigned int num_values, const char *reason);
 
+/*
+ * Record that the tuner evaluated a situation, whatever it decided --
+ * including doing nothing.  Decisions feed the telemetry tables (state ->
+ * action -> outcome) and the debug log.
+ */
+struct bpftune_decision {
+	unsigned int scenario;
+	const char *policy;	/* "grow-near-limit", "epsilon-greedy", ... */
+	const char *inputs;	/* "key=value ..." the policy looked at */
+	const char *action;	/* "none", "raise", "cc=bbr", ... */
+	int tunable;		/* tunable index it concerns, or -1 */
+	double epsilon;		/* exploring policies; negative otherwise */
+	int explored;		/* 1 explore, 0 greedy, -1 not applicable */
+};
+
+void bpftune_decision(struct bpftune_tuner *tuner,
+		      const struct bpftune_event *event,
+		      const struct bpftune_decision *decision);
+
 /* Current values of tunable @index in the event's netns (live read). */
 int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
 			const struct bpftune_event *event, long *values);

@@ -177,6 +177,10 @@ struct bpftune_observer {
 		       uint64_t netns_cookie, unsigned int scenario,
 		       const long *old, const long *new, unsigned int n,
 		       const char *reason, int err);
+	/* a tuner evaluated something (bpftune_decision()) */
+	void (*decision)(const struct bpftune_tuner *t,
+			 const struct bpftune_event *ev,
+			 const struct bpftune_decision *d);
 	/* a tuner's state changed in a netns (cookie 0: everywhere) */
 	void (*state)(const struct bpftune_tuner *t, uint64_t netns_cookie,
 		      enum bpftune_state state, const char *cause);

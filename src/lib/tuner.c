@@ -289,6 +289,21 @@ void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
 	t->ops->event_handler(t, ev);
 }
 
+void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		      const struct bpftune_decision *d)
+{
+	struct bpftune_observer *o;
+
+	if (!t || !d)
+		return;
+	bpftune_log(LOG_DEBUG, "tuner %s: decision: scenario %u policy %s inputs [%s] action %s",
+		    t->ops->name, d->scenario, d->policy ? d->policy : "-",
+		    d->inputs ? d->inputs : "", d->action ? d->action : "none");
+	for_each_observer(o)
+		if (o->decision)
+			o->decision(t, ev, d);
+}
+
 static void format_values(const long *v, unsigned int n, char *buf, size_t len)
 {
 	if (bpftune_sysctl_format(v, n, buf, len) < 0)
