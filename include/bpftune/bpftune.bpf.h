@@ -126,23 +126,9 @@ static __always_inline int bpftune_from_daemon(void)
  */
 static __always_inline int bpftune_sample(struct bpftune_sampler *s)
 {
-	__u64 now = bpf_ktime_get_ns();
 	__u64 calls = __sync_fetch_and_add(&s->calls, 1) + 1;
-	__u32 every;
 
-	if (now - s->window_start_ns >= BPFTUNE_SAMPLE_WINDOW_NS) {
-		every = bpftune_sampling_next_every(s->window_calls,
-						    now - s->window_start_ns,
-						    BPFTUNE_SAMPLE_TARGET_PER_SEC,
-						    s->every);
-		s->every = every;
-		if (every > s->max_every)
-			s->max_every = every;
-		s->window_start_ns = now;
-		s->window_calls = 0;
-	}
-	s->window_calls++;
-	if (!bpftune_sampling_hit(calls, s->every))
+	if (!bpftune_sampler_step(s, bpf_ktime_get_ns(), calls))
 		return 0;
 	__sync_fetch_and_add(&s->sampled, 1);
 	return 1;

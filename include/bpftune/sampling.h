@@ -72,4 +72,29 @@ static inline int bpftune_sampling_hit(__u64 calls, __u32 every)
 	return (calls % every) == 0;
 }
 
+/*
+ * Account call number @calls (1-based) seen at @now: close the window when
+ * it is over and pick N for the next one.  Returns 1 if this call is to be
+ * processed.  Counting @calls and @sampled atomically is the caller's job
+ * (bpftune_sample() in bpftune.bpf.h).
+ */
+static inline int bpftune_sampler_step(struct bpftune_sampler *s, __u64 now,
+				       __u64 calls)
+{
+	if (now - s->window_start_ns >= BPFTUNE_SAMPLE_WINDOW_NS) {
+		__u32 every = bpftune_sampling_next_every(s->window_calls,
+							  now - s->window_start_ns,
+							  BPFTUNE_SAMPLE_TARGET_PER_SEC,
+							  s->every);
+
+		s->every = every;
+		if (every > s->max_every)
+			s->max_every = every;
+		s->window_start_ns = now;
+		s->window_calls = 0;
+	}
+	s->window_calls++;
+	return bpftune_sampling_hit(calls, s->every);
+}
+
 #endif /* BPFTUNE_SAMPLING_H */

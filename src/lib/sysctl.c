@@ -14,52 +14,61 @@
 
 #define SYSCTL_BUF 256
 
-static int read_file(int netns_fd, const char *name, char *buf, size_t len)
+/*
+ * Open a sysctl's /proc file from inside @netns_fd.  On success the thread
+ * is left in that netns: the caller does its I/O, closes the fd, and calls
+ * bpftune_netns_leave(*saved).
+ */
+static int sysctl_open(int netns_fd, const char *name, int flags, int *saved)
 {
 	char path[PATH_MAX];
-	int fd, saved, err;
-	ssize_t n;
+	int fd, err;
 
 	err = bpftune_sysctl_path(name, path, sizeof(path));
 	if (err)
 		return err;
-	err = bpftune_netns_enter(netns_fd, &saved);
+	err = bpftune_netns_enter(netns_fd, saved);
 	if (err)
 		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		goto out;
+		bpftune_netns_leave(*saved);
+		return err;
 	}
+	return fd;
+}
+
+static int read_file(int netns_fd, const char *name, char *buf, size_t len)
+{
+	int fd, saved, err = 0;
+	ssize_t n;
+
+	fd = sysctl_open(netns_fd, name, O_RDONLY, &saved);
+	if (fd < 0)
+		return fd;
 	n = read(fd, buf, len - 1);
 	if (n < 0)
 		err = -errno;
 	else
 		buf[n] = '\0';
 	close(fd);
-out:
 	bpftune_netns_leave(saved);
 	return err;
 }
 
 static int write_file(int netns_fd, const char *name, const char *buf)
 {
-	char path[PATH_MAX];
-	int fd, saved, err;
 	size_t len = strlen(buf);
+	int fd, saved, err = 0;
 	ssize_t n;
 
-	err = bpftune_sysctl_path(name, path, sizeof(path));
-	if (err)
-		return err;
-	err = bpftune_netns_enter(netns_fd, &saved);
-	if (err)
-		return err;
+	/* NET_ADMIN for net sysctls of namespaces owned by other user ns */
 	bpftune_cap_raise();
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = sysctl_open(netns_fd, name, O_WRONLY, &saved);
 	if (fd < 0) {
-		err = -errno;
-		goto out;
+		bpftune_cap_lower();
+		return fd;
 	}
 	n = write(fd, buf, len);
 	if (n < 0)
@@ -67,9 +76,8 @@ static int write_file(int netns_fd, const char *name, const char *buf)
 	else if ((size_t)n != len)
 		err = -EIO;
 	close(fd);
-out:
-	bpftune_cap_lower();
 	bpftune_netns_leave(saved);
+	bpftune_cap_lower();
 	return err;
 }
 

@@ -155,25 +155,10 @@ static void test_hit(void **state)
 
 /* ---- simulation of bpftune_sample() ------------------------------------ */
 
-/* Same steps as bpftune_sample() in bpftune.bpf.h, with @now from a fake clock. */
+/* bpftune_sample() from bpftune.bpf.h, with @now from a fake clock. */
 static int sim_sample(struct bpftune_sampler *s, __u64 now)
 {
-	__u64 calls = ++s->calls;
-	__u32 every;
-
-	if (now - s->window_start_ns >= BPFTUNE_SAMPLE_WINDOW_NS) {
-		every = bpftune_sampling_next_every(s->window_calls,
-						    now - s->window_start_ns,
-						    BPFTUNE_SAMPLE_TARGET_PER_SEC,
-						    s->every);
-		s->every = every;
-		if (every > s->max_every)
-			s->max_every = every;
-		s->window_start_ns = now;
-		s->window_calls = 0;
-	}
-	s->window_calls++;
-	if (!bpftune_sampling_hit(calls, s->every))
+	if (!bpftune_sampler_step(s, now, ++s->calls))
 		return 0;
 	s->sampled++;
 	return 1;
