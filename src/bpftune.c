@@ -413,5 +413,6 @@ out:
 		close(sc.bpf.cgroup_fd);
 	bpftune_netns_fini();
 	bpftune_loop_fini();
+	bpftune_log_flush();
 	return ret;
 }

@@ -208,3 +208,23 @@ PY
 	! kill -0 "$pid" 2>/dev/null
 	DAEMON_PID=
 }
+
+@test "identical consecutive log lines are collapsed into a count" {
+	make_plugin_dir alt
+	start_daemon
+	python3 - <<'PY'
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 47999)); s.listen(8)
+for _ in range(3):
+    c = socket.create_connection(("127.0.0.1", 47999)); a, _ = s.accept()
+    c.close(); a.close()
+s.close()
+PY
+	wait_for_log "alt: event via"
+	sleep 0.5
+	stop_daemon
+	cat "$LOG"
+	[ "$(grep -c 'alt: event via' "$LOG")" -eq 1 ]
+	grep -q "last message repeated 2 times" "$LOG"
+}

@@ -18,6 +18,8 @@ struct bpf_link;
 enum bpftune_log_dest { BPFTUNE_LOG_SYSLOG, BPFTUNE_LOG_STDERR };
 void bpftune_log_init(enum bpftune_log_dest dest, int max_level);
 bool bpftune_log_debug_enabled(void);
+/* identical consecutive lines are collapsed; this reports the count */
+void bpftune_log_flush(void);
 
 /* ---- capabilities (cap.c) ---- */
 int bpftune_cap_init(void);	/* keep only what the daemon needs */

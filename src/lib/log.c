@@ -2,12 +2,18 @@
 /* Logging to syslog (default) or stderr (-s), with a debug level (-d). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
 
 static enum bpftune_log_dest log_dest = BPFTUNE_LOG_STDERR;
 static int log_max_level = LOG_INFO;
+
+/* The last line and how often it came again since, to collapse repeats. */
+static char last_msg[1024];
+static int last_level;
+static unsigned long repeats;
 
 void bpftune_log_init(enum bpftune_log_dest dest, int max_level)
 {
@@ -38,23 +44,48 @@ static const char *level_name(int level)
 	}
 }
 
+static void emit(int level, const char *msg)
+{
+	struct timespec ts;
+
+	if (log_dest == BPFTUNE_LOG_SYSLOG) {
+		syslog(level, "%s", msg);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(stderr, "bpftune[%ld.%03ld] %s: %s\n", (long)ts.tv_sec,
+		ts.tv_nsec / 1000000, level_name(level), msg);
+}
+
+/* Say how often the previous line repeated, if it did. */
+void bpftune_log_flush(void)
+{
+	char msg[64];
+
+	if (!repeats)
+		return;
+	snprintf(msg, sizeof(msg), "last message repeated %lu time%s", repeats,
+		 repeats == 1 ? "" : "s");
+	repeats = 0;
+	emit(last_level, msg);
+}
+
 void bpftune_log(int level, const char *fmt, ...)
 {
+	char msg[sizeof(last_msg)];
 	va_list ap;
 
 	if (level > log_max_level)
 		return;
 	va_start(ap, fmt);
-	if (log_dest == BPFTUNE_LOG_SYSLOG) {
-		vsyslog(level, fmt, ap);
-	} else {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		fprintf(stderr, "bpftune[%ld.%03ld] %s: ", (long)ts.tv_sec,
-			ts.tv_nsec / 1000000, level_name(level));
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (level == last_level && !strcmp(msg, last_msg)) {
+		repeats++;
+		return;
+	}
+	bpftune_log_flush();
+	memcpy(last_msg, msg, sizeof(msg));
+	last_level = level;
+	emit(level, msg);
 }
