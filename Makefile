@@ -28,6 +28,7 @@ ALL_CFLAGS	= $(CFLAGS) $(WARN) -fPIC $(CPPFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(B)
 LIBS		:= -lbpf -lelf -lcap -ldl
+LIBS		+= -lm	# correlation.c
 
 LIB_SRCS	:= $(wildcard src/lib/*.c)
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
@@ -163,10 +164,11 @@ uninstall:
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
 	     src/lib/plugin.c src/lib/plugin_dir.c
+UNIT_LIB  += src/lib/correlation.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lm
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -192,7 +194,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf
+		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lm
 	$(B)/san/unit_tests
 	@mkdir -p $(B)/san/lib
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) \
