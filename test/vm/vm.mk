@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Kernel matrix in qemu TCG guests; included by the top-level Makefile, so
+# paths are relative to the top of the tree.  See test/vm/README.md.
+#
+#   make test-matrix               bpftune -S + bats (full, legacy) per kernel
+#   make test-matrix VM_KERNELS=6.12
+#   make vm-fetch                  download/prepare kernels, busybox, kmod, qemu
+#   make vm-clean                  remove test/vm/cache
+
+VM_KERNELS	?= 6.1 6.12
+VM_QEMU_PKG	:= qemu-system-x86
+
+.PHONY: test-matrix vm-fetch vm-clean
+
+test-matrix: all $(FIXTURE_SOS) vm-fetch
+	test/vm/matrix.sh $(VM_KERNELS)
+
+vm-fetch:
+	@if ! command -v qemu-system-x86_64 >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "vm-fetch: installing $(VM_QEMU_PKG)"; \
+			DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
+				--no-install-recommends $(VM_QEMU_PKG) || \
+			{ apt-get -q update && DEBIAN_FRONTEND=noninteractive \
+				apt-get -q install -y --no-install-recommends \
+				$(VM_QEMU_PKG); } || exit 1; \
+		else \
+			echo "vm-fetch: qemu-system-x86_64 missing: install $(VM_QEMU_PKG)" >&2; \
+			exit 1; \
+		fi; \
+	fi
+	test/vm/run-in-vm.sh --fetch $(VM_KERNELS)
+
+vm-clean:
+	rm -rf test/vm/cache
