@@ -6,6 +6,7 @@
 VERSION		:= 0.1.0
 PREFIX		?= /usr/local
 SBINDIR		?= $(PREFIX)/sbin
+BINDIR		?= $(PREFIX)/bin
 LIBDIR		?= $(PREFIX)/lib
 PLUGINDIR	?= $(LIBDIR)/bpftune
 INCLUDEDIR	?= $(PREFIX)/include
@@ -28,6 +29,7 @@ ALL_CFLAGS	= $(CFLAGS) $(WARN) -fPIC $(CPPFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(B)
 LIBS		:= -lbpf -lelf -lcap -ldl
+LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
 
 LIB_SRCS	:= $(wildcard src/lib/*.c)
@@ -161,10 +163,42 @@ uninstall:
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/bpftune.pc $(DESTDIR)$(UNITDIR)/bpftune.service
 
 # ---- tests ----------------------------------------------------------------
+# ---- telemetry: schema tool (docs, DDL) and bpftune-telemetry -----------
+TELEMETRY_SCHEMA := $(B)/bin/telemetry-schema
+FLOOD		:= $(B)/test/flood
+.PHONY: docs install-telemetry uninstall-telemetry
+
+all: $(TELEMETRY_SCHEMA)
+
+$(TELEMETRY_SCHEMA): tools/telemetry_schema.c src/lib/telemetry_schema.c src/lib/telemetry_schema.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ tools/telemetry_schema.c src/lib/telemetry_schema.c
+
+# docs/telemetry.md comes from the schema table; test/telemetry_tools.bats fails if it drifts
+docs: $(TELEMETRY_SCHEMA)
+	$(TELEMETRY_SCHEMA) --markdown > docs/telemetry.md.tmp && mv docs/telemetry.md.tmp docs/telemetry.md
+
+install: install-telemetry
+install-telemetry:
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 tools/bpftune-telemetry $(DESTDIR)$(BINDIR)/bpftune-telemetry
+
+uninstall: uninstall-telemetry
+uninstall-telemetry:
+	rm -f $(DESTDIR)$(BINDIR)/bpftune-telemetry
+
+# floods a fixture tuner's tracepoint (test/telemetry.bats, bench/telemetry.sh)
+$(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -Itest/fixtures -o $@ $<
+
+fixtures test test-bats: $(FLOOD)
+
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
 	     src/lib/plugin.c src/lib/plugin_dir.c
 UNIT_LIB  += src/lib/correlation.c
+UNIT_LIB  += src/lib/telemetry_schema.c src/lib/telemetry_proc.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h)
 	@mkdir -p $(@D)

@@ -199,10 +199,22 @@ struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
 					const char *file);
 void bpftune_tuner_remove(struct bpftune_tuner *tuner);
 int bpftune_tuner_start(struct bpftune_tuner *tuner,
+	/* a rollback wrote (err 0) or failed to write an original value */
+	void (*rollback)(const char *sysctl, uint64_t netns_cookie,
+			 const long *restored, unsigned int n, int err);
 			const struct bpftune_bpf_opts *opts);
 enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
 					     uint64_t cookie);
 void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
+/* whoever restores an original value tells the observers (telemetry) */
+void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,
+			     const long *restored, unsigned int n, int err);
+/*
+ * --observe: bpftune_tunable_set() writes nothing and returns 0; change
+ * observers get err -ECANCELED (pre_change is not called).
+ */
+void bpftune_set_observe_only(bool on);
+bool bpftune_observe_only(void);
 			      const char *why);
 void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
 void bpftune_print_summary(void);

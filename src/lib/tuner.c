@@ -41,6 +41,28 @@ void bpftune_observer_remove(struct bpftune_observer *o)
 #define for_each_observer(o) for ((o) = observers; (o); (o) = (o)->next)
 
 static void notify_state(const struct bpftune_tuner *t, uint64_t cookie,
+static bool observe_only;
+
+void bpftune_set_observe_only(bool on)
+{
+	observe_only = on;
+}
+
+bool bpftune_observe_only(void)
+{
+	return observe_only;
+}
+
+void bpftune_notify_rollback(const char *sysctl, uint64_t cookie,
+			     const long *restored, unsigned int n, int err)
+{
+	struct bpftune_observer *o;
+
+	for_each_observer(o)
+		if (o->rollback)
+			o->rollback(sysctl, cookie, restored, n, err);
+}
+
 			 enum bpftune_state state, const char *cause)
 {
 	struct bpftune_observer *o;
@@ -413,6 +435,17 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			continue;
 		err = o->pre_change(t, index, cookie, old, n);
 		if (err) {
+	/* --observe: the decision is recorded, the kernel is left alone */
+	if (observe_only) {
+		for_each_observer(o)
+			if (o->change)
+				o->change(t, index, cookie, scenario, old, new, n,
+					  reason, -ECANCELED);
+		bpftune_log(LOG_NOTICE, "tuner %s: %s: observe-only, not setting %s %s -> %s in %s: %s",
+			    t->ops->name, t->ops->scenarios[scenario].name, d->name,
+			    sold, snew, where, reason ? reason : "");
+		return 0;
+	}
 			bpftune_log(LOG_WARNING, "tuner %s: not setting %s to %s in %s: %s",
 				    t->ops->name, d->name, snew, where, strerror(-err));
 			return err;
@@ -540,6 +573,8 @@ int bpftune_rollback_all(void)
 void bpftune_tuners_fini(void)
 {
 	unsigned int id;
+				bpftune_notify_rollback(d->name, c->netns_cookie,
+							c->old_values, c->num_values, err);
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
 		bpftune_tuner_remove(tuners[id]);
