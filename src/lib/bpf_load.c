@@ -5,6 +5,7 @@
  * the one ring buffer, load, attach, and read the sampling counters back.
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,12 +128,60 @@ static bool same_group(const char *a, const char *b)
 	return la == group_len(b) && !strncmp(a, b, la);
 }
 
+/*
+ * Does the running kernel have the tracepoint @prog attaches to?  One added
+ * in a later kernel must make that program unavailable, not fail the whole
+ * object's load.  Looked up in the kernel's BTF, then in tracefs for
+ * tracepoints of modules; when neither can tell, the load decides.
+ * Function hooks are left to the load (module functions are not in the
+ * kernel's BTF).
+ */
+static bool target_exists(const struct btf *vmlinux,
+			  const struct bpf_program *prog)
+{
+	static const char *const events[] = {
+		"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events",
+	};
+	const char *sec = bpf_program__section_name(prog);
+	const char *target = sec ? strchr(sec, '/') : NULL;
+	enum bpftune_feature f = prog_feature(prog);
+	bool checked = false;
+	char name[160];
+	unsigned int i;
+	glob_t g;
+
+	if (!target || (f != BPFTUNE_FEAT_TP_BTF && f != BPFTUNE_FEAT_RAW_TP))
+		return true;
+	target++;
+	if (vmlinux) {
+		snprintf(name, sizeof(name), "btf_trace_%s", target);
+		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0)
+			return true;
+	}
+	for (i = 0; i < BPFTUNE_ARRAY_SIZE(events); i++) {
+		if (access(events[i], X_OK))
+			continue;
+		checked = true;
+		snprintf(name, sizeof(name), "%s/*/%s", events[i], target);
+		if (!glob(name, GLOB_NOSORT, NULL, &g)) {
+			globfree(&g);
+			return true;
+		}
+		globfree(&g);
+	}
+	return !vmlinux && !checked;
+}
+
 int bpftune_bpf_select_programs(struct bpf_object *obj,
 				const struct bpftune_support *s, char *why,
 				size_t why_len)
 {
 	struct bpf_program *prog, *other, *best;
-	int enabled = 0;
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int enabled = 0, err = 0;
+
+	if (libbpf_get_error(vmlinux))
+		vmlinux = NULL;
 
 	bpf_object__for_each_program(prog, obj)
 		bpf_program__set_autoload(prog, false);
@@ -157,6 +206,13 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 
 			if (!same_group(bpf_program__name(other), name))
 				continue;
+			if (feature_ok(s, f) && !target_exists(vmlinux, other)) {
+				snprintf(needs + strlen(needs), sizeof(needs) - strlen(needs),
+					 "%s%s (this kernel has no %s)", needs[0] ? " or " : "",
+					 bpftune_feature_name(f),
+					 bpf_program__section_name(other));
+				continue;
+			}
 			if (feature_ok(s, f)) {
 				if (!best || feature_rank(f) <
 					     feature_rank(prog_feature(best)))
@@ -183,13 +239,15 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 		}
 		snprintf(why, why_len, "hook %.*s needs %s", (int)group_len(name),
 			 name, needs);
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
+		break;
 	}
-	if (!enabled) {
+	if (!err && !enabled) {
 		snprintf(why, why_len, "no hook this kernel supports");
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
 	}
-	return 0;
+	btf__free(vmlinux);
+	return err;
 }
 
 /* Find variable @var in datasec @sec; returns its offset or -ENOENT. */
