@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tcp_buffer tuner, BPF side.  Reports, in the netns where it happens:
+ *  - a socket's receive/send buffer within delta of tcp_rmem[2]/tcp_wmem[2]
+ *    (or a buffer-limited receiver with autotuning switched off);
+ *  - TCP memory near tcp_mem[1], and allocations the kernel refused;
+ *  - half-open connections whose SYN-ACK had to be sent again, and counts
+ *    handshakes that completed, per netns, for the SYN flood test.
+ * Only tracepoints are required; hot ones are sampled.  Userspace decides.
+ */
+#include <bpftune/bpftune.bpf.h>
+#include "tcp_buffer_tuner.h"
+
+#ifndef SOCK_SNDBUF_LOCK
+#define SOCK_SNDBUF_LOCK	1
+#define SOCK_RCVBUF_LOCK	2
+#endif
+#ifndef IPPROTO_TCP
+#define IPPROTO_TCP		6
+#endif
+
+/* at most one memory event per this many ns: userspace reads the rest */
+#define MEM_EVENT_GAP_NS	(20 * 1000 * 1000ULL)
+/* at most one SYN queue event per this many ns */
+#define SYN_EVENT_GAP_NS	(100 * 1000 * 1000ULL)
+/* the same limit in the same netns is reported again after this long */
+#define REPEAT_GAP_NS		(20 * 1000 * 1000ULL)
+
+struct bpftune_sampler rcvbuf_sampler;
+struct bpftune_sampler rcvgrow_sampler;
+struct bpftune_sampler probe_sampler;
+struct bpftune_sampler exceed_sampler;
+
+/* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
+__u32 rcvgrow_seen;
+__u64 mem_event_ns;
+__u64 syn_event_ns;
+
+/*
+ * Last limit reported per hook: userspace raises it on the first report,
+ * so the same (netns, limit) again within REPEAT_GAP_NS is stale news.
+ */
+struct tcp_buffer_last_report rmem_last;
+struct tcp_buffer_last_report wmem_last;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);	/* netns cookie */
+	__type(value, struct tcp_buffer_syn_stats);
+} syn_stats SEC(".maps");
+
+/*
+ * tcp_sock fields.  A struct sock * cast to struct tcp_sock * does not
+ * verify in fentry on 6.1; bpf_skc_to_tcp_sock() does, in every BTF-typed
+ * program.  Legacy (kprobe/raw_tp) arguments are plain numbers: probe-read.
+ */
+static __always_inline __u32 tcp_rtt_us(struct sock *sk, int receiver)
+{
+	__u32 rtt;
+#ifdef BPFTUNE_LEGACY
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+#else
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+
+	if (!tp)
+		return 0;
+#endif
+	rtt = receiver ? BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) : 0;
+	if (!rtt)
+		rtt = BPF_CORE_READ(tp, srtt_us);
+	return rtt >> 3;
+}
+
+static __always_inline struct net *sk_net(struct sock *sk)
+{
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net);
+}
+
+/* tcp_mem and the memory TCP holds, both in pages */
+static __always_inline void read_tcp_mem(struct sock *sk,
+					 struct tcp_buffer_event *e)
+{
+	struct proto *prot = BPF_CORE_READ(sk, __sk_common.skc_prot);
+	unsigned long *pressure = BPF_CORE_READ(prot, memory_pressure);
+	long *mem = BPF_CORE_READ(prot, sysctl_mem);
+	unsigned long p = 0;
+
+	e->allocated = BPF_CORE_READ(prot, memory_allocated, counter);
+	if (!mem || bpf_probe_read_kernel(e->mem, sizeof(e->mem), mem))
+		e->mem[0] = e->mem[1] = e->mem[2] = 0;
+	if (pressure)
+		bpf_probe_read_kernel(&p, sizeof(p), pressure);
+	e->pressure = p != 0;
+}
+
+static __always_inline int repeated(struct tcp_buffer_last_report *l,
+				    __u64 cookie, __u64 limit)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (l->cookie == cookie && l->limit == limit &&
+	    now - l->ns < REPEAT_GAP_NS)
+		return 1;
+	l->cookie = cookie;
+	l->limit = limit;
+	l->ns = now;
+	return 0;
+}
+
+static __always_inline struct tcp_buffer_event *
+reserve(__u32 scenario, struct sock *sk, struct bpftune_event **evp)
+{
+	struct bpftune_event *ev;
+
+	ev = bpftune_event_reserve(scenario, bpftune_sk_netns_cookie(sk));
+	*evp = ev;
+	if (!ev)
+		return NULL;
+	ev->payload_len = sizeof(struct tcp_buffer_event);
+	__builtin_memset(ev->payload, 0, sizeof(struct tcp_buffer_event));
+	return (struct tcp_buffer_event *)ev->payload;
+}
+
+/*
+ * Receive side: the buffer autotuning (DRS) grew near tcp_rmem[2], or it
+ * is off and the socket is limited by its fixed buffer.  Sockets sized by
+ * SO_RCVBUF are the application's business, not tcp_rmem's.
+ */
+static __always_inline int rcvbuf_check(struct sock *sk)
+{
+	struct net *net = sk_net(sk);
+	struct tcp_buffer_event *e;
+	struct bpftune_event *ev;
+	__u32 scenario, rcvbuf, rmem2, queued;
+	__u8 moderate;
+
+	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_RCVBUF_LOCK)
+		return 0;
+	rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
+	rmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[2]);
+	moderate = BPF_CORE_READ(net, ipv4.sysctl_tcp_moderate_rcvbuf);
+	if (moderate) {
+		if (!bpftune_near_limit(rcvbuf, rmem2))
+			return 0;
+		scenario = TCP_BUFFER_RMEM_NEAR_MAX;
+	} else {
+		queued = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
+		if (rcvbuf >= rmem2 || !bpftune_near_limit(queued, rcvbuf))
+			return 0;
+		scenario = TCP_BUFFER_RCVBUF_NO_AUTOTUNE;
+	}
+	if (repeated(&rmem_last, bpftune_sk_netns_cookie(sk), rmem2))
+		return 0;
+	e = reserve(scenario, sk, &ev);
+	if (!e)
+		return 0;
+	e->value = rcvbuf;
+	e->limit[0] = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[0]);
+	e->limit[1] = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[1]);
+	e->limit[2] = rmem2;
+	e->moderate_rcvbuf = moderate;
+	e->rtt_us = tcp_rtt_us(sk, 1);
+	read_tcp_mem(sk, e);
+	bpftune_event_submit(ev);
+	return 0;
+}
+
+static __always_inline int rcvbuf_adjust(struct sock *sk)
+{
+	/* with tcp_rcvbuf_grow seen, only the autotuning-off case is left */
+	if (rcvgrow_seen &&
+	    BPF_CORE_READ(sk_net(sk), ipv4.sysctl_tcp_moderate_rcvbuf))
+		return 0;
+	if (!bpftune_sample(&rcvbuf_sampler))
+		return 0;
+	return rcvbuf_check(sk);
+}
+
+BPFTUNE_TP(rcvbuf__tp, tcp_rcv_space_adjust, struct sock *sk)
+{
+	return rcvbuf_adjust(sk);
+}
+
+BPFTUNE_FN(rcvbuf__fn, tcp_rcv_space_adjust, struct sock *sk)
+{
+	return rcvbuf_adjust(sk);
+}
+
+/* 6.17+: fires only when autotuning wants a bigger receive buffer */
+BPFTUNE_TP(opt_rcvgrow, tcp_rcvbuf_grow, struct sock *sk, int time)
+{
+	if (!rcvgrow_seen)
+		rcvgrow_seen = 1;
+	if (!bpftune_sample(&rcvgrow_sampler))
+		return 0;
+	return rcvbuf_check(sk);
+}
+
+static __always_inline int mem_event_due(void)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (now - mem_event_ns < MEM_EVENT_GAP_NS)
+		return 0;
+	mem_event_ns = now;
+	return 1;
+}
+
+/*
+ * Every incoming segment of an established socket: the send buffer of a
+ * sender near tcp_wmem[2], and TCP memory near the pressure threshold.
+ */
+BPFTUNE_TP(probe, tcp_probe, struct sock *sk, const struct sk_buff *skb)
+{
+	struct tcp_buffer_event *e, m = {};
+	struct bpftune_event *ev;
+	struct net *net;
+	__u32 sndbuf, wmem2;
+
+	if (!bpftune_sample(&probe_sampler))
+		return 0;
+	read_tcp_mem(sk, &m);
+	if (m.mem[1] > 0 && m.allocated > 0 &&
+	    bpftune_near_limit(m.allocated, m.mem[1]) && mem_event_due()) {
+		e = reserve(TCP_BUFFER_MEM_PRESSURE, sk, &ev);
+		if (e) {
+			__builtin_memcpy(e, &m, sizeof(m));
+			bpftune_event_submit(ev);
+		}
+		return 0;
+	}
+	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_SNDBUF_LOCK)
+		return 0;
+	net = sk_net(sk);
+	sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
+	wmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[2]);
+	if (!bpftune_near_limit(sndbuf, wmem2) ||
+	    repeated(&wmem_last, bpftune_sk_netns_cookie(sk), wmem2))
+		return 0;
+	e = reserve(TCP_BUFFER_WMEM_NEAR_MAX, sk, &ev);
+	if (!e)
+		return 0;
+	__builtin_memcpy(e, &m, sizeof(m));
+	e->value = sndbuf;
+	e->limit[0] = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[0]);
+	e->limit[1] = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[1]);
+	e->limit[2] = wmem2;
+	e->rtt_us = tcp_rtt_us(sk, 0);
+	bpftune_event_submit(ev);
+	return 0;
+}
+
+/* The kernel refused a TCP socket memory (over tcp_mem, or its share). */
+BPFTUNE_TP(exceed, sock_exceed_buf_limit, struct sock *sk, struct proto *prot,
+	   long allocated, int kind)
+{
+	struct tcp_buffer_event *e;
+	struct bpftune_event *ev;
+
+	if (BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
+		return 0;
+	if (!bpftune_sample(&exceed_sampler) || !mem_event_due())
+		return 0;
+	e = reserve(TCP_BUFFER_MEM_EXHAUSTED, sk, &ev);
+	if (!e)
+		return 0;
+	read_tcp_mem(sk, e);
+	e->allocated = allocated;
+	bpftune_event_submit(ev);
+	return 0;
+}
+
+static __always_inline struct tcp_buffer_syn_stats *syn_stats_of(__u64 cookie)
+{
+	struct tcp_buffer_syn_stats *s, zero = {};
+
+	s = bpf_map_lookup_elem(&syn_stats, &cookie);
+	if (s)
+		return s;
+	bpf_map_update_elem(&syn_stats, &cookie, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&syn_stats, &cookie);
+}
+
+/*
+ * A SYN-ACK sent again: the peer of a half-open connection has not
+ * answered in a second or more.  Count it, and report the listener's
+ * queue when it is half full or more.
+ */
+BPFTUNE_TP(synack, tcp_retransmit_synack, const struct sock *sk,
+	   const struct request_sock *req)
+{
+	struct sock *lsk = (struct sock *)sk;
+	struct tcp_buffer_syn_stats *s;
+	struct tcp_buffer_event *e;
+	struct bpftune_event *ev;
+	__u32 qlen, backlog, max_syn, limit;
+	struct net *net = sk_net(lsk);
+	__u8 cookies;
+	__u64 now;
+
+	s = syn_stats_of(bpftune_sk_netns_cookie(lsk));
+	if (s)
+		__sync_fetch_and_add(&s->synack_retrans, 1);
+	qlen = BPF_CORE_READ((struct inet_connection_sock *)lsk,
+			     icsk_accept_queue.qlen.counter);
+	backlog = BPF_CORE_READ(lsk, sk_max_ack_backlog);
+	max_syn = BPF_CORE_READ(net, ipv4.sysctl_max_syn_backlog);
+	cookies = BPF_CORE_READ(net, ipv4.sysctl_tcp_syncookies);
+	/* without syncookies the kernel drops new peers past 3/4 of max_syn */
+	limit = backlog;
+	if (!cookies && max_syn - (max_syn >> 2) < limit)
+		limit = max_syn - (max_syn >> 2);
+	if (qlen < limit / 2)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (now - syn_event_ns < SYN_EVENT_GAP_NS)
+		return 0;
+	syn_event_ns = now;
+	e = reserve(TCP_BUFFER_SYN_QUEUE, lsk, &ev);
+	if (!e)
+		return 0;
+	e->value = qlen;
+	e->backlog = backlog;
+	e->max_syn_backlog = max_syn;
+	e->syncookies = cookies;
+	e->port = BPF_CORE_READ(lsk, __sk_common.skc_num);
+	bpftune_event_submit(ev);
+	return 0;
+}
+
+/* A passive open completed: the listener's clone becomes SYN_RECV. */
+BPFTUNE_TP(state, inet_sock_set_state, const struct sock *sk,
+	   const int oldstate, const int newstate)
+{
+	struct tcp_buffer_syn_stats *s;
+
+	if (oldstate != TCP_LISTEN || newstate != TCP_SYN_RECV)
+		return 0;
+	if (BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
+		return 0;
+	s = syn_stats_of(bpftune_sk_netns_cookie((struct sock *)sk));
+	if (s)
+		__sync_fetch_and_add(&s->completed, 1);
+	return 0;
+}

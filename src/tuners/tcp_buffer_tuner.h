@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* tcp_buffer tuner: types shared by tcp_buffer_tuner.bpf.c and .c */
+#ifndef BPFTUNE_TCP_BUFFER_TUNER_H
+#define BPFTUNE_TCP_BUFFER_TUNER_H
+
+/* Scenarios: the first ones are also the ids of the BPF side's events. */
+enum tcp_buffer_scenario {
+	TCP_BUFFER_RMEM_NEAR_MAX,	/* a receive buffer came near tcp_rmem[2] */
+	TCP_BUFFER_WMEM_NEAR_MAX,	/* a send buffer came near tcp_wmem[2] */
+	TCP_BUFFER_MEM_PRESSURE,	/* TCP memory near tcp_mem[1] or over */
+	TCP_BUFFER_MEM_EXHAUSTED,	/* the kernel refused socket memory */
+	TCP_BUFFER_RCVBUF_NO_AUTOTUNE,	/* buffer-limited, autotuning off */
+	TCP_BUFFER_SYN_QUEUE,		/* half-open requests piling up */
+	/* decided in userspace only */
+	TCP_BUFFER_MEM_RECOVERED,	/* pressure gone: undo low-memory mode */
+	TCP_BUFFER_LATENCY_GUARD,	/* raising a max raised the RTT */
+	TCP_BUFFER_SYN_FLOOD,		/* SYNs that do not become connections */
+	TCP_BUFFER_SYN_FLOOD_OVER,	/* syncookies no longer used */
+	TCP_BUFFER_NUM_SCENARIOS,
+};
+
+/* Event payload (at most BPFTUNE_PAYLOAD_LEN bytes). */
+struct tcp_buffer_event {
+	__s64 limit[3];		/* tcp_rmem/tcp_wmem seen by the hook */
+	__s64 mem[3];		/* tcp_mem (pages) */
+	__s64 allocated;	/* TCP memory in use (pages) */
+	__u32 value;		/* sk_rcvbuf, sk_sndbuf, or listener qlen */
+	__u32 rtt_us;		/* rcv RTT (receiver) or srtt (sender) */
+	__u32 backlog;		/* listener's accept backlog */
+	__u32 max_syn_backlog;
+	__u16 port;		/* listener's port */
+	__u8 syncookies;
+	__u8 pressure;		/* kernel's tcp_memory_pressure is set */
+	__u8 moderate_rcvbuf;
+	__u8 pad[3];
+};
+
+/* Per-netns SYN counters kept by the BPF side (map syn_stats). */
+struct tcp_buffer_syn_stats {
+	__u64 completed;	/* handshakes that became sockets */
+	__u64 synack_retrans;	/* SYN-ACKs sent again: peer never answered */
+};
+
+/* BPF side's filter of repeated reports (a global of the object) */
+struct tcp_buffer_last_report {
+	__u64 cookie;
+	__u64 limit;
+	__u64 ns;
+};
+
+#endif
