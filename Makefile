@@ -29,6 +29,7 @@ ALL_CFLAGS	= $(CFLAGS) $(WARN) -fPIC $(CPPFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(B)
 LIBS		:= -lbpf -lelf -lcap -ldl
+LIBS		+= -lz	# rollback journal checksums
 LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
 
@@ -197,12 +198,13 @@ fixtures test test-bats: $(FLOOD)
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
 	     src/lib/plugin.c src/lib/plugin_dir.c
+UNIT_LIB  += src/lib/control_proto.c src/lib/journal_record.c
 UNIT_LIB  += src/lib/correlation.c
 UNIT_LIB  += src/lib/telemetry_schema.c src/lib/telemetry_proc.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -228,7 +230,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lm
+		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
 	$(B)/san/unit_tests
 	@mkdir -p $(B)/san/lib
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) \

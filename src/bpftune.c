@@ -21,6 +21,9 @@
 #include "cgroup.h"
 #include "loop.h"
 #include "plugin_dir.h"
+#include "control.h"
+#include "journal.h"
+#include "operate.h"
 
 #define MAX_ALLOW 64
 
@@ -31,6 +34,21 @@ struct options {
 	const char *cgroup;
 	struct bpftune_allow allow;
 	char *allow_names[MAX_ALLOW];
+	const char *query;		/* -q: be the control socket's client */
+	bool json;
+	const char *socket_path;
+	const char *journal;
+	bool restore;
+	const char *metrics_dir;
+};
+
+/* long-only options */
+enum {
+	OPT_JSON = 0x100,
+	OPT_SOCKET,
+	OPT_JOURNAL,
+	OPT_RESTORE,
+	OPT_METRICS_DIR,
 };
 
 static void usage(FILE *f)
@@ -53,8 +71,18 @@ static void usage(FILE *f)
 "                         (default %d)\n"
 "  -R, --rollback         restore every changed sysctl on exit\n"
 "  -c, --cgroup PATH      cgroup v2 directory for cgroup programs\n"
-"                         (default: the cgroup2 root)\n",
-		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT);
+"                         (default: the cgroup2 root)\n"
+"  -q, --query QUERY      ask the running daemon (try -q help) and exit\n"
+"      --json             with -q: answer in JSON\n"
+"      --socket PATH      control socket (default %s)\n"
+"      --journal PATH     rollback journal for -R and --restore\n"
+"                         (default %s)\n"
+"      --restore          restore what the journal holds (after a crash)\n"
+"                         and exit\n"
+"      --metrics-dir DIR  keep DIR/bpftune.prom up to date (Prometheus\n"
+"                         node_exporter textfile collector)\n",
+		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
+		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT);
 }
 
 static int parse_rate(const char *arg, unsigned int *rate)
@@ -85,6 +113,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "rollback", no_argument, NULL, 'R' },
 		{ "cgroup", required_argument, NULL, 'c' },
+		{ "query", required_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "journal", required_argument, NULL, OPT_JOURNAL },
+		{ "restore", no_argument, NULL, OPT_RESTORE },
+		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -92,7 +126,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 	o->libdir = BPFTUNE_PLUGIN_DIR;
 	o->allow.names = o->allow_names;
-	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
+				"q:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -139,6 +174,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'c':
 			o->cgroup = optarg;
+			break;
+		case 'q':
+			o->query = optarg;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_SOCKET:
+			o->socket_path = optarg;
+			break;
+		case OPT_JOURNAL:
+			o->journal = optarg;
+			break;
+		case OPT_RESTORE:
+			o->restore = true;
+			break;
+		case OPT_METRICS_DIR:
+			o->metrics_dir = optarg;
 			break;
 		default:
 			usage(stderr);
@@ -324,6 +377,65 @@ static int event_loop(struct ring_buffer *rb)
 	return err;
 }
 
+/* ---- operating the daemon: control socket, journal, metrics, hot plug ---- */
+
+static struct ring_buffer *the_rb;
+
+static void drain_events(void)
+{
+	if (the_rb)
+		ring_buffer__consume(the_rb);
+}
+
+/* bpftune --restore: put back what a killed daemon left in the journal */
+static int restore_only(const struct options *o)
+{
+	int err;
+
+	err = bpftune_journal_open(o->journal);
+	if (!err) {
+		err = bpftune_journal_restore();
+		bpftune_journal_close();
+	}
+	bpftune_netns_fini();
+	return err ? 1 : 0;
+}
+
+/* -R: restore what a crashed run left behind, then journal this run */
+static int start_journal(const struct options *o)
+{
+	int err = bpftune_journal_open(o->journal);
+
+	if (err) {
+		bpftune_log(LOG_ERR, "-R needs the rollback journal; exiting");
+		return err;
+	}
+	bpftune_journal_restore();
+	bpftune_journal_start();
+	return 0;
+}
+
+static int start_operations(const struct options *o, const struct start_ctx *sc)
+{
+	struct bpftune_daemon_info info = {
+		.legacy = o->legacy,
+		.rollback = o->rollback,
+		.journal = o->rollback ? (o->journal ?: BPFTUNE_JOURNAL_DEFAULT) : NULL,
+		.metrics_dir = o->metrics_dir,
+	};
+	int err;
+
+	/* a daemon without queries still tunes: not fatal */
+	bpftune_control_init(o->socket_path, &info);
+	bpftune_hotplug_init(o->libdir, &o->allow, &sc->bpf, drain_events);
+	if (o->metrics_dir) {
+		err = bpftune_metrics_init(o->metrics_dir);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -334,7 +446,9 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 1;
-	bpftune_log_init(o.to_stderr || o.support_only ? BPFTUNE_LOG_STDERR :
+	if (o.query)
+		return bpftune_control_client(o.socket_path, o.query, o.json);
+	bpftune_log_init(o.to_stderr || o.support_only || o.restore ? BPFTUNE_LOG_STDERR :
 			 BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
 	libbpf_set_print(libbpf_print);
 	if (o.daemonize && !o.support_only && daemon(0, 0)) {
@@ -349,6 +463,8 @@ int main(int argc, char **argv)
 		bpftune_log(LOG_ERR, "cannot open the daemon's netns: %s", strerror(-err));
 		return 1;
 	}
+	if (o.restore)
+		return restore_only(&o);
 	bpftune_set_learning_rate(o.learning_rate);
 	err = bpftune_loop_init();
 	if (err) {
@@ -379,6 +495,8 @@ int main(int argc, char **argv)
 			    s->why[BPFTUNE_FEAT_RAW_TP]);
 		goto out;
 	}
+	if (o.rollback && start_journal(&o))
+		goto out;
 	sc.bpf.legacy = o.legacy;
 	sc.bpf.cgroup_fd = bpftune_cgroup_open(o.cgroup);
 	if (sc.bpf.cgroup_fd < 0)
@@ -396,16 +514,24 @@ int main(int argc, char **argv)
 		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
 		goto out;
 	}
+	the_rb = rb;
+	if (start_operations(&o, &sc))
+		goto out;
 	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc.running,
 		    sc.running == 1 ? "" : "s");
 	err = event_loop(rb);
 	if (err)
 		bpftune_log(LOG_ERR, "event loop failed: %s", strerror(-err));
 	bpftune_print_summary();
-	if (o.rollback)
-		bpftune_rollback_all();
+	if (o.rollback && bpftune_journal_restore())
+		err = err ?: -EIO;
 	ret = err ? 1 : 0;
 out:
+	bpftune_control_fini();
+	bpftune_hotplug_fini();
+	bpftune_metrics_fini();
+	bpftune_journal_close();
+	the_rb = NULL;
 	bpftune_tuners_fini();
 	ring_buffer__free(rb);
 	bpftune_ringbuf_close();

@@ -187,4 +187,29 @@ void bpftune_decision(struct bpftune_tuner *tuner,
 int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
 			const struct bpftune_event *event, long *values);
 
+/* ---- strategies ------------------------------------------------------ */
+
+/*
+ * A tuner may try several ways of tuning in turn.  The active strategy
+ * runs for timeout_ms; then every strategy is scored with evaluate() and
+ * the best one becomes active (the current one stays on a tie).  Only the
+ * active strategy's BPF programs are attached: programs[] names them, by
+ * program name or by hook group ("<hook>" of "<hook>__<variant>"), and
+ * they must be attachable without a cgroup (tracing programs).
+ */
+struct bpftune_strategy {
+	const char *name;
+	const char *description;
+	unsigned int timeout_ms;
+	double (*evaluate)(struct bpftune_tuner *tuner, unsigned int index);
+	const char *const *programs;	/* NULL-terminated; may be NULL */
+};
+
+/* Call from init(): the first strategy becomes active.  0 or -errno. */
+int bpftune_strategies_set(struct bpftune_tuner *tuner,
+			   const struct bpftune_strategy *strategies,
+			   unsigned int num);
+/* Index of the active strategy, or -1 if the tuner has none. */
+int bpftune_strategy_active(const struct bpftune_tuner *tuner);
+
 #endif /* BPFTUNE_LIBBPFTUNE_H */

@@ -122,6 +122,7 @@ struct bpftune_change {
 	struct bpftune_change *next;
 	uint64_t netns_cookie;
 	uint64_t first_seq;		/* order of first change, for rollback */
+	uint64_t last_seq;		/* order of the latest change */
 	unsigned int scenario;
 	unsigned int count;
 	unsigned int num_values;

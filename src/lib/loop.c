@@ -86,6 +86,20 @@ int bpftune_loop_del(int fd)
 	return -ENOENT;
 }
 
+int bpftune_loop_mod(int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events };
+	struct watch *w;
+
+	for (w = watches; w; w = w->next) {
+		if (w->fd != fd)
+			continue;
+		ev.data.ptr = w;
+		return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) ? -errno : 0;
+	}
+	return -ENOENT;
+}
+
 void bpftune_loop_stop(void)
 {
 	stopping = true;

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "operate.h"
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
@@ -176,6 +177,7 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 		if (t->ops->fini)
 			t->ops->fini(t);
 	}
+	bpftune_strategies_free(t);
 	bpftune_bpf_detach(t);
 	bpf_object__close(t->obj);
 	for (i = 0; i < t->ops->num_tunables; i++) {
@@ -357,6 +359,7 @@ static void record_change(struct bpftune_tuner *t, unsigned int index,
 		t->changes[index] = c;
 	}
 	memcpy(c->new_values, new, n * sizeof(*new));
+	c->last_seq = ++change_seq;
 	c->count++;
 }
 

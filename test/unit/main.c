@@ -16,6 +16,8 @@ int main(void)
 	failed += unit_run_sysctl_value();
 	failed += unit_run_tunable_cap();
 	failed += unit_run_plugin_name();
+	failed += unit_run_control_proto();
+	failed += unit_run_journal_record();
 	failed += unit_run_telemetry();
 	failed += unit_run_correlation();
 

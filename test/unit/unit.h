@@ -18,6 +18,8 @@ int unit_run_sampling(void);
 int unit_run_sysctl_value(void);
 int unit_run_tunable_cap(void);
 int unit_run_plugin_name(void);
+int unit_run_control_proto(void);
+int unit_run_journal_record(void);
 int unit_run_telemetry(void);
 int unit_run_correlation(void);
 
