@@ -1,0 +1,237 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The tcp_buffer tuner on this machine's kernel, with real traffic (iperf3)
+# between network namespaces joined by veth pairs.  Addresses live only
+# inside the namespaces made here.  Starting values are set before the
+# daemon starts: a write while it runs is an admin override.
+
+load helpers
+
+# global sysctls a test may change, restored in teardown
+GLOBALS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem net.core.high_order_alloc_disable"
+
+setup() {
+	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
+	make_plugin_dir sysctl tcp_buffer
+	SAVED_GLOBALS=()
+	local s
+	for s in $GLOBALS; do
+		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
+	done
+	PAIR_N=0
+}
+
+teardown() {
+	local pid
+	for pid in ${IPERF_PIDS:-}; do
+		kill "$pid" 2>/dev/null || true
+	done
+	IPERF_PIDS=
+	common_teardown
+	local kv
+	for kv in "${SAVED_GLOBALS[@]}"; do
+		# values are tab-separated; sysctl -w takes them as one word
+		sysctl -qw "${kv%%=*}=${kv#*=}" || true
+	done
+}
+
+# make_pair: two namespaces joined by a veth pair: $CLI (192.168.N.1)
+# and $SRV (192.168.N.2); N is per pair so several pairs do not clash.
+make_pair() {
+	PAIR_N=$((PAIR_N + 1))
+	CLI="$(make_netns)"
+	SRV="$(make_netns)"
+	ip link add tbc netns "$CLI" type veth peer name tbs netns "$SRV"
+	ip -n "$CLI" addr add "192.168.$((90 + PAIR_N)).1/24" dev tbc
+	ip -n "$SRV" addr add "192.168.$((90 + PAIR_N)).2/24" dev tbs
+	ip -n "$CLI" link set tbc up
+	ip -n "$SRV" link set tbs up
+	SRV_IP="192.168.$((90 + PAIR_N)).2"
+}
+
+# make_bloated_path: $CLI -- $RTR -- $SRV with a 1 Gbit/s bottleneck and a
+# deep queue in $RTR: a sender that puts more in flight only adds delay.
+make_bloated_path() {
+	CLI="$(make_netns)"
+	RTR="$(make_netns)"
+	SRV="$(make_netns)"
+	ip link add tbc netns "$CLI" type veth peer name tbrc netns "$RTR"
+	ip link add tbs netns "$SRV" type veth peer name tbrs netns "$RTR"
+	ip -n "$CLI" addr add 192.168.88.1/24 dev tbc
+	ip -n "$RTR" addr add 192.168.88.254/24 dev tbrc
+	ip -n "$SRV" addr add 192.168.89.2/24 dev tbs
+	ip -n "$RTR" addr add 192.168.89.254/24 dev tbrs
+	ip -n "$CLI" link set tbc up
+	ip -n "$RTR" link set tbrc up
+	ip -n "$RTR" link set tbrs up
+	ip -n "$SRV" link set tbs up
+	ip -n "$CLI" route add default via 192.168.88.254
+	ip -n "$SRV" route add default via 192.168.89.254
+	ip netns exec "$RTR" sysctl -qw net.ipv4.ip_forward=1
+	ip netns exec "$RTR" tc qdisc add dev tbrs root tbf rate "${1:-1gbit}" \
+		burst 256kb limit 100mb
+	# a loss-based sender fills the queue (reno is always allowed)
+	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_congestion_control=reno
+	SRV_IP=192.168.89.2
+}
+
+# iperf NS_CLIENT NS_SERVER IP SECONDS [STREAMS]: one run, waits for it
+iperf() {
+	local cli="$1" srv="$2" ip="$3" secs="$4" streams="${5:-1}"
+	local port=$((5300 + RANDOM % 500))
+	ip netns exec "$srv" iperf3 -s -1 -B "$ip" -p "$port" >/dev/null 2>&1 &
+	IPERF_PIDS="${IPERF_PIDS:-} $!"
+	sleep 0.3
+	ip netns exec "$cli" iperf3 -c "$ip" -p "$port" -t "$secs" -P "$streams" \
+		-f m >"$BATS_TEST_TMPDIR/iperf.out" 2>&1
+}
+
+# sysctl_in NS NAME: value with single spaces ("-" for the global netns)
+sysctl_in() {
+	if [ "$1" = - ]; then
+		sysctl -n "$2" | tr -s '\t ' ' '
+	else
+		ip netns exec "$1" sysctl -n "$2" | tr -s '\t ' ' '
+	fi
+}
+
+max_of() {
+	sysctl_in "$1" "$2" | awk '{print $3}'
+}
+
+@test "tcp_buffer starts on this kernel with its caps logged" {
+	start_daemon
+	grep -q "tuner tcp_buffer started" "$LOG"
+	grep -q "tuner tcp_buffer: caps: tcp_rmem/tcp_wmem max 67108864 bytes, tcp_mem [0-9]* pages (a quarter of RAM), tcp_max_syn_backlog 65536" "$LOG"
+}
+
+@test "a low tcp_rmem max in a netns grows there with traffic, not globally" {
+	local global
+	make_pair
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+	global="$(sysctl_in - net.ipv4.tcp_rmem)"
+	start_daemon
+	iperf "$CLI" "$SRV" "$SRV_IP" 3
+	wait_for_log "receive buffer near tcp_rmem max: net.ipv4.tcp_rmem 4096 131072 262144 -> 4096 131072 327680 in netns $SRV \(cookie [0-9]+\): a socket's receive buffer \([0-9]+ bytes\) came within 25% of the tcp_rmem max"
+	[ "$(max_of "$SRV" net.ipv4.tcp_rmem)" -gt 327679 ]
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_rmem | awk '{print $1, $2}')" = "4096 131072" ]
+	[ "$(sysctl_in - net.ipv4.tcp_rmem)" = "$global" ]
+	# the client's namespace did not need it
+	! grep -q "tcp_rmem .* in netns $CLI " "$LOG"
+}
+
+@test "a low tcp_wmem max in a netns grows there with traffic, not globally" {
+	local global
+	make_pair
+	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
+	global="$(sysctl_in - net.ipv4.tcp_wmem)"
+	start_daemon
+	iperf "$CLI" "$SRV" "$SRV_IP" 3
+	wait_for_log "send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in netns $CLI \(cookie [0-9]+\): a socket's send buffer"
+	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -gt 327679 ]
+	[ "$(sysctl_in - net.ipv4.tcp_wmem)" = "$global" ]
+	! grep -q "tcp_wmem .* in netns $SRV " "$LOG"
+}
+
+@test "tcp_rmem and tcp_wmem in the global netns grow with loopback traffic" {
+	local port=$((5800 + RANDOM % 100))
+	sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+	sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
+	start_daemon
+	iperf3 -s -1 -B 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+	IPERF_PIDS="$!"
+	sleep 0.3
+	iperf3 -c 127.0.0.1 -p "$port" -t 3 -f m >"$BATS_TEST_TMPDIR/iperf.out"
+	wait_for_log "net.ipv4.tcp_rmem 4096 131072 262144 -> 4096 131072 327680 in global netns"
+	wait_for_log "net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in global netns"
+	[ "$(max_of - net.ipv4.tcp_rmem)" -gt 327679 ]
+	[ "$(max_of - net.ipv4.tcp_wmem)" -gt 327679 ]
+}
+
+@test "tiny tcp_mem grows under many streams, never past its cap; low-memory toggles are set, then undone" {
+	local cap mem2
+	make_pair
+	sysctl -qw net.core.high_order_alloc_disable=0
+	sysctl -qw net.ipv4.tcp_mem="512 768 1024"
+	start_daemon
+	cap="$(sed -n 's/.*tcp_mem \([0-9]*\) pages (a quarter of RAM).*/\1/p' "$LOG")"
+	[ -n "$cap" ] || { cat "$LOG" >&3; false; }
+	iperf "$CLI" "$SRV" "$SRV_IP" 3 8
+	wait_for_log "net.ipv4.tcp_mem 512 768 1024 -> 640 960 1280 in global netns: TCP holds [0-9]+ pages"
+	mem2="$(max_of - net.ipv4.tcp_mem)"
+	[ "$mem2" -gt 1024 ]
+	[ "$mem2" -le "$cap" ]
+	# the kernel refused memory: low-memory mode, then undone once calm
+	wait_for_log "TCP memory exhausted: net.core.high_order_alloc_disable 0 -> 1 in global netns: low-memory mode: the kernel refused TCP socket memory"
+	grep -qE "TCP memory exhausted: net.ipv4.tcp_no_metrics_save 0 -> 1 in netns ($SRV|$CLI)" "$LOG"
+	wait_for_log "TCP memory pressure gone: net.core.high_order_alloc_disable 1 -> 0 in global netns" 20
+	wait_for_log "TCP memory pressure gone: net.ipv4.tcp_no_metrics_save 1 -> 0 in netns"
+	[ "$(sysctl -n net.core.high_order_alloc_disable)" -eq 0 ]
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_no_metrics_save)" -eq 0 ]
+	[ "$(sysctl_in "$CLI" net.ipv4.tcp_no_metrics_save)" -eq 0 ]
+	# every tcp_mem value written stayed within the cap
+	stop_daemon
+	sed -n 's/.*net.ipv4.tcp_mem [0-9]* [0-9]* [0-9]* -> [0-9]* [0-9]* \([0-9]*\) in.*/\1/p' "$LOG" |
+		while read -r v; do [ "$v" -le "$cap" ]; done
+}
+
+@test "an admin write to tcp_rmem in a netns stops the tuner there and only there" {
+	local admin_ns tuned_ns admin_ip tuned_ip admin_cli tuned_cli
+	make_pair
+	admin_cli="$CLI" admin_ns="$SRV" admin_ip="$SRV_IP"
+	make_pair
+	tuned_cli="$CLI" tuned_ns="$SRV" tuned_ip="$SRV_IP"
+	ip netns exec "$admin_ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+	ip netns exec "$tuned_ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+	start_daemon
+	ip netns exec "$admin_ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 200000"
+	wait_for_log "tuner tcp_buffer stopped in netns $admin_ns"
+	grep -q "net.ipv4.tcp_rmem was set to '4096.131072.200000' by pid [0-9]* (sysctl) in netns $admin_ns" "$LOG"
+	iperf "$admin_cli" "$admin_ns" "$admin_ip" 2
+	iperf "$tuned_cli" "$tuned_ns" "$tuned_ip" 2
+	wait_for_log "tcp_rmem 4096 131072 262144 -> 4096 131072 327680 in netns $tuned_ns"
+	[ "$(max_of "$admin_ns" net.ipv4.tcp_rmem)" -eq 200000 ]
+	! grep -q "tcp_rmem .* in netns $admin_ns (" "$LOG"
+	stop_daemon
+	grep -qE "summary: tuner tcp_buffer: [0-9]+ events, [1-9][0-9]* ignored" "$LOG"
+}
+
+@test "the buffer caps hold: tcp_rmem and tcp_wmem stop at 64 MiB" {
+	make_bloated_path 1gbit
+	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 60000000"
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 60000000"
+	start_daemon
+	iperf "$CLI" "$SRV" "$SRV_IP" 3
+	wait_for_log "net.ipv4.tcp_wmem 4096 16384 60000000 -> 4096 16384 67108864 in netns $CLI .*\(held at the tunable's cap\)"
+	wait_for_log "net.ipv4.tcp_rmem 4096 131072 60000000 -> 4096 131072 67108864 in netns $SRV .*\(held at the tunable's cap\)"
+	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -eq 67108864 ]
+	[ "$(max_of "$SRV" net.ipv4.tcp_rmem)" -eq 67108864 ]
+	# at the cap, later reports change nothing and log nothing
+	stop_daemon
+	[ "$(grep -c 'net.ipv4.tcp_wmem 4096 16384 [0-9]* -> ' "$LOG")" -eq 1 ]
+	[ "$(grep -c 'net.ipv4.tcp_rmem 4096 131072 [0-9]* -> ' "$LOG")" -eq 1 ]
+}
+
+@test "latency guard: when RTT rises with tcp_wmem on a bloated path, the tuner steps back and holds" {
+	local peak
+	make_bloated_path 500mbit
+	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 1048576"
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 67108864"
+	start_daemon
+	iperf "$CLI" "$SRV" "$SRV_IP" 4
+	wait_for_log "buffer growth raised latency: net.ipv4.tcp_wmem 4096 16384 [0-9]+ -> 4096 16384 [0-9]+ in netns $CLI \(cookie [0-9]+\): RTT rose with the tcp_wmem max \(r=[0-9.]+ over [0-9]+ settings, RTT [0-9]+ -> [0-9]+ us\)"
+	# stepped back below the highest value it had raised to
+	peak="$(sed -n 's/.*send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 [0-9]* -> 4096 16384 \([0-9]*\) in.*/\1/p' "$LOG" | sort -n | tail -1)"
+	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -lt "$peak" ]
+	# and holds: no raise after the step back
+	! sed -n '/buffer growth raised latency/,$p' "$LOG" | grep -q "send buffer near tcp_wmem max: net.ipv4.tcp_wmem"
+}
+
+@test "receive autotuning switched off by hand is switched back on for a buffer-limited receiver" {
+	make_pair
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_moderate_rcvbuf=0
+	start_daemon
+	iperf "$CLI" "$SRV" "$SRV_IP" 2
+	wait_for_log "receive autotuning off: net.ipv4.tcp_moderate_rcvbuf 0 -> 1 in netns $SRV .*: a receiver's queue filled its fixed buffer while receive autotuning was off"
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_moderate_rcvbuf)" -eq 1 ]
+}
