@@ -245,6 +245,13 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 		rc=$$?; [ $$rc -ne 1 ] && [ $$rc -ne 99 ] && [ $$rc -lt 128 ]
 	@echo "make check: clean"
 
+# ---- benchmarks: they print numbers, never pass or fail -----------------
+# Each bench/*.sh is run in turn; results go to bench/results/.
+BENCHES		?= $(sort $(wildcard bench/*.sh))
+.PHONY: bench
+bench: all
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
 clean:
 	rm -rf $(B)
 	-$(MAKE) -C sample_tuner clean

@@ -69,19 +69,17 @@ int bpftune_corr_pearson(const struct bpftune_corr *c, double *r)
 	return 0;
 }
 
-bool bpftune_corr_rising(const struct bpftune_corr *c, unsigned int min_n,
-			 double min_r, double min_rise, double *r)
+int bpftune_corr_fit(const struct bpftune_corr *c, double *r, double *rise)
 {
-	double mx, my, sxx, syy, sxy, v, xmin, xmax, rise;
+	double mx, my, sxx, syy, sxy, xmin, xmax, v;
 	unsigned int i;
+	int err;
 
-	if (c->n < min_n || moments(c, &mx, &my, &sxx, &syy, &sxy))
-		return false;
+	err = moments(c, &mx, &my, &sxx, &syy, &sxy);
+	if (err)
+		return err;
 	v = sxy / sqrt(sxx * syy);
-	if (r)
-		*r = v;
-	if (v < min_r)
-		return false;
+	*r = v > 1 ? 1 : v < -1 ? -1 : v;
 	xmin = xmax = c->x[0];
 	for (i = 1; i < c->n; i++) {
 		if (c->x[i] < xmin)
@@ -89,9 +87,22 @@ bool bpftune_corr_rising(const struct bpftune_corr *c, unsigned int min_n,
 		if (c->x[i] > xmax)
 			xmax = c->x[i];
 	}
-	/* slope of the least-squares line times the x range */
-	rise = sxy / sxx * (xmax - xmin);
-	return my > 0 ? rise >= min_rise * my : rise > 0;
+	/* slope of the least-squares line times the x range, over mean y */
+	v = sxy / sxx * (xmax - xmin);
+	*rise = my != 0 ? v / fabs(my) : (v > 0 ? HUGE_VAL : v < 0 ? -HUGE_VAL : 0);
+	return 0;
+}
+
+bool bpftune_corr_rising(const struct bpftune_corr *c, unsigned int min_n,
+			 double min_r, double min_rise, double *r)
+{
+	double v, rise;
+
+	if (c->n < min_n || bpftune_corr_fit(c, &v, &rise))
+		return false;
+	if (r)
+		*r = v;
+	return v >= min_r && rise >= min_rise;
 }
 
 /* ---- the table ---- */

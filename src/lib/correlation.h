@@ -31,6 +31,13 @@ void bpftune_corr_add(struct bpftune_corr *c, double x, double y);
  */
 int bpftune_corr_pearson(const struct bpftune_corr *c, double *r);
 /*
+ * Pearson's r into *r and how much the least-squares line of y rises
+ * across the window's x range, relative to the mean of y, into *rise
+ * (0.5: y goes up by half its mean from the lowest x to the highest).
+ * Errors as for bpftune_corr_pearson().
+ */
+int bpftune_corr_fit(const struct bpftune_corr *c, double *r, double *rise);
+/*
  * Does y rise with x?  True when the window has at least @min_n samples,
  * r >= @min_r, and the least-squares line rises across the x range by at
  * least @min_rise times the mean of y (so a tiny but steady rise, e.g. a

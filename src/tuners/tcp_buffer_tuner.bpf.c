@@ -51,25 +51,40 @@ struct {
 } syn_stats SEC(".maps");
 
 /*
- * tcp_sock fields.  A struct sock * cast to struct tcp_sock * does not
- * verify in fentry on 6.1; bpf_skc_to_tcp_sock() does, in every BTF-typed
+ * RTT and rate of a socket, for the latency guard.  A receiver's srtt only
+ * moves when it sends data: use its own receive-side RTT estimate and the
+ * bytes it took in during that RTT.  A sender: srtt and the last delivery
+ * rate sample.  A struct sock * cast to struct tcp_sock * does not verify
+ * in fentry on 6.1; bpf_skc_to_tcp_sock() does, in every BTF-typed
  * program.  Legacy (kprobe/raw_tp) arguments are plain numbers: probe-read.
  */
-static __always_inline __u32 tcp_rtt_us(struct sock *sk, int receiver)
+static __always_inline void tcp_rtt_rate(struct sock *sk, int receiver,
+					 struct tcp_buffer_event *e)
 {
-	__u32 rtt;
+	__u64 bytes = 0, us = 0;
+	__u32 rtt = 0;
 #ifdef BPFTUNE_LEGACY
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 #else
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
 
 	if (!tp)
-		return 0;
+		return;
 #endif
-	rtt = receiver ? BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) : 0;
+	if (receiver) {
+		rtt = BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) >> 3;
+		bytes = BPF_CORE_READ(tp, rcvq_space.space);
+		us = rtt;
+	} else {
+		bytes = (__u64)BPF_CORE_READ(tp, rate_delivered) *
+			BPF_CORE_READ(tp, mss_cache);
+		us = BPF_CORE_READ(tp, rate_interval_us);
+	}
 	if (!rtt)
-		rtt = BPF_CORE_READ(tp, srtt_us);
-	return rtt >> 3;
+		rtt = BPF_CORE_READ(tp, srtt_us) >> 3;
+	e->rtt_us = rtt;
+	if (us)
+		e->rate_kbps = bytes * 8000 / us;
 }
 
 static __always_inline struct net *sk_net(struct sock *sk)
@@ -160,7 +175,7 @@ static __always_inline int rcvbuf_check(struct sock *sk)
 	e->limit[1] = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[1]);
 	e->limit[2] = rmem2;
 	e->moderate_rcvbuf = moderate;
-	e->rtt_us = tcp_rtt_us(sk, 1);
+	tcp_rtt_rate(sk, 1, e);
 	read_tcp_mem(sk, e);
 	bpftune_event_submit(ev);
 	return 0;
@@ -246,7 +261,7 @@ BPFTUNE_TP(probe, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 	e->limit[0] = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[0]);
 	e->limit[1] = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[1]);
 	e->limit[2] = wmem2;
-	e->rtt_us = tcp_rtt_us(sk, 0);
+	tcp_rtt_rate(sk, 0, e);
 	bpftune_event_submit(ev);
 	return 0;
 }

@@ -154,10 +154,16 @@ static const struct bpftune_scenario_desc scenarios[] = {
 	},
 };
 
-/* latency guard: at least this many buffer settings, r and relative rise */
+/*
+ * Latency guard: at least this many buffer settings, r and relative rise
+ * of the RTT; it does not trip while throughput still grows by at least
+ * GUARD_MIN_GAIN across the same settings (the buffer was the bottleneck,
+ * and a receiver's RTT estimate grows with its window).
+ */
 #define GUARD_MIN_SAMPLES	4
 #define GUARD_MIN_R		0.8
 #define GUARD_MIN_RISE		0.5
+#define GUARD_MIN_GAIN		0.1
 #define GUARD_HOLD_MS		(60 * 1000ULL)
 #define GUARD_HOLD_MAX_MS	(16 * GUARD_HOLD_MS)
 /* low-memory mode: shrink at most this often, to no less than 1/4 */
@@ -175,6 +181,8 @@ static const struct bpftune_scenario_desc scenarios[] = {
 struct guard {
 	double rtt_sum;		/* RTT seen at the current max */
 	unsigned long rtt_n;
+	double rate_sum;	/* and throughput */
+	unsigned long rate_n;
 	long raised_from;	/* max before our last raise, 0 if none */
 	uint64_t hold_until_ms;
 	unsigned int trips;
@@ -473,7 +481,11 @@ static const char *buf_name(unsigned int tunable)
 	return tunable == TB_RMEM ? "tcp_rmem" : "tcp_wmem";
 }
 
-/* Does the window of (max, RTT) say raising the max raised the RTT? */
+/*
+ * Does the window of (max, RTT) say raising the max raised the RTT, while
+ * throughput (window of (max, rate), keyed past the tunables) stood still?
+ * Then step back to the value before the last raise and hold.
+ */
 static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 			struct tb_netns *n, const long *cur, char *inputs,
 			size_t len)
@@ -481,27 +493,42 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 	struct bpftune_corr_key key = {
 		.tuner_id = state->tuner->id, .tunable = tunable,
 		.netns_cookie = n->cookie,
-	};
+	}, rkey = key;
 	struct guard *g = &n->guard[tunable];
-	struct bpftune_corr *c = bpftune_corr_get(&key);
-	double r = 0, y0, y1;
-	char reason[256];
+	struct bpftune_corr *c, *rc;
+	double r = 0, rise = 0, rr = 0, gain = 0;
+	char reason[320], gains[64] = "";
 	long back[3];
-	unsigned int first;
+	int err;
 
-	if (!c)
+	rkey.tunable = TB_NUM_TUNABLES + tunable;
+	c = bpftune_corr_get(&key);
+	rc = bpftune_corr_get(&rkey);
+	if (!c || !rc)
 		return false;
-	if (g->rtt_n) {
+	if (g->rtt_n)
 		bpftune_corr_add(c, cur[2], g->rtt_sum / g->rtt_n);
-		g->rtt_sum = 0;
-		g->rtt_n = 0;
-	}
-	if (!bpftune_corr_rising(c, GUARD_MIN_SAMPLES, GUARD_MIN_R,
-				 GUARD_MIN_RISE, &r))
+	if (g->rate_n)
+		bpftune_corr_add(rc, cur[2], g->rate_sum / g->rate_n);
+	g->rtt_sum = g->rate_sum = 0;
+	g->rtt_n = g->rate_n = 0;
+	if (c->n < GUARD_MIN_SAMPLES || bpftune_corr_fit(c, &r, &rise))
 		return false;
-	first = c->n < BPFTUNE_CORR_WINDOW ? 0 : c->next;
-	y0 = c->y[first];
-	y1 = c->y[(c->next + BPFTUNE_CORR_WINDOW - 1) % BPFTUNE_CORR_WINDOW];
+	snprintf(inputs + strlen(inputs), len - strlen(inputs),
+		 " guard_r=%.3f guard_rtt_rise=%.2f guard_samples=%u", r, rise, c->n);
+	if (r < GUARD_MIN_R || rise < GUARD_MIN_RISE)
+		return false;
+	/* no throughput figures: RTT alone decides */
+	err = bpftune_corr_fit(rc, &rr, &gain);
+	if (err == -EDOM)
+		gain = 0;	/* throughput did not move at all */
+	if (!err || err == -EDOM) {
+		snprintf(inputs + strlen(inputs), len - strlen(inputs),
+			 " guard_rate_gain=%.2f", gain);
+		if (gain >= GUARD_MIN_GAIN)
+			return false;
+		snprintf(gains, sizeof(gains), ", throughput %+.0f%%", gain * 100);
+	}
 	memcpy(back, cur, sizeof(back));
 	back[2] = g->raised_from > 0 && g->raised_from < cur[2] ?
 		  g->raised_from : cur[2] - bpftune_delta(cur[2]);
@@ -512,16 +539,14 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 		g->hold_until_ms = now_ms() + GUARD_HOLD_MAX_MS;
 	g->trips++;
 	g->raised_from = 0;
-	snprintf(inputs + strlen(inputs), len - strlen(inputs),
-		 " r=%.3f samples=%u rtt_first_us=%.0f rtt_last_us=%.0f", r, c->n,
-		 y0, y1);
 	decide(ev, TCP_BUFFER_LATENCY_GUARD, tunable, "latency-guard", inputs,
 	       "step back");
 	snprintf(reason, sizeof(reason),
-		 "RTT rose with the %s max (r=%.2f over %u settings, RTT %.0f -> %.0f us): more buffer only added queueing; stepping back and holding for %llu s",
-		 buf_name(tunable), r, c->n, y0, y1,
+		 "RTT rose with the %s max (r=%.2f over %u settings, RTT +%.0f%%%s): more buffer only added queueing; stepping back and holding for %llu s",
+		 buf_name(tunable), r, c->n, rise * 100, gains,
 		 (unsigned long long)(g->hold_until_ms - now_ms()) / 1000);
 	bpftune_corr_reset(c);
+	bpftune_corr_reset(rc);
 	bpftune_tunable_set(state->tuner, tunable, ev, TCP_BUFFER_LATENCY_GUARD,
 			    back, 3, reason);
 	return true;
@@ -541,10 +566,10 @@ static void buffer_near_max(const struct bpftune_event *ev,
 
 	ret = bpftune_tunable_get(state->tuner, tunable, ev, cur);
 	snprintf(inputs, sizeof(inputs),
-		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u tcp_pages=%lld tcp_mem1=%lld pressure=%u",
+		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u rate_kbps=%u tcp_pages=%lld tcp_mem1=%lld pressure=%u",
 		 e->value, (long long)e->limit[2], ret == 3 ? cur[2] : -1L,
-		 e->rtt_us, (long long)e->allocated, (long long)e->mem[1],
-		 e->pressure);
+		 e->rtt_us, e->rate_kbps, (long long)e->allocated,
+		 (long long)e->mem[1], e->pressure);
 	if (ret != 3) {
 		decide(ev, scenario, tunable, "grow-near-limit", inputs,
 		       "none: cannot read the live value");
@@ -562,6 +587,10 @@ static void buffer_near_max(const struct bpftune_event *ev,
 	if (e->rtt_us) {
 		g->rtt_sum += e->rtt_us;
 		g->rtt_n++;
+	}
+	if (e->rate_kbps) {
+		g->rate_sum += e->rate_kbps;
+		g->rate_n++;
 	}
 	if (state->lowmem || n->lowmem) {
 		decide(ev, scenario, tunable, "grow-near-limit", inputs,

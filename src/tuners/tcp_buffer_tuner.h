@@ -28,11 +28,12 @@ struct tcp_buffer_event {
 	__u32 rtt_us;		/* rcv RTT (receiver) or srtt (sender) */
 	__u32 backlog;		/* listener's accept backlog */
 	__u32 max_syn_backlog;
+	__u32 rate_kbps;	/* receive rate (receiver), delivery rate (sender) */
 	__u16 port;		/* listener's port */
 	__u8 syncookies;
 	__u8 pressure;		/* kernel's tcp_memory_pressure is set */
 	__u8 moderate_rcvbuf;
-	__u8 pad[3];
+	__u8 pad[7];
 };
 
 /* Per-netns SYN counters kept by the BPF side (map syn_stats). */

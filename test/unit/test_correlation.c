@@ -161,6 +161,30 @@ static void test_rising(void **state)
 	assert_false(bpftune_corr_rising(&c, 4, 0.8, 0.2, NULL));
 }
 
+static void test_fit(void **state)
+{
+	static const double x[] = { 1, 2, 3, 4, 5 };
+	static const double up[] = { 10, 20, 30, 40, 50 };
+	static const double down[] = { 50, 40, 30, 20, 10 };
+	static const double flat[] = { 7, 7, 7, 7, 7 };
+	struct bpftune_corr c;
+	double r = 0, rise = 0;
+
+	(void)state;
+	/* slope 10 over an x range of 4, mean 30: rises by 4/3 of the mean */
+	fill(&c, x, up, 5);
+	assert_int_equal(bpftune_corr_fit(&c, &r, &rise), 0);
+	assert_true(fabs(r - 1) < EPS);
+	assert_true(fabs(rise - 40.0 / 30.0) < EPS);
+	fill(&c, x, down, 5);
+	assert_int_equal(bpftune_corr_fit(&c, &r, &rise), 0);
+	assert_true(fabs(rise + 40.0 / 30.0) < EPS);
+	fill(&c, x, flat, 5);
+	assert_int_equal(bpftune_corr_fit(&c, &r, &rise), -EDOM);
+	fill(&c, x, up, 2);
+	assert_int_equal(bpftune_corr_fit(&c, &r, &rise), -EAGAIN);
+}
+
 /* The anchor's bug: windows keyed by tunable only collide. */
 static void test_keys_do_not_collide(void **state)
 {
@@ -260,6 +284,7 @@ int unit_run_correlation(void)
 		cmocka_unit_test_setup(test_large_values, setup),
 		cmocka_unit_test_setup(test_window_slides, setup),
 		cmocka_unit_test_setup(test_rising, setup),
+		cmocka_unit_test_setup(test_fit, setup),
 		cmocka_unit_test_setup(test_keys_do_not_collide, setup),
 		cmocka_unit_test_setup(test_forget, setup),
 		cmocka_unit_test_setup(test_bounded, setup),
