@@ -21,6 +21,7 @@
 #include "cgroup.h"
 #include "loop.h"
 #include "plugin_dir.h"
+#include "telemetry.h"
 #include "control.h"
 #include "journal.h"
 #include "operate.h"
@@ -34,6 +35,10 @@ struct options {
 	const char *cgroup;
 	struct bpftune_allow allow;
 	char *allow_names[MAX_ALLOW];
+	/* telemetry (telemetry.h) */
+	const char *telemetry_dir, *label;
+	bool no_telemetry, observe;
+	unsigned int sample_interval_ms;
 	const char *query;		/* -q: be the control socket's client */
 	bool json;
 	const char *socket_path;
@@ -49,6 +54,15 @@ enum {
 	OPT_JOURNAL,
 	OPT_RESTORE,
 	OPT_METRICS_DIR,
+};
+
+/* long-only telemetry options */
+enum {
+	OPT_TELEMETRY_DIR = 0x200,
+	OPT_NO_TELEMETRY,
+	OPT_SAMPLE_INTERVAL,
+	OPT_LABEL,
+	OPT_OBSERVE,
 };
 
 static void usage(FILE *f)
@@ -83,6 +97,14 @@ static void usage(FILE *f)
 "                         node_exporter textfile collector)\n",
 		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
 		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT);
+	fprintf(f,
+"      --telemetry-dir DIR  one SQLite file per run in DIR\n"
+"                         (default %s)\n"
+"      --no-telemetry     record no telemetry\n"
+"      --sample-interval MS  telemetry samples every MS ms (default %d)\n"
+"      --label NAME       workload/experiment name stored with the run\n"
+"      --observe          decide and record, but write no tunable\n",
+		BPFTUNE_TELEMETRY_DIR, BPFTUNE_SAMPLE_INTERVAL_MS);
 }
 
 static int parse_rate(const char *arg, unsigned int *rate)
@@ -95,6 +117,20 @@ static int parse_rate(const char *arg, unsigned int *rate)
 	if (errno || end == arg || *end || v < 0 || v > BPFTUNE_LEARNING_RATE_MAX)
 		return -EINVAL;
 	*rate = v;
+	return 0;
+}
+
+static int parse_sample_interval(const char *arg, unsigned int *ms)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < BPFTUNE_SAMPLE_INTERVAL_MIN_MS ||
+	    v > BPFTUNE_SAMPLE_INTERVAL_MAX_MS)
+		return -EINVAL;
+	*ms = v;
 	return 0;
 }
 
@@ -119,6 +155,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "journal", required_argument, NULL, OPT_JOURNAL },
 		{ "restore", no_argument, NULL, OPT_RESTORE },
 		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
+		{ "telemetry-dir", required_argument, NULL, OPT_TELEMETRY_DIR },
+		{ "no-telemetry", no_argument, NULL, OPT_NO_TELEMETRY },
+		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "observe", no_argument, NULL, OPT_OBSERVE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -192,6 +233,26 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_METRICS_DIR:
 			o->metrics_dir = optarg;
+			break;
+		case OPT_TELEMETRY_DIR:
+			o->telemetry_dir = optarg;
+			break;
+		case OPT_NO_TELEMETRY:
+			o->no_telemetry = true;
+			break;
+		case OPT_SAMPLE_INTERVAL:
+			if (parse_sample_interval(optarg, &o->sample_interval_ms)) {
+				fprintf(stderr, "bpftune: --sample-interval takes %d to %d milliseconds, not '%s'\n",
+					BPFTUNE_SAMPLE_INTERVAL_MIN_MS,
+					BPFTUNE_SAMPLE_INTERVAL_MAX_MS, optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_LABEL:
+			o->label = optarg;
+			break;
+		case OPT_OBSERVE:
+			o->observe = true;
 			break;
 		default:
 			usage(stderr);
@@ -436,6 +497,23 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 	return 0;
 }
 
+/* --observe, and telemetry unless --no-telemetry; never fatal */
+static void init_telemetry(const struct options *o, int argc, char **argv)
+{
+	struct bpftune_telemetry_opts t = {
+		.dir = o->telemetry_dir, .label = o->label,
+		.sample_interval_ms = o->sample_interval_ms,
+		.learning_rate = o->learning_rate, .legacy = o->legacy,
+		.observe_only = o->observe, .argc = argc, .argv = argv,
+	};
+
+	bpftune_set_observe_only(o->observe);
+	if (o->observe)
+		bpftune_log(LOG_NOTICE, "observe-only (--observe): tuners decide and are recorded; no tunable is written");
+	if (!o->no_telemetry)
+		bpftune_telemetry_init(&t);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -497,6 +575,7 @@ int main(int argc, char **argv)
 	}
 	if (o.rollback && start_journal(&o))
 		goto out;
+	init_telemetry(&o, argc, argv);
 	sc.bpf.legacy = o.legacy;
 	sc.bpf.cgroup_fd = bpftune_cgroup_open(o.cgroup);
 	if (sc.bpf.cgroup_fd < 0)
@@ -517,6 +596,7 @@ int main(int argc, char **argv)
 	the_rb = rb;
 	if (start_operations(&o, &sc))
 		goto out;
+	bpftune_telemetry_start();
 	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc.running,
 		    sc.running == 1 ? "" : "s");
 	err = event_loop(rb);
@@ -527,6 +607,7 @@ int main(int argc, char **argv)
 		err = err ?: -EIO;
 	ret = err ? 1 : 0;
 out:
+	bpftune_telemetry_stop(ret);
 	bpftune_control_fini();
 	bpftune_hotplug_fini();
 	bpftune_metrics_fini();

@@ -42,7 +42,10 @@ make_plugin_dir() {
 start_daemon() {
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	: > "$LOG"
-	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "$@" >>"$LOG" 2>&1 &
+	# telemetry files go to the test's directory unless the test chooses
+	local tel=(--telemetry-dir "$BATS_TEST_TMPDIR/telemetry")
+	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && tel=()
+	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "$@" >>"$LOG" 2>&1 &
 	DAEMON_PID=$!
 	wait_for_log "bpftune running" 30 || {
 		cat "$LOG" >&3

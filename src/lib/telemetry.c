@@ -256,13 +256,24 @@ static const char *scenario_name(const struct bpftune_tuner *t, unsigned int s)
 	return s < t->ops->num_scenarios ? t->ops->scenarios[s].name : NULL;
 }
 
+static uint64_t last_event_us;
+
 static void on_event(const struct bpftune_tuner *t, const struct bpftune_event *ev)
 {
 	struct row *r;
 	uint32_t len;
 
+	uint64_t ts = ev->ts_uptime_ns / 1000;
+
 	atomic_fetch_add_explicit(&events_seen, 1, memory_order_relaxed);
-	r = q_reserve(BPFTUNE_T_EVENTS, ROW_EVENT, t, ev->ts_uptime_ns / 1000 ?: 1);
+	/*
+	 * Events reserved on different CPUs can reach us out of timestamp
+	 * order by microseconds: keep the column non-decreasing in seq order.
+	 */
+	if (ts < last_event_us)
+		ts = last_event_us;
+	last_event_us = ts;
+	r = q_reserve(BPFTUNE_T_EVENTS, ROW_EVENT, t, ts ?: 1);
 	/* prod_seq is stable here: only this thread produces events */
 	cur_event.ev = ev;
 	cur_event.ts_ns = ev->ts_uptime_ns;
@@ -1364,6 +1375,7 @@ int bpftune_telemetry_start(void)
 		tm.started = false;
 		goto fail;
 	}
+	pthread_setname_np(tm.thread, "bpftune-writer");
 	bpftune_observer_add(&observer);
 	tm.tfd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
 	its.it_interval.tv_sec = tm.o.sample_interval_ms / 1000;

@@ -389,7 +389,7 @@ const struct bpftune_ttable bpftune_telemetry_tables[BPFTUNE_T_MAX] = {
 		"Tuner state transitions per network namespace: ACTIVE at start, MANUAL when an admin takes a tunable over (a label: the admin disagreed), GONE when a netns is destroyed.",
 		states_cols),
 	[BPFTUNE_T_EVENTS] = TABLE("events", BPFTUNE_TT_COMMON,
-		"Every event the BPF side delivered through the ring buffer (events lost in the kernel are counted in health.ringbuf_lost). ts_uptime_us is the BPF-side timestamp: events from different CPUs may be out of order by microseconds.",
+		"Every event the BPF side delivered through the ring buffer (events lost in the kernel are counted in health.ringbuf_lost). ts_uptime_us is the BPF-side timestamp, raised to the previous event's where events from different CPUs arrived out of order (by microseconds), so it never decreases in seq order.",
 		events_cols),
 	[BPFTUNE_T_DECISIONS] = TABLE("decisions", BPFTUNE_TT_COMMON,
 		"Every evaluation a tuner made (bpftune_decision()), including those that changed nothing: state -> action. Join changes on changes.decision_seq = decisions.seq for the outcome.",
