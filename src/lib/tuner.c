@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "telemetry.h"
 #include "operate.h"
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
@@ -236,6 +237,8 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	bpftune_log(LOG_INFO, "tuner %s started (%s objects, %u hooks): %s",
 		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
 		    ops->description ? ops->description : "");
+	/* a tuner hot-plugged into a running daemon gets its telemetry rows */
+	bpftune_telemetry_tuner_added(t);
 	return 0;
 err:
 	bpf_object__close(t->obj);
