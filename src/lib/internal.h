@@ -187,26 +187,13 @@ struct bpftune_observer {
 	/* a tuner's state changed in a netns (cookie 0: everywhere) */
 	void (*state)(const struct bpftune_tuner *t, uint64_t netns_cookie,
 		      enum bpftune_state state, const char *cause);
+	/* a rollback wrote (err 0) or failed to write an original value */
+	void (*rollback)(const char *sysctl, uint64_t netns_cookie,
+			 const long *restored, unsigned int n, int err);
 };
 
 void bpftune_observer_add(struct bpftune_observer *o);
 void bpftune_observer_remove(struct bpftune_observer *o);
-
-void bpftune_set_learning_rate(unsigned int rate);
-unsigned int bpftune_num_tuners(void);
-struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
-struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
-					void *handle, int plugin_fd,
-					const char *file);
-void bpftune_tuner_remove(struct bpftune_tuner *tuner);
-int bpftune_tuner_start(struct bpftune_tuner *tuner,
-	/* a rollback wrote (err 0) or failed to write an original value */
-	void (*rollback)(const char *sysctl, uint64_t netns_cookie,
-			 const long *restored, unsigned int n, int err);
-			const struct bpftune_bpf_opts *opts);
-enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
-					     uint64_t cookie);
-void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
 /* whoever restores an original value tells the observers (telemetry) */
 void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,
 			     const long *restored, unsigned int n, int err);
@@ -216,6 +203,19 @@ void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,
  */
 void bpftune_set_observe_only(bool on);
 bool bpftune_observe_only(void);
+
+void bpftune_set_learning_rate(unsigned int rate);
+unsigned int bpftune_num_tuners(void);
+struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
+struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
+					void *handle, int plugin_fd,
+					const char *file);
+void bpftune_tuner_remove(struct bpftune_tuner *tuner);
+int bpftune_tuner_start(struct bpftune_tuner *tuner,
+			const struct bpftune_bpf_opts *opts);
+enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
+					     uint64_t cookie);
+void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
 			      const char *why);
 void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
 void bpftune_print_summary(void);

@@ -42,7 +42,6 @@ void bpftune_observer_remove(struct bpftune_observer *o)
 
 #define for_each_observer(o) for ((o) = observers; (o); (o) = (o)->next)
 
-static void notify_state(const struct bpftune_tuner *t, uint64_t cookie,
 static bool observe_only;
 
 void bpftune_set_observe_only(bool on)
@@ -65,6 +64,7 @@ void bpftune_notify_rollback(const char *sysctl, uint64_t cookie,
 			o->rollback(sysctl, cookie, restored, n, err);
 }
 
+static void notify_state(const struct bpftune_tuner *t, uint64_t cookie,
 			 enum bpftune_state state, const char *cause)
 {
 	struct bpftune_observer *o;
@@ -436,11 +436,6 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	format_values(old, n, sold, sizeof(sold));
 	format_values(new, n, snew, sizeof(snew));
 	bpftune_netns_describe(cookie, where, sizeof(where));
-	for_each_observer(o) {
-		if (!o->pre_change)
-			continue;
-		err = o->pre_change(t, index, cookie, old, n);
-		if (err) {
 	/* --observe: the decision is recorded, the kernel is left alone */
 	if (observe_only) {
 		for_each_observer(o)
@@ -452,6 +447,11 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    sold, snew, where, reason ? reason : "");
 		return 0;
 	}
+	for_each_observer(o) {
+		if (!o->pre_change)
+			continue;
+		err = o->pre_change(t, index, cookie, old, n);
+		if (err) {
 			bpftune_log(LOG_WARNING, "tuner %s: not setting %s to %s in %s: %s",
 				    t->ops->name, d->name, snew, where, strerror(-err));
 			return err;
@@ -562,6 +562,8 @@ int bpftune_rollback_all(void)
 				format_values(c->old_values, c->num_values, vals, sizeof(vals));
 				err = bpftune_sysctl_write(fd, d->name, c->old_values,
 							   c->num_values);
+				bpftune_notify_rollback(d->name, c->netns_cookie,
+							c->old_values, c->num_values, err);
 				if (err) {
 					failed++;
 					bpftune_log(LOG_ERR, "rollback: could not restore %s to %s in %s: %s",
@@ -579,8 +581,6 @@ int bpftune_rollback_all(void)
 void bpftune_tuners_fini(void)
 {
 	unsigned int id;
-				bpftune_notify_rollback(d->name, c->netns_cookie,
-							c->old_values, c->num_values, err);
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
 		bpftune_tuner_remove(tuners[id]);
