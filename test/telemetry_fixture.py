@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Write telemetry files like the daemon's, for the offline tool tests.
+
+usage: telemetry_fixture.py DDL_FILE OUT_DIR LABEL:RUNS...
+
+DDL_FILE is the schema as `build/bin/telemetry-schema --sql` prints it (the
+daemon's own DDL, so the fixture cannot drift from it).  Each run gets its
+own file with a runs row, a tuner, a tunable, events, decisions (one of
+them a no-op), one change, samples and health, all with run_id, host_id,
+seq and ts_uptime_us.  Deterministic: run ids come from a fixed seed.
+"""
+
+import os
+import random
+import sqlite3
+import sys
+import uuid
+
+
+def columns(db, table):
+    return [r[1] for r in db.execute('PRAGMA table_info("%s")' % table)]
+
+
+def insert(db, table, common, seq, ts, **values):
+    row = dict(common, seq=seq, ts_uptime_us=ts, **values)
+    cols = [c for c in columns(db, table) if c in row]
+    unknown = set(values) - set(columns(db, table))
+    if unknown:
+        sys.exit("fixture: %s has no column %s" % (table, ", ".join(sorted(unknown))))
+    db.execute('INSERT INTO "%s" (%s) VALUES (%s)' % (
+        table, ", ".join(cols), ", ".join("?" * len(cols))), [row[c] for c in cols])
+
+
+def make_run(ddl, out, label, index, rng):
+    run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    host = "%032x" % rng.getrandbits(128)
+    start = 1_000_000_000 + index * 100_000_000
+    path = os.path.join(out, "20250101T%06dZ-%s.db" % (index, run_id))
+    db = sqlite3.connect(path)
+    db.executescript(ddl)
+    c = {"run_id": run_id, "host_id": host}
+    for k, v in (("schema_version", "1"), ("run_id", run_id), ("host_id", host)):
+        db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (k, v))
+    insert(db, "runs", c, 1, start, label=label, schema_version=1,
+           end_ts_uptime_us=start + 10_000_000, exit_status=0, tuners="sample",
+           kernel_release="6.1.0-test", support_mode="full", learning_rate=4,
+           observe_only=0, sample_interval_ms=1000, daemon_version="0.1.0")
+    insert(db, "tuners", c, 1, start + 1, tuner_id=0, tuner="sample", num_tunables=1)
+    insert(db, "tunables", c, 1, start + 2, tuner_id=0, tuner="sample", tunable_index=0,
+           tunable="net.core.somaxconn", num_values=1, min=128, max=65535,
+           initial_values="128", initial_0=128, read_errno=0)
+    insert(db, "states", c, 1, start + 3, tuner_id=0, tuner="sample", netns_cookie=0,
+           state="ACTIVE", cause="started")
+    value = 128
+    for i in range(1, 4):
+        ts = start + i * 1_000_000
+        insert(db, "events", c, i, ts, tuner_id=0, tuner="sample", scenario_id=0,
+               scenario="listen backlog truncated", netns_cookie=4096, pid=100 + i,
+               comm="python3", payload_len=8, payload_hex="00080000%02x000000" % i)
+        insert(db, "decisions", c, i, ts + 10, event_seq=i, tuner_id=0, tuner="sample",
+               scenario_id=0, policy="raise-to-request", inputs="backlog=2048",
+               action="raise", tunable_index=0, tunable="net.core.somaxconn")
+        if i == 1:
+            insert(db, "changes", c, 1, ts + 20, decision_seq=1, event_seq=1, tuner_id=0,
+                   tuner="sample", scenario_id=0, tunable_index=0,
+                   tunable="net.core.somaxconn", netns_cookie=4096, num_values=1,
+                   old_values=str(value), new_values="2048", old_0=value, new_0=2048,
+                   reason="fixture", errno=0, applied=1, rollback=0)
+        for t in ("samples_tcp", "samples_udp", "samples_system"):
+            extra = {"samples_tcp": {"retrans_segs": 10 * i + index, "listen_overflows": i},
+                     "samples_udp": {"rcvbuf_errors": i},
+                     "samples_system": {"load1": 0.5 * i, "mem_available_kb": 1000 - i}}[t]
+            insert(db, t, c, i, ts + 30, **extra)
+        insert(db, "health", c, i, ts + 40, ringbuf_lost=0, events_seen=i, rows_dropped=0)
+    db.commit()
+    db.execute("PRAGMA user_version = 1")
+    db.close()
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    ddl = open(sys.argv[1]).read()
+    out = sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(4242)
+    index = 0
+    for spec in sys.argv[3:]:
+        label, runs = spec.rsplit(":", 1)
+        for _ in range(int(runs)):
+            make_run(ddl, out, label, index, rng)
+            index += 1
+
+
+if __name__ == "__main__":
+    main()

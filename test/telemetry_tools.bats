@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# bpftune-telemetry (export, dataset build, plot, collect) and the
+# generated table documentation.
+
+load helpers
+
+TOOL="$REPO/tools/bpftune-telemetry"
+SCHEMA="$REPO/build/bin/telemetry-schema"
+
+setup() {
+	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
+	"$SCHEMA" --sql > "$BATS_TEST_TMPDIR/schema.sql"
+}
+
+teardown() {
+	common_teardown
+}
+
+# fixture LABEL:RUNS...: run files in $FIX written with the daemon's DDL
+fixture() {
+	FIX="$BATS_TEST_TMPDIR/runs"
+	/usr/bin/python3 "$REPO/test/telemetry_fixture.py" "$BATS_TEST_TMPDIR/schema.sql" \
+		"$FIX" "$@"
+}
+
+# rows of a CSV file, header excluded
+csv_rows() {
+	/usr/bin/python3 -c 'import csv, sys; print(sum(1 for _ in csv.DictReader(open(sys.argv[1]))))' "$1"
+}
+
+# distinct values of a column of a CSV file, one per line, sorted
+csv_values() {
+	/usr/bin/python3 -c '
+import csv, sys
+print("\n".join(sorted({r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1]))})))' "$1" "$2"
+}
+
+# json_get FILE EXPR: evaluate a Python expression on the parsed file (m)
+json_get() {
+	/usr/bin/python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+@test "docs/telemetry.md is what the schema table generates (make docs)" {
+	run diff <("$SCHEMA" --markdown) "$REPO/docs/telemetry.md"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# every table has its section, and the README links the page
+	local t
+	for t in $(sed -n 's/^CREATE TABLE IF NOT EXISTS \([a-z_]*\) .*/\1/p' "$BATS_TEST_TMPDIR/schema.sql"); do
+		grep -q "^## $t\$" "$REPO/docs/telemetry.md"
+	done
+	grep -q "docs/telemetry.md" "$REPO/README.md"
+}
+
+@test "export --csv: one CSV per table, every run merged, the schema's columns" {
+	fixture a:2 b:2 c:1
+	run "$TOOL" export --csv "$BATS_TEST_TMPDIR/csv" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local t n=0
+	for t in $(sed -n 's/^CREATE TABLE IF NOT EXISTS \([a-z_]*\) .*/\1/p' "$BATS_TEST_TMPDIR/schema.sql"); do
+		[ -f "$BATS_TEST_TMPDIR/csv/$t.csv" ]
+		n=$((n + 1))
+	done
+	[ "$(ls "$BATS_TEST_TMPDIR/csv" | wc -l)" -eq "$n" ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/csv/runs.csv")" -eq 5 ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/csv/events.csv")" -eq 15 ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/csv/changes.csv")" -eq 5 ]
+	[ "$(csv_values "$BATS_TEST_TMPDIR/csv/events.csv" run_id | wc -l)" -eq 5 ]
+	# the header is the table's columns, in the schema's order
+	[ "$(head -1 "$BATS_TEST_TMPDIR/csv/events.csv" | tr -d '\r')" = \
+	  "$(sed -n 's/^CREATE TABLE IF NOT EXISTS events (\(.*\));$/\1/p' "$BATS_TEST_TMPDIR/schema.sql" |
+	     sed 's/ [A-Z]*\( NOT NULL\)\?//g; s/, /,/g')" ]
+	# meta rows say which run they belong to
+	[ "$(csv_values "$BATS_TEST_TMPDIR/csv/meta.csv" run_id | wc -l)" -eq 5 ]
+}
+
+@test "dataset build: split by run, one label held out only in test_unseen, counts in dataset_meta.json" {
+	fixture alpha:4 beta:4 gamma:4
+	run "$TOOL" dataset build --seed 7 --out "$BATS_TEST_TMPDIR/ds" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local meta="$BATS_TEST_TMPDIR/ds/dataset_meta.json" held s t all=""
+	held="$(json_get "$meta" 'm["holdout_label"]')"
+	[[ "$held" =~ ^(alpha|beta|gamma)$ ]]
+	[ "$(json_get "$meta" 'm["split_by"]')" = run ]
+	# the held-out label is all of test_unseen and nowhere else
+	[ "$(csv_values "$BATS_TEST_TMPDIR/ds/test_unseen/runs.csv" label)" = "$held" ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/ds/test_unseen/runs.csv")" -eq 4 ]
+	! grep -q ",$held," "$BATS_TEST_TMPDIR/ds/train/runs.csv"
+	! grep -q ",$held," "$BATS_TEST_TMPDIR/ds/test_seen/runs.csv"
+	# each seen label in both train and test_seen
+	[ "$(csv_values "$BATS_TEST_TMPDIR/ds/train/runs.csv" label | wc -l)" -eq 2 ]
+	[ "$(csv_values "$BATS_TEST_TMPDIR/ds/test_seen/runs.csv" label | wc -l)" -eq 2 ]
+	# by run: every table of a split holds exactly the split's runs, and
+	# no run is in two splits
+	for s in train test_seen test_unseen; do
+		for t in events decisions changes samples_tcp health; do
+			[ "$(csv_values "$BATS_TEST_TMPDIR/ds/$s/$t.csv" run_id)" = \
+			  "$(csv_values "$BATS_TEST_TMPDIR/ds/$s/runs.csv" run_id)" ]
+			[ "$(csv_rows "$BATS_TEST_TMPDIR/ds/$s/$t.csv")" -eq \
+			  "$(json_get "$meta" "m['splits']['$s']['counts']['$t']")" ]
+		done
+		[ "$(csv_values "$BATS_TEST_TMPDIR/ds/$s/runs.csv" run_id)" = \
+		  "$(json_get "$meta" "'\\n'.join(m['splits']['$s']['runs'])")" ]
+		all="$all$(csv_values "$BATS_TEST_TMPDIR/ds/$s/runs.csv" run_id)"$'\n'
+	done
+	[ "$(echo -n "$all" | sort | uniq -d | wc -l)" -eq 0 ]
+	[ "$(echo -n "$all" | sort -u | wc -l)" -eq 12 ]
+}
+
+@test "dataset build: the same seed gives the same split, other seeds other splits" {
+	fixture alpha:4 beta:4 gamma:4
+	local seed differ=0
+	"$TOOL" dataset build --seed 3 --out "$BATS_TEST_TMPDIR/a" "$FIX"
+	"$TOOL" dataset build --seed 3 --out "$BATS_TEST_TMPDIR/b" "$FIX"
+	diff -r "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	for seed in 4 5 6 7 8; do
+		"$TOOL" dataset build --seed "$seed" --out "$BATS_TEST_TMPDIR/s$seed" "$FIX"
+		diff -q "$BATS_TEST_TMPDIR/a/dataset_meta.json" \
+			"$BATS_TEST_TMPDIR/s$seed/dataset_meta.json" >/dev/null || differ=$((differ + 1))
+	done
+	echo "splits different from seed 3's: $differ of 5"
+	[ "$differ" -ge 1 ]
+}
+
+@test "dataset build: --holdout chooses the unseen label; two labels hold none out" {
+	fixture alpha:3 beta:3 gamma:3
+	"$TOOL" dataset build --holdout beta --out "$BATS_TEST_TMPDIR/h" "$FIX"
+	[ "$(csv_values "$BATS_TEST_TMPDIR/h/test_unseen/runs.csv" label)" = beta ]
+	run "$TOOL" dataset build --holdout delta --out "$BATS_TEST_TMPDIR/x" "$FIX"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no run has label 'delta'"* ]]
+	"$TOOL" dataset build --no-unseen --out "$BATS_TEST_TMPDIR/n" "$FIX"
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/n/test_unseen/runs.csv")" -eq 0 ]
+
+	rm -rf "$FIX"
+	fixture alpha:3 beta:3
+	"$TOOL" dataset build --out "$BATS_TEST_TMPDIR/two" "$FIX"
+	[ "$(json_get "$BATS_TEST_TMPDIR/two/dataset_meta.json" 'm["holdout_label"]')" = None ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/two/test_unseen/runs.csv")" -eq 0 ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/two/train/runs.csv")" -eq 4 ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/two/test_seen/runs.csv")" -eq 2 ]
+}
+
+@test "plot: one PNG per run" {
+	/usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null ||
+		skip "python3-matplotlib and python3-pandas are not installed"
+	fixture alpha:1 beta:1
+	run "$TOOL" plot --out "$BATS_TEST_TMPDIR/png" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$BATS_TEST_TMPDIR"/png/*.png | wc -l)" -eq 2 ]
+	local f
+	for f in "$BATS_TEST_TMPDIR"/png/*.png; do
+		[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+		[ "$(stat -c %s "$f")" -gt 10000 ]
+	done
+	ls "$BATS_TEST_TMPDIR"/png | grep -q '^alpha-'
+}
+
+@test "collect: N labelled runs of a workload across a netns pair, each a file with its change" {
+	[ "$MODE" = host ] || skip "runs the daemon itself"
+	make_plugin_dir sysctl sample
+	run "$TOOL" collect --list
+	[[ "$output" == *"listen-backlog"*"ok"* ]]
+	run "$TOOL" collect --workload listen-backlog --runs 2 --settle 0.3 \
+		--somaxconn 128 --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
+		--sample-interval 200 --out "$BATS_TEST_TMPDIR/c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$BATS_TEST_TMPDIR"/c/*.db | wc -l)" -eq 2 ]
+	run "$TOOL" runs "$BATS_TEST_TMPDIR/c"
+	echo "$output"
+	[ "$(echo "$output" | grep -c ' listen-backlog ')" -eq 2 ]
+	! echo "$output" | grep -q "no clean exit"
+	# each run started from somaxconn 128 in its namespaces and raised it
+	local f
+	for f in "$BATS_TEST_TMPDIR"/c/*.db; do
+		[ "$(/usr/bin/python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(db.execute("SELECT count(*) FROM changes WHERE netns LIKE ? AND old_0 = 128 AND applied = 1",
+                 ("netns btc-%",)).fetchone()[0])' "$f")" -ge 1 ]
+	done
+}
