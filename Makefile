@@ -45,6 +45,9 @@ UNIT_TEST	:= $(B)/test/unit_tests
 .PHONY: all install uninstall test test-unit test-bats check clean sample fixtures FORCE
 .SECONDARY:
 
+# plain `make` builds everything (the config.stamp rule below comes first)
+.DEFAULT_GOAL	:= all
+
 # Rebuild what embeds install paths when they change.
 CONFIG		:= $(PREFIX) $(LIBDIR) $(PLUGINDIR) $(INCLUDEDIR) $(SBINDIR)
 $(B)/config.stamp: FORCE
@@ -163,7 +166,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/bpftune
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/bpftune.pc $(DESTDIR)$(UNITDIR)/bpftune.service
 
-# ---- tests ----------------------------------------------------------------
 # ---- telemetry: schema tool (docs, DDL) and bpftune-telemetry -----------
 TELEMETRY_SCHEMA := $(B)/bin/telemetry-schema
 FLOOD		:= $(B)/test/flood
@@ -195,6 +197,7 @@ $(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
 
 fixtures test test-bats: $(FLOOD)
 
+# ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
 	     src/lib/plugin.c src/lib/plugin_dir.c
@@ -251,6 +254,8 @@ BENCHES		?= $(sort $(wildcard bench/*.sh))
 .PHONY: bench
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+# bench/telemetry.sh floods the flood fixture tuner
+bench: fixtures
 
 clean:
 	rm -rf $(B)

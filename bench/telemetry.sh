@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Telemetry writer throughput: the daemon with the flood fixture tuner
+# (one event and one decision row per getpgid(FLOOD_MAGIC)) under a flood
+# of CALLS syscalls, RUNS times.  Prints, per run and as min/median/max:
+# rows written per second while the writer was busy (from the health
+# table's rows_written between samples), events delivered per second,
+# what was lost where (ring buffer, writer queue), the longest flush and
+# the daemon's RSS.  Not a test: it prints numbers and never fails on them.
+#
+# Usage (root, from the top of the tree, after make all fixtures):
+#   bench/telemetry.sh [RUNS] [CALLS]
+# Results go to bench/results/telemetry-<time>.txt as well.
+set -eu
+cd "$(dirname "$0")/.."
+
+RUNS="${1:-3}"
+CALLS="${2:-2000000}"
+BPFTUNE=build/bin/bpftune
+PLUGIN=build/test/plugins/flood_tuner.so
+FLOOD=build/test/flood
+
+[ "$(id -u)" -eq 0 ] || { echo "run as root" >&2; exit 1; }
+[ -x "$BPFTUNE" ] && [ -f "$PLUGIN" ] && [ -x "$FLOOD" ] ||
+	{ echo "run make all fixtures first" >&2; exit 1; }
+
+WORK="$(mktemp -d /run/bench-telemetry.XXXXXX)"
+DAEMON_PID=""
+cleanup() {
+	if [ -n "$DAEMON_PID" ]; then
+		kill -TERM "$DAEMON_PID" 2>/dev/null || true
+		wait "$DAEMON_PID" 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+mkdir -p "$WORK/plugins" bench/results
+chmod 0755 "$WORK" "$WORK/plugins"
+cp "$PLUGIN" "$WORK/plugins/"
+chmod 0755 "$WORK/plugins/"*.so
+OUT="bench/results/telemetry-$(date -u +%Y%m%dT%H%M%SZ).txt"
+
+# one run: prints "rows_per_s events_per_s ringbuf_lost rows_dropped
+# rows_written flush_max_us rss_kb"
+one_run() {
+	local tel="$WORK/tel-$1" log="$WORK/log-$1" i db
+	"$BPFTUNE" -s -l "$WORK/plugins" --telemetry-dir "$tel" --sample-interval 250 \
+		>"$log" 2>&1 &
+	DAEMON_PID=$!
+	for i in $(seq 1 300); do
+		grep -q "bpftune running" "$log" && break
+		sleep 0.1
+	done
+	"$FLOOD" "$CALLS" >"$WORK/flood-$1"
+	# let the writer drain, then stop: the last health row has the totals
+	sleep 1
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID" || true
+	DAEMON_PID=""
+	db="$(ls "$tel"/*.db)"
+	/usr/bin/python3 - "$db" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+h = db.execute("SELECT ts_uptime_us, rows_written, events_seen, ringbuf_lost, rows_dropped,"
+               " flush_latency_max_us, rss_kb FROM health ORDER BY seq").fetchall()
+# rate while busy: intervals in which rows were written, first and last excluded
+rates, erates = [], []
+for a, b in zip(h, h[1:]):
+    dt = (b[0] - a[0]) / 1e6
+    if dt > 0 and b[1] > a[1]:
+        rates.append((b[1] - a[1]) / dt)
+        erates.append((b[2] - a[2]) / dt)
+busy = rates[1:-1] or rates
+ebusy = erates[1:-1] or erates
+last = h[-1]
+print("%.0f %.0f %d %d %d %d %d" % (sum(busy) / len(busy), sum(ebusy) / len(ebusy),
+      last[3], last[4], last[1], max(r[5] for r in h), max(r[6] for r in h)))
+EOF
+}
+
+{
+	echo "telemetry writer: flood fixture, $CALLS getpgid() calls per run, $RUNS runs"
+	echo "kernel $(uname -r), $(nproc) CPUs, sample interval 250 ms, queue 4096 rows"
+	printf '%-4s %12s %12s %12s %12s %12s %10s %8s\n' run "rows/s" "events/s" \
+		"rb_lost" "q_dropped" "written" "flush_max" "rss_kB"
+} | tee "$OUT"
+rates=()
+for r in $(seq 1 "$RUNS"); do
+	read -r rps eps lost dropped written fmax rss < <(one_run "$r")
+	printf '%-4s %12s %12s %12s %12s %12s %8sus %8s\n' "$r" "$rps" "$eps" "$lost" \
+		"$dropped" "$written" "$fmax" "$rss" | tee -a "$OUT"
+	rates+=("$rps")
+done
+printf '%s\n' "${rates[@]}" | sort -n | awk '
+	{ v[NR] = $1 }
+	END { printf "rows/s written while busy: min %d, median %d, max %d\n",
+		  v[1], v[int((NR + 1) / 2)], v[NR] }' | tee -a "$OUT"
+echo "results: $OUT"
