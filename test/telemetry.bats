@@ -15,6 +15,7 @@ teardown() {
 	# a failed test shows the daemon's log
 	[ -n "${BATS_TEST_COMPLETED:-}" ] || [ -z "${LOG:-}" ] || tail -40 "$LOG" >&3
 	common_teardown
+	[ -z "${JDIR:-}" ] || rm -rf "$JDIR"
 }
 
 # The run's file, from the daemon's log line.
@@ -256,4 +257,24 @@ main_wakeups() {
 	# the queue is preallocated: RSS does not grow with the flood
 	[ $((rss1 - rss0)) -lt 32768 ]
 	[ "$(sql "PRAGMA integrity_check")" = "ok" ]
+}
+
+@test "-R: the restore of an original value on exit is a rollback row" {
+	local ns c
+	ns="$(make_netns)"
+	make_plugin_dir sysctl sample
+	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
+	# the journal wants a directory only root can write to
+	JDIR="$(mktemp -d /run/bpftune-tel-journal.XXXXXX)"
+	chmod 0755 "$JDIR"
+	start_daemon --telemetry-dir "$TEL" -R --journal "$JDIR/journal"
+	listen_backlog "$ns" 1024
+	wait_for_log "somaxconn 128 -> 1024 in netns $ns"
+	stop_daemon
+	[ "$(somaxconn_in "$ns")" -eq 128 ]
+	c="$(sql "SELECT DISTINCT netns_cookie FROM changes WHERE netns LIKE 'netns $ns (cookie %'")"
+	[ "$(sql "SELECT rollback, old_0, new_0, applied FROM changes WHERE netns_cookie = $c ORDER BY seq")" = \
+	  "0|128|1024|1"$'\n'"1||128|1" ]
+	[ "$(sql "SELECT tuner, tunable, decision_seq IS NULL FROM changes WHERE netns_cookie = $c AND rollback = 1")" = \
+	  "sample|net.core.somaxconn|1" ]
 }

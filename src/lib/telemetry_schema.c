@@ -589,9 +589,10 @@ int bpftune_telemetry_write_markdown(FILE *f)
 	}
 	fprintf(f,
 "\nThe file stores its schema version as `PRAGMA user_version` and in `meta`.\n"
-"Rows are written by a separate thread from a bounded queue: when the queue is\n"
-"full rows are dropped, never the daemon slowed down; `health` counts what was\n"
-"dropped and a gap in `seq` shows where. Samples (`samples_*`, `health`) are taken\n"
+"Rows are written by a separate thread from a bounded queue (4096 rows), one\n"
+"transaction at every sample interval and whenever half the queue is waiting:\n"
+"when the queue is full rows are dropped, never the daemon slowed down; `health`\n"
+"counts what was dropped and a gap in `seq` shows where. Samples (`samples_*`, `health`) are taken\n"
 "every `--sample-interval` milliseconds (default 1000) from the daemon's network\n"
 "namespace; counters are cumulative since boot (take differences for rates),\n"
 "gauges are the value at sample time. `--observe` records decisions and the\n"
