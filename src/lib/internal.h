@@ -110,6 +110,17 @@ const char *bpftune_netns_describe(uint64_t cookie, char *buf, size_t len);
 const char *bpftune_netns_exec_prefix(uint64_t cookie, char *buf, size_t len);
 int bpftune_netns_enter(int netns_fd, int *saved_fd);
 void bpftune_netns_leave(int saved_fd);
+/*
+ * fds from bpftune_netns_fd_for_*() stay open until this call: none is
+ * kept between events, since an open netns fd keeps the netns alive.
+ */
+void bpftune_netns_release(void);
+/* drop what the cache knows about a destroyed netns */
+void bpftune_netns_forget(uint64_t cookie);
+/* set while the netns tuner sees every netns destruction */
+void bpftune_netns_set_tracking(bool on);
+bool bpftune_netns_tracking(void);
+unsigned int bpftune_netns_cached(void);
 
 /* ---- tuners (tuner.c) ---- */
 enum bpftune_state {
@@ -128,6 +139,7 @@ struct bpftune_change {
 	unsigned int num_values;
 	long old_values[BPFTUNE_MAX_VALUES];
 	long new_values[BPFTUNE_MAX_VALUES];
+	bool gone;			/* its netns was destroyed */
 };
 
 struct bpftune_netns_state {
@@ -217,6 +229,15 @@ enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
 					     uint64_t cookie);
 void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
 			      const char *why);
+/*
+ * A netns was destroyed: every tuner's state there goes GONE (observers
+ * are told) and is freed, change records are kept for the summary but
+ * marked gone, and the netns cache forgets it.  Returns the number of
+ * per-netns states freed plus change records marked.
+ */
+unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause);
+/* per-netns state entries held by all tuners, for statistics */
+unsigned int bpftune_netns_states(void);
 void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
 void bpftune_print_summary(void);
 /* put back the original value of every sysctl we changed, every netns */

@@ -309,11 +309,12 @@ void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
 	for_each_observer(o)
 		if (o->event)
 			o->event(t, ev);
-	if (bpftune_tuner_netns_state(t, ev->netns_cookie) != BPFTUNE_STATE_ACTIVE) {
+	if (bpftune_tuner_netns_state(t, ev->netns_cookie) != BPFTUNE_STATE_ACTIVE)
 		t->events_ignored++;
-		return;
-	}
-	t->ops->event_handler(t, ev);
+	else
+		t->ops->event_handler(t, ev);
+	/* no netns fd outlives the event: it would pin the netns */
+	bpftune_netns_release();
 }
 
 void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
@@ -347,7 +348,8 @@ static void record_change(struct bpftune_tuner *t, unsigned int index,
 	struct bpftune_change *c;
 
 	for (c = t->changes[index]; c; c = c->next)
-		if (c->netns_cookie == cookie && c->scenario == scenario)
+		if (c->netns_cookie == cookie && c->scenario == scenario &&
+		    !c->gone)
 			break;
 	if (!c) {
 		c = calloc(1, sizeof(*c));
@@ -492,16 +494,23 @@ void bpftune_print_summary(void)
 
 				format_values(c->old_values, c->num_values, sold, sizeof(sold));
 				format_values(c->new_values, c->num_values, snew, sizeof(snew));
+				if (c->gone)
+					snprintf(where, sizeof(where), "netns cookie %llu (destroyed since)",
+						 (unsigned long long)c->netns_cookie);
+				else
+					bpftune_netns_describe(c->netns_cookie, where, sizeof(where));
 				bpftune_log(LOG_NOTICE, "summary: tuner %s, scenario '%s': %s changed %u time%s in %s: %s -> %s",
 					    t->ops->name,
 					    t->ops->scenarios[c->scenario].name,
 					    d->name, c->count, c->count == 1 ? "" : "s",
-					    bpftune_netns_describe(c->netns_cookie, where, sizeof(where)),
-					    sold, snew);
+					    where, sold, snew);
+				changes++;
+				/* its name may belong to another netns by now */
+				if (c->gone)
+					continue;
 				bpftune_log(LOG_NOTICE, "summary:   replay with: %ssysctl -w %s=\"%s\"",
 					    bpftune_netns_exec_prefix(c->netns_cookie, pfx, sizeof(pfx)),
 					    d->name, snew);
-				changes++;
 			}
 		}
 		bpftune_log(LOG_INFO, "summary: tuner %s: %llu events, %llu ignored (tuner stopped for their netns)",
@@ -546,6 +555,11 @@ int bpftune_rollback_all(void)
 
 				if (original(t->changes[i], c->netns_cookie) != c)
 					continue;
+				if (c->gone) {
+					bpftune_log(LOG_NOTICE, "rollback: %s: netns cookie %llu was destroyed",
+						    d->name, (unsigned long long)c->netns_cookie);
+					continue;
+				}
 				bpftune_netns_describe(c->netns_cookie, where, sizeof(where));
 				if (bpftune_tuner_netns_state(t, c->netns_cookie) ==
 				    BPFTUNE_STATE_MANUAL) {
@@ -572,10 +586,62 @@ int bpftune_rollback_all(void)
 					bpftune_log(LOG_NOTICE, "rollback: restored %s to %s in %s",
 						    d->name, vals, where);
 				}
+				bpftune_netns_release();
 			}
 		}
 	}
 	return failed ? -EIO : 0;
+}
+
+unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
+{
+	unsigned int id, i, n = 0;
+
+	if (bpftune_netns_is_global(cookie))
+		return 0;
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		struct bpftune_tuner *t = tuners[id];
+		struct bpftune_netns_state **p, *ns;
+		struct bpftune_change *c;
+
+		if (!t)
+			continue;
+		for (p = &t->netns; (ns = *p); p = &ns->next)
+			if (ns->cookie == cookie)
+				break;
+		if (ns) {
+			char where[128];
+
+			bpftune_log(LOG_INFO, "tuner %s: %s: state %s -> gone (%s)",
+				    t->ops->name,
+				    bpftune_netns_describe(cookie, where, sizeof(where)),
+				    ns->state == BPFTUNE_STATE_MANUAL ? "manual" : "active",
+				    cause);
+			*p = ns->next;
+			free(ns);
+			n++;
+		}
+		for (i = 0; i < t->ops->num_tunables; i++)
+			for (c = t->changes[i]; c; c = c->next)
+				if (c->netns_cookie == cookie && !c->gone) {
+					c->gone = true;
+					n++;
+				}
+		notify_state(t, cookie, BPFTUNE_STATE_GONE, cause);
+	}
+	bpftune_netns_forget(cookie);
+	return n;
+}
+
+unsigned int bpftune_netns_states(void)
+{
+	const struct bpftune_netns_state *ns;
+	unsigned int id, n = 0;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		for (ns = tuners[id] ? tuners[id]->netns : NULL; ns; ns = ns->next)
+			n++;
+	return n;
 }
 
 void bpftune_tuners_fini(void)
