@@ -340,7 +340,7 @@ int bpftune_control_init(const char *path, const struct bpftune_daemon_info *inf
 	umask(old);
 	if (!err && (chmod(path, 0600) || lstat(path, &sock_st)))
 		err = -errno;
-	if (!err && listen(listen_fd, 64))
+	if (!err && listen(listen_fd, 128))
 		err = -errno;
 	if (err) {
 		bpftune_log(LOG_ERR, "control: cannot listen on %s: %s", path, strerror(-err));

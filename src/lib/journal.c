@@ -377,6 +377,7 @@ static void restore_one(struct restore *rs, struct entry *e)
 		goto out;
 	}
 	err = bpftune_sysctl_write(fd, o->sysctl, o->values, n);
+	bpftune_notify_rollback(o->sysctl, id.global ? 0 : o->cookie, o->values, n, err);
 	if (err) {
 		rs->failed++;
 		bpftune_log(LOG_ERR, "rollback: could not restore %s to %s in %s: %s",

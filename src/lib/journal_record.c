@@ -178,7 +178,9 @@ static int parse_name(const char *s, char *out, size_t len)
 				return -EINVAL;
 			c = hi << 4 | lo;
 			s += 2;
-			if (!c)
+			/* one spelling per name: escapes only where encode puts them */
+			if (!c || (name_char_plain(c) &&
+				   !(c == '-' && n == 0 && !s[1])))
 				return -EINVAL;
 		} else if (!name_char_plain(c)) {
 			return -EINVAL;

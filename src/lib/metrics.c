@@ -96,7 +96,7 @@ static void tunable_values(struct bpftune_buf *o)
 			}
 			for (k = 0; k < n; k++) {
 				long v[BPFTUNE_MAX_VALUES];
-				char ns[NAME_MAX + 32], idx[8];
+				char ns[NAME_MAX + 32], idx[16];
 				int fd = k ? bpftune_netns_fd_for_cookie(cookies[k]) : -1;
 				int got, j;
 

@@ -181,6 +181,9 @@ static void test_decode_checks_fields(void **state)
 	expect_bad_body("O " BOOT " 0 a%00b 1 2 3 net.core.somaxconn 1 128");
 	expect_bad_body("O " BOOT " 0 a%4 1 2 3 net.core.somaxconn 1 128");
 	expect_bad_body("O " BOOT " 0 a%zz 1 2 3 net.core.somaxconn 1 128");
+	expect_bad_body("O " BOOT " 0 a%4eb 1 2 3 net.core.somaxconn 1 128");	/* 'N' needs no escape */
+	expect_bad_body("O " BOOT " 0 a%2D 1 2 3 net.core.somaxconn 1 128");	/* upper-case hex */
+	expect_bad_body("O " BOOT " 0 %2da 1 2 3 net.core.somaxconn 1 128");	/* only a lone '-' */
 	expect_bad_body("O " BOOT " 0 blue 1 2 3 ../etc/shadow 1 128");
 	expect_bad_body("O " BOOT " 0 blue 1 2 3 /etc/shadow 1 128");
 	expect_bad_body("O " BOOT " 0 blue 1 2 3 net..core 1 128");

@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Rollback: the journal of original values, restored at exit with -R, at
+# the next start after a crash, and by bpftune --restore; damaged records,
+# namespaces that are gone, and values someone else set since.
+
+load helpers
+load operate_helpers
+
+setup() {
+	operate_setup
+}
+
+teardown() {
+	stop_daemon
+	[ -n "${HOLDER:-}" ] && kill "$HOLDER" 2>/dev/null
+	[ -n "${SMALL_FS:-}" ] && umount "$SMALL_FS" 2>/dev/null
+	operate_teardown
+}
+
+# Changes in two namespaces (sample tuner: somaxconn) and in the global
+# netns (strategy fixture: net.unix.max_dgram_qlen 1024 -> 1280).
+make_changes() {
+	NS1="$(make_netns)"
+	NS2="$(make_netns)"
+	ip netns exec "$NS1" sysctl -qw net.core.somaxconn=300
+	ip netns exec "$NS2" sysctl -qw net.core.somaxconn=400
+	set_qlen - 1024
+	make_plugin_dir sample strategy
+	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R "$@"
+	listen_backlog "$NS1" 3000
+	listen_backlog "$NS2" 4000
+	close_conn -
+	wait_for_log "somaxconn 300 -> 3000 in netns $NS1"
+	wait_for_log "somaxconn 400 -> 4000 in netns $NS2"
+	wait_for_log "max_dgram_qlen 1024 -> 1280 in global netns"
+	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
+	[ "$(somaxconn_in "$NS2")" -eq 4000 ]
+	[ "$(qlen_in -)" -eq 1280 ]
+}
+
+kill_daemon() {
+	kill -KILL "$DAEMON_PID"
+	wait "$DAEMON_PID" 2>/dev/null || true
+	DAEMON_PID=
+}
+
+assert_restored() {
+	[ "$(somaxconn_in "$NS1")" -eq 300 ]
+	[ "$(somaxconn_in "$NS2")" -eq 400 ]
+	[ "$(qlen_in -)" -eq 1024 ]
+}
+
+@test "-R: SIGTERM restores every change, globally and in each netns, and clears the journal" {
+	make_changes
+	# the originals are on disk before the changes are made
+	[ "$(grep -c '^O ' "$JOURNAL")" -eq 3 ]
+	grep -q "^O [0-9a-f-]* 0 $NS1 [0-9]* [0-9]* [0-9]* net.core.somaxconn 1 300 #" "$JOURNAL"
+	grep -q "^O [0-9a-f-]* 1 - [0-9]* [0-9]* [0-9]* net.unix.max_dgram_qlen 1 1024 #" "$JOURNAL"
+	[ "$(stat -c %a "$JOURNAL")" = 600 ]
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	assert_restored
+	grep -q "rollback: restored net.core.somaxconn to 300 in netns $NS1" "$LOG"
+	grep -q "rollback: restored net.core.somaxconn to 400 in netns $NS2" "$LOG"
+	grep -q "rollback: restored net.unix.max_dgram_qlen to 1024 in global netns" "$LOG"
+	[ ! -s "$JOURNAL" ]
+}
+
+@test "-R: after SIGKILL the next start with -R restores what the journal holds" {
+	make_changes
+	kill_daemon
+	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
+	[ -s "$JOURNAL" ]
+	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
+	grep -q "journal: $JOURNAL holds 3 values to restore" "$LOG"
+	grep -q "rollback: restored net.core.somaxconn to 300 in netns $NS1" "$LOG"
+	assert_restored
+	[ ! -s "$JOURNAL" ]
+	# and it journals its own changes again
+	listen_backlog "$NS1" 5000
+	wait_for_log "somaxconn 300 -> 5000 in netns $NS1"
+	stop_daemon
+	[ "$(somaxconn_in "$NS1")" -eq 300 ]
+}
+
+@test "--restore after SIGKILL restores, clears the journal and exits" {
+	make_changes
+	kill_daemon
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rollback: restored net.core.somaxconn to 300 in netns $NS1"* ]]
+	[[ "$output" == *"rollback: restored net.unix.max_dgram_qlen to 1024 in global netns"* ]]
+	assert_restored
+	[ ! -s "$JOURNAL" ]
+	# nothing left: a second run has nothing to do
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"rollback:"* ]]
+}
+
+@test "--restore refuses to run while a daemon holds the journal" {
+	make_changes
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"journal: $JOURNAL is in use by another bpftune"* ]]
+	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
+}
+
+@test "a damaged or truncated journal: the damage is reported, the valid records are restored" {
+	make_changes
+	kill_daemon
+	# damage NS2's original, and leave a torn record at the end
+	sed -i "/^O .* $NS2 .*somaxconn 1 400 #/ s/ 400 #/ 401 #/" "$JOURNAL"
+	printf 'O 0f6f1c4e-8a8a-4b39-9e0f-2f3d1f1e2a10 1 - 1 2 3 net.core.soma' >> "$JOURNAL"
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" =~ journal:\ $JOURNAL\ line\ [0-9]+:\ damaged\ record\ \(checksum\ mismatch\):\ ignored ]]
+	[[ "$output" =~ line\ [0-9]+:\ truncated\ record\ \([0-9]+\ bytes,\ no\ end\ of\ line\):\ ignored ]]
+	[[ "$output" == *"net.core.somaxconn in netns $NS2 (cookie "*"): its original value was lost with a damaged record"* ]]
+	# what was intact is back
+	[ "$(somaxconn_in "$NS1")" -eq 300 ]
+	[ "$(qlen_in -)" -eq 1024 ]
+	# what was not is left as it is, never "restored" to a damaged value
+	[ "$(somaxconn_in "$NS2")" -eq 4000 ]
+}
+
+@test "a netns that is gone, or replaced by a new one of the same name, is not written" {
+	make_changes
+	kill_daemon
+	ip netns del "$NS1"
+	ip netns del "$NS2"
+	ip netns add "$NS2"	# same name, another netns
+	ip netns exec "$NS2" sysctl -qw net.core.somaxconn=4000
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rollback: net.core.somaxconn: netns $NS1 (cookie "*") is gone"* ]]
+	[[ "$output" == *"rollback: net.core.somaxconn: netns $NS2 (cookie "*") is gone"* ]]
+	[ "$(somaxconn_in "$NS2")" -eq 4000 ]
+	[ "$(qlen_in -)" -eq 1024 ]
+	[ ! -s "$JOURNAL" ]
+}
+
+@test "a netns without a name is found again by inode and cookie" {
+	local pid i
+	set_qlen - 1024
+	# an unnamed netns, kept alive by a process in it
+	unshare --net sh -c "echo 2048 > /proc/sys/net/unix/max_dgram_qlen; echo \$\$ > $RUN_DIR/pid; exec sleep 120" >/dev/null 2>&1 &
+	HOLDER=$!
+	for i in $(seq 1 50); do
+		[ -s "$RUN_DIR/pid" ] && break
+		sleep 0.1
+	done
+	pid="$(cat "$RUN_DIR/pid")"
+	[ "$(nsenter --net=/proc/"$pid"/ns/net cat /proc/sys/net/unix/max_dgram_qlen)" -eq 2048 ]
+	make_plugin_dir strategy
+	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
+	nsenter --net=/proc/"$pid"/ns/net sh -c "ip link set lo up; python3 -c \"
+import socket
+s = socket.socket(); s.bind(('127.0.0.1', $STRATEGY_PORT)); s.listen(1)
+c = socket.create_connection(('127.0.0.1', $STRATEGY_PORT)); a, _ = s.accept()
+c.close(); a.close(); s.close()
+import time; time.sleep(0.5)	# the daemon finds the netns through this pid\""
+	wait_for_log "max_dgram_qlen 2048 -> 2560 in netns cookie [0-9]+"
+	kill_daemon
+	[ "$(nsenter --net=/proc/"$pid"/ns/net cat /proc/sys/net/unix/max_dgram_qlen)" -eq 2560 ]
+	grep -q "^O [0-9a-f-]* 0 - [0-9]* [0-9]* [0-9]* net.unix.max_dgram_qlen 1 2048 #" "$JOURNAL"
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rollback: restored net.unix.max_dgram_qlen to 2048 in netns cookie "* ]]
+	[ "$(nsenter --net=/proc/"$pid"/ns/net cat /proc/sys/net/unix/max_dgram_qlen)" -eq 2048 ]
+	[ "$(qlen_in -)" -eq 1024 ]
+}
+
+@test "a value someone else set since is left alone: by the journal's record and by the admin rule" {
+	make_changes
+	# nobody tells this daemon (no sysctl tuner): the live value tells
+	ip netns exec "$NS1" sysctl -qw net.core.somaxconn=555
+	stop_daemon
+	grep -q "rollback: net.core.somaxconn in netns $NS1 (cookie [0-9]*) left at 555: bpftune last set 3000, so someone else has changed it" "$LOG"
+	[ "$(somaxconn_in "$NS1")" -eq 555 ]
+	[ "$(somaxconn_in "$NS2")" -eq 400 ]
+	[ "$(qlen_in -)" -eq 1024 ]
+}
+
+@test "an admin take-over seen by the sysctl tuner is journalled and survives a crash" {
+	local ns
+	ns="$(make_netns)"
+	set_qlen "$ns" 1024
+	make_plugin_dir sysctl strategy
+	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
+	close_conn "$ns"
+	wait_for_log "max_dgram_qlen 1024 -> 1280 in netns $ns"
+	# the admin sets it to what it is: only the take-over tells
+	ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=1280
+	wait_for_log "tuner strategy stopped in netns $ns"
+	grep -q "^M [0-9a-f-]* 0 $ns .* net.unix.max_dgram_qlen 0 #" "$JOURNAL"
+	kill_daemon
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rollback: net.unix.max_dgram_qlen in netns $ns (cookie "*") left as the admin set it"* ]]
+	[ "$(qlen_in "$ns")" -eq 1280 ]
+}
+
+@test "records of an earlier boot are not restored" {
+	make_changes
+	kill_daemon
+	# the same records as if written before a reboot
+	local other="00000000-1111-2222-3333-444444444444"
+	python3 - "$JOURNAL" "$other" <<'PY'
+import sys, zlib
+path, boot = sys.argv[1], sys.argv[2]
+out = []
+for line in open(path).read().splitlines():
+    body = line.rsplit(" #", 1)[0].split(" ")
+    body[1] = boot
+    body = " ".join(body)
+    out.append("%s #%08x\n" % (body, zlib.crc32(body.encode())))
+open(path, "w").write("".join(out))
+PY
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"records from an earlier boot ignored: the reboot reset those values"* ]]
+	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
+	[ ! -s "$JOURNAL" ]
+}
+
+@test "when the original cannot be journalled, the change is not made" {
+	SMALL_FS="$RUN_DIR/small"
+	mkdir -m 0700 "$SMALL_FS"
+	mount -t tmpfs -o size=64k,mode=0700 tmpfs "$SMALL_FS"
+	JOURNAL="$SMALL_FS/journal"
+	local ns
+	ns="$(make_netns)"
+	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
+	make_plugin_dir sample
+	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
+	# fill the file system the journal is on
+	dd if=/dev/zero of="$SMALL_FS/fill" bs=4k 2>/dev/null || true
+	listen_backlog "$ns" 2048
+	wait_for_log "tuner sample: not setting net.core.somaxconn to 2048 in netns $ns .*: No space left on device"
+	grep -q "journal: cannot save the original value of net.core.somaxconn to $JOURNAL: No space left on device" "$LOG"
+	[ "$(somaxconn_in "$ns")" -eq 128 ]
+	# room again: the next change is journalled and made
+	rm -f "$SMALL_FS/fill"
+	listen_backlog "$ns" 2049
+	wait_for_log "somaxconn 128 -> 2049 in netns $ns"
+	stop_daemon
+	[ "$(somaxconn_in "$ns")" -eq 128 ]
+}
+
+@test "-R refuses to start without a usable journal" {
+	make_plugin_dir sample
+	LOG="$BATS_TEST_TMPDIR/daemon.log"
+	chmod 0777 "$RUN_DIR"
+	run "$BPFTUNE" -s -l "$PLUGIN_DIR" --socket "$SOCK" --journal "$RUN_DIR/journal" -R
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"journal: directory refused: directory $RUN_DIR is writable by others"* ]]
+	[[ "$output" == *"-R needs the rollback journal; exiting"* ]]
+	chmod 0700 "$RUN_DIR"
+}
