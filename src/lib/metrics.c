@@ -305,6 +305,7 @@ static int write_file(void)
 
 	bpftune_buf_init(&b, BPFTUNE_CTL_MAX_REPLY);
 	err = bpftune_metrics_format(&b);
+	bpftune_netns_release();
 	if (err)
 		goto out;
 	snprintf(path, sizeof(path), "%s/" METRICS_FILE, metrics_dir);
