@@ -235,3 +235,106 @@ max_of() {
 	wait_for_log "receive autotuning off: net.ipv4.tcp_moderate_rcvbuf 0 -> 1 in netns $SRV .*: a receiver's queue filled its fixed buffer while receive autotuning was off"
 	[ "$(sysctl_in "$SRV" net.ipv4.tcp_moderate_rcvbuf)" -eq 1 ]
 }
+
+# syn_tools: write the SYN flooder, the listener and the connecting
+# client used by the SYN tests into $BATS_TEST_TMPDIR.
+syn_tools() {
+	cat >"$BATS_TEST_TMPDIR/synflood.py" <<'PY'
+# raw SYNs from spoofed peers PREFIX.100-199 that never answer
+import random, socket, struct, sys, time
+dst, port, secs, prefix = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+def csum(b):
+    if len(b) % 2:
+        b += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    s = (s >> 16) + (s & 0xffff)
+    s += s >> 16
+    return ~s & 0xffff
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+end, i = time.time() + secs, 0
+while time.time() < end:
+    src = prefix + str(100 + i % 100)
+    tcp = struct.pack('!HHIIBBHHH', 20000 + i % 40000, port,
+                      random.getrandbits(32), 0, 5 << 4, 0x02, 64240, 0, 0)
+    pseudo = struct.pack('!4s4sBBH', socket.inet_aton(src),
+                         socket.inet_aton(dst), 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack('!H', csum(pseudo + tcp)) + tcp[18:]
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(tcp), i & 0xffff, 0,
+                     64, 6, 0, socket.inet_aton(src), socket.inet_aton(dst))
+    s.sendto(ip + tcp, (dst, 0))
+    i += 1
+    if i % 50 == 0:
+        time.sleep(0.05)
+PY
+	cat >"$BATS_TEST_TMPDIR/listener.py" <<'PY'
+# accept everything for SECS seconds
+import socket, sys, time
+s = socket.socket()
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(int(sys.argv[3]))
+s.settimeout(0.2)
+end, conns = time.time() + float(sys.argv[4]), []
+while time.time() < end:
+    try:
+        conns.append(s.accept()[0])
+    except socket.timeout:
+        pass
+PY
+	cat >"$BATS_TEST_TMPDIR/connect.py" <<'PY'
+# N connections at once, then wait up to SECS for them; prints how many made it
+import select, socket, sys, time
+dst, port, n, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+socks, done = [], set()
+for _ in range(n):
+    c = socket.socket()
+    c.setblocking(False)
+    c.connect_ex((dst, port))
+    socks.append(c)
+end = time.time() + secs
+while time.time() < end and len(done) < n:
+    _, w, _ = select.select([], [c for c in socks if c not in done], [], 0.2)
+    done.update(c for c in w if c.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0)
+print(len(done))
+PY
+}
+
+@test "a SYN flood from peers that never answer turns syncookies on without growing the SYN backlog, and off again once it is over" {
+	make_pair
+	syn_tools
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=0
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_max_syn_backlog=128
+	# half-open requests give up after two resends: the test ends sooner
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_synack_retries=2
+	ip netns exec "$SRV" python3 "$BATS_TEST_TMPDIR/listener.py" "$SRV_IP" 7000 1024 40 &
+	IPERF_PIDS="$!"
+	start_daemon
+	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/synflood.py" "$SRV_IP" 7000 4 \
+		"${SRV_IP%.*}."
+	wait_for_log "SYN flood: net.ipv4.tcp_syncookies 0 -> 1 in netns $SRV \(cookie [0-9]+\): SYN flood on port 7000: [0-9]+ half-open requests stalled against 0 completed handshakes" 10
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_syncookies)" -eq 1 ]
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_max_syn_backlog)" -eq 128 ]
+	! grep -q "tcp_max_syn_backlog 128 ->" "$LOG"
+	# the flood is over: cookies go back to what they were
+	wait_for_log "SYN flood over: net.ipv4.tcp_syncookies 1 -> 0 in netns $SRV .*the flood is over" 30
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_syncookies)" -eq 0 ]
+	! grep -q "tcp_max_syn_backlog 128 ->" "$LOG"
+}
+
+@test "legitimate SYN load (slow handshakes that complete) grows tcp_max_syn_backlog; syncookies stay off" {
+	make_pair
+	syn_tools
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_syncookies=0
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_max_syn_backlog=128
+	# a slow return path: SYN-ACKs take seconds, the handshakes complete
+	ip netns exec "$SRV" tc qdisc add dev tbs root tbf rate 20kbit burst 1600 limit 1mb
+	ip netns exec "$SRV" python3 "$BATS_TEST_TMPDIR/listener.py" "$SRV_IP" 7000 4096 20 &
+	IPERF_PIDS="$!"
+	start_daemon
+	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/connect.py" "$SRV_IP" 7000 300 8 \
+		>"$BATS_TEST_TMPDIR/connected"
+	wait_for_log "SYN queue near its limit: net.ipv4.tcp_max_syn_backlog 128 -> 160 in netns $SRV \(cookie [0-9]+\): listener on port 7000: [0-9]+ half-open requests, [0-9]+ SYNs dropped past 3/4 of tcp_max_syn_backlog, and the handshakes complete .*: legitimate load"
+	[ "$(cat "$BATS_TEST_TMPDIR/connected")" -gt 0 ]
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_max_syn_backlog)" -ge 160 ]
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_syncookies)" -eq 0 ]
+	! grep -q "SYN flood:" "$LOG"
+}

@@ -30,6 +30,7 @@ struct bpftune_sampler rcvbuf_sampler;
 struct bpftune_sampler rcvgrow_sampler;
 struct bpftune_sampler probe_sampler;
 struct bpftune_sampler exceed_sampler;
+struct bpftune_sampler synreq_sampler;
 
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
 __u32 rcvgrow_seen;
@@ -297,28 +298,34 @@ static __always_inline struct tcp_buffer_syn_stats *syn_stats_of(__u64 cookie)
 	return bpf_map_lookup_elem(&syn_stats, &cookie);
 }
 
-/*
- * A SYN-ACK sent again: the peer of a half-open connection has not
- * answered in a second or more.  Count it, and report the listener's
- * queue when it is half full or more.
- */
-BPFTUNE_TP(synack, tcp_retransmit_synack, const struct sock *sk,
-	   const struct request_sock *req)
+/* Half-open requests queued at a listener. */
+static __always_inline __u32 listener_qlen(struct sock *sk)
 {
-	struct sock *lsk = (struct sock *)sk;
-	struct tcp_buffer_syn_stats *s;
+#ifdef BPFTUNE_LEGACY
+	return BPF_CORE_READ((struct inet_connection_sock *)sk,
+			     icsk_accept_queue.qlen.counter);
+#else
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+
+	return tp ? BPF_CORE_READ(tp, inet_conn.icsk_accept_queue.qlen.counter) : 0;
+#endif
+}
+
+/*
+ * Report a listener's SYN queue when it is at least half full (@arriving
+ * 0: a SYN-ACK was resent), or near where the kernel drops SYNs (@arriving
+ * 1: a SYN is coming in).
+ */
+static __always_inline int syn_queue_report(struct sock *lsk, int arriving)
+{
+	struct net *net = sk_net(lsk);
 	struct tcp_buffer_event *e;
 	struct bpftune_event *ev;
 	__u32 qlen, backlog, max_syn, limit;
-	struct net *net = sk_net(lsk);
 	__u8 cookies;
 	__u64 now;
 
-	s = syn_stats_of(bpftune_sk_netns_cookie(lsk));
-	if (s)
-		__sync_fetch_and_add(&s->synack_retrans, 1);
-	qlen = BPF_CORE_READ((struct inet_connection_sock *)lsk,
-			     icsk_accept_queue.qlen.counter);
+	qlen = listener_qlen(lsk);
 	backlog = BPF_CORE_READ(lsk, sk_max_ack_backlog);
 	max_syn = BPF_CORE_READ(net, ipv4.sysctl_max_syn_backlog);
 	cookies = BPF_CORE_READ(net, ipv4.sysctl_tcp_syncookies);
@@ -326,7 +333,7 @@ BPFTUNE_TP(synack, tcp_retransmit_synack, const struct sock *sk,
 	limit = backlog;
 	if (!cookies && max_syn - (max_syn >> 2) < limit)
 		limit = max_syn - (max_syn >> 2);
-	if (qlen < limit / 2)
+	if (arriving ? !bpftune_near_limit(qlen, limit) : qlen < limit / 2)
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (now - syn_event_ns < SYN_EVENT_GAP_NS)
@@ -342,6 +349,38 @@ BPFTUNE_TP(synack, tcp_retransmit_synack, const struct sock *sk,
 	e->port = BPF_CORE_READ(lsk, __sk_common.skc_num);
 	bpftune_event_submit(ev);
 	return 0;
+}
+
+/*
+ * A SYN-ACK sent again: the peer of a half-open connection has not
+ * answered in a second or more.  Count such requests (the first resend
+ * of each only: a slow peer may need several) per netns.
+ */
+BPFTUNE_TP(synack, tcp_retransmit_synack, const struct sock *sk,
+	   const struct request_sock *req)
+{
+	struct sock *lsk = (struct sock *)sk;
+	struct tcp_buffer_syn_stats *s;
+
+	if (!BPF_CORE_READ(req, num_retrans)) {
+		s = syn_stats_of(bpftune_sk_netns_cookie(lsk));
+		if (s)
+			__sync_fetch_and_add(&s->synack_retrans, 1);
+	}
+	return syn_queue_report(lsk, 0);
+}
+
+/*
+ * Every SYN at a listener (no tracepoint for it: optional function hook).
+ * Sees a queue near the drop threshold before any SYN-ACK is resent.
+ */
+BPFTUNE_FN(opt_synreq, tcp_conn_request, struct request_sock_ops *rsk_ops,
+	   const struct tcp_request_sock_ops *af_ops, struct sock *sk,
+	   struct sk_buff *skb)
+{
+	if (!bpftune_sample(&synreq_sampler))
+		return 0;
+	return syn_queue_report(sk, 1);
 }
 
 /* A passive open completed: the listener's clone becomes SYN_RECV. */

@@ -174,8 +174,10 @@ static const struct bpftune_scenario_desc scenarios[] = {
 /* SYN evaluation: at most once per interval; a flood needs this many */
 #define SYN_EVAL_MS		1000
 #define SYN_FLOOD_MIN		32
+#define SYN_FLOOD_VOTES		2
+#define SYN_FLOOD_RATIO		4
 /* syncookies we enabled go back after this long without a cookie sent */
-#define SYNCOOKIES_QUIET_MS	(30 * 1000ULL)
+#define SYNCOOKIES_QUIET_MS	(10 * 1000ULL)
 #define MAX_NETNS		1024
 
 struct guard {
@@ -209,8 +211,9 @@ struct tb_netns {
 	bool have_syn;
 	struct syn_counters syn;
 	uint64_t syn_eval_ms;
+	unsigned int flood_votes;	/* evaluations in a row that saw a flood */
 	long syncookies_saved;	/* -1: we did not switch them */
-	uint64_t cookies_seen_ms;
+	uint64_t busy_ms;	/* last cookie sent, request stalled or queue report */
 };
 
 struct tb_state {
@@ -839,16 +842,17 @@ static uint64_t delta_u64(uint64_t now, uint64_t before)
 static void syn_queue(const struct bpftune_event *ev,
 		      const struct tcp_buffer_event *e)
 {
-	uint64_t stalled, completed, sent, recv, now = now_ms();
+	uint64_t stalled, completed, sent, recv, drops, bad, now = now_ms();
 	struct syn_counters c;
-	char inputs[384], reason[320];
-	long cookies, max_syn, want;
+	char inputs[448], reason[320];
+	long cookies, max_syn, want, threshold;
 	struct tb_netns *n;
 	int fd;
 
 	n = netns_get(ev);
 	if (!n)
 		return;
+	n->busy_ms = now;
 	if (n->have_syn && now - n->syn_eval_ms < SYN_EVAL_MS)
 		return;		/* not an evaluation: counters need time */
 	fd = bpftune_netns_fd_for_event(ev);
@@ -863,20 +867,31 @@ static void syn_queue(const struct bpftune_event *ev,
 	completed = delta_u64(c.completed, n->syn.completed);
 	sent = delta_u64(c.cookies_sent, n->syn.cookies_sent);
 	recv = delta_u64(c.cookies_recv, n->syn.cookies_recv);
+	/* SYNs dropped for a full SYN queue, not for a full accept queue */
+	drops = delta_u64(c.listen_drops, n->syn.listen_drops);
+	drops = delta_u64(drops, delta_u64(c.listen_overflows,
+					   n->syn.listen_overflows));
 	n->syn = c;
 	n->syn_eval_ms = now;
-	if (sent)
-		n->cookies_seen_ms = now;
 	if (bpftune_tunable_get(state->tuner, TB_SYNCOOKIES, ev, &cookies) != 1 ||
 	    bpftune_tunable_get(state->tuner, TB_MAX_SYN_BACKLOG, ev, &max_syn) != 1)
 		return;
 	snprintf(inputs, sizeof(inputs),
-		 "port=%u qlen=%u backlog=%u max_syn_backlog=%ld syncookies=%ld completed=%" PRIu64 " stalled=%" PRIu64 " cookies_sent=%" PRIu64 " cookies_recv=%" PRIu64 " listen_drops=%" PRIu64,
+		 "port=%u qlen=%u backlog=%u max_syn_backlog=%ld syncookies=%ld completed=%" PRIu64 " stalled=%" PRIu64 " cookies_sent=%" PRIu64 " cookies_recv=%" PRIu64 " syn_queue_drops=%" PRIu64 " flood_votes=%u",
 		 e->port, e->value, e->backlog, max_syn, cookies, completed,
-		 stalled, sent, recv, c.listen_drops);
-	/* a flood: most handshakes stall, answered or not by cookies */
-	if (stalled + (sent > recv ? sent - recv : 0) >= SYN_FLOOD_MIN &&
-	    stalled + (sent > recv ? sent - recv : 0) > 2 * (completed + recv)) {
+		 stalled, sent, recv, drops, n->flood_votes);
+	/*
+	 * A flood: handshakes stall (SYN-ACKs or cookies never answered)
+	 * far more than they complete, in two evaluations in a row: slow
+	 * but real clients complete by the second.
+	 */
+	bad = stalled + (sent > recv ? sent - recv : 0);
+	if (bad >= SYN_FLOOD_MIN && bad > SYN_FLOOD_RATIO * (completed + recv)) {
+		if (++n->flood_votes < SYN_FLOOD_VOTES) {
+			decide(ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES, "syn-flood",
+			       inputs, "none: flood suspected, not yet confirmed");
+			return;
+		}
 		if (cookies) {
 			decide(ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES,
 			       "syn-flood", inputs, "none: flood, syncookies already on");
@@ -886,14 +901,14 @@ static void syn_queue(const struct bpftune_event *ev,
 		       inputs, "syncookies on, no backlog growth");
 		snprintf(reason, sizeof(reason),
 			 "SYN flood on port %u: %" PRIu64 " half-open requests stalled against %" PRIu64 " completed handshakes; syncookies serve real clients without queueing the flood (the backlog is not grown for it)",
-			 e->port, stalled, completed);
+			 e->port, bad, completed);
 		if (set1(ev, TB_SYNCOOKIES, TCP_BUFFER_SYN_FLOOD, 1, reason) == 1) {
 			n->syncookies_saved = cookies;
-			n->cookies_seen_ms = now;
 			timer_update();
 		}
 		return;
 	}
+	n->flood_votes = 0;
 	/* legitimate load: max_syn_backlog only matters without syncookies */
 	if (cookies) {
 		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
@@ -901,23 +916,39 @@ static void syn_queue(const struct bpftune_event *ev,
 		       "none: syncookies on, the listen backlog bounds the queue");
 		return;
 	}
-	if (e->value + bpftune_delta(max_syn) < max_syn - max_syn / 4 ||
-	    max_syn - max_syn / 4 >= (long)e->backlog) {
+	/* new peers are dropped past 3/4 of max_syn_backlog */
+	threshold = max_syn - max_syn / 4;
+	if (!completed) {
+		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
+		       "grow-syn-backlog", inputs, "none: no handshake completed");
+		return;
+	}
+	if (!drops && e->value + bpftune_delta(threshold) < threshold) {
 		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
 		       "grow-syn-backlog", inputs,
-		       "none: queue not near the drop threshold, or the listen backlog is the limit");
+		       "none: no SYN dropped and the queue is not near the drop threshold");
+		return;
+	}
+	if (threshold >= (long)e->backlog) {
+		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
+		       "grow-syn-backlog", inputs,
+		       "none: the listen backlog is the limit, not max_syn_backlog");
 		return;
 	}
 	want = max_syn + bpftune_delta(max_syn);
 	decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG, "grow-syn-backlog",
 	       inputs, "raise");
 	snprintf(reason, sizeof(reason),
-		 "listener on port %u has %u half-open requests, near where new peers are dropped (3/4 of %ld), and its handshakes complete (%" PRIu64 " completed, %" PRIu64 " stalled)",
-		 e->port, e->value, max_syn, completed, stalled);
+		 "listener on port %u: %u half-open requests, %" PRIu64 " SYNs dropped past 3/4 of tcp_max_syn_backlog, and the handshakes complete (%" PRIu64 " completed, %" PRIu64 " stalled): legitimate load",
+		 e->port, e->value, drops, completed, stalled);
 	set1(ev, TB_MAX_SYN_BACKLOG, TCP_BUFFER_SYN_QUEUE, want, reason);
 }
 
-/* Syncookies we turned on go back once no cookie has been sent for a while. */
+/*
+ * Syncookies we turned on go back to what they were once the flood is
+ * over: no cookie sent, no new request stalled and no listener queue half
+ * full for SYNCOOKIES_QUIET_MS.
+ */
 static void syncookies_check(struct tb_netns *n, uint64_t now)
 {
 	struct bpftune_event ev;
@@ -929,18 +960,19 @@ static void syncookies_check(struct tb_netns *n, uint64_t now)
 	fd = bpftune_netns_fd_for_event(&ev);
 	if (fd < -1 || read_syn_counters(fd, ev.netns_cookie, &c) < 0)
 		return;
-	if (c.cookies_sent != n->syn.cookies_sent)
-		n->cookies_seen_ms = now;
+	if (c.cookies_sent != n->syn.cookies_sent ||
+	    c.synack_retrans != n->syn.synack_retrans)
+		n->busy_ms = now;
 	n->syn = c;
-	if (now - n->cookies_seen_ms < SYNCOOKIES_QUIET_MS)
+	if (now - n->busy_ms < SYNCOOKIES_QUIET_MS)
 		return;
 	snprintf(inputs, sizeof(inputs), "quiet_ms=%" PRIu64 " saved=%ld",
-		 now - n->cookies_seen_ms, n->syncookies_saved);
+		 now - n->busy_ms, n->syncookies_saved);
 	decide(&ev, TCP_BUFFER_SYN_FLOOD_OVER, TB_SYNCOOKIES, "syncookies-idle",
 	       inputs, "restore");
 	snprintf(reason, sizeof(reason),
-		 "no syncookie sent for %" PRIu64 " s: the flood is over, back to the previous setting",
-		 (now - n->cookies_seen_ms) / 1000);
+		 "no syncookie sent, no half-open request stalled and no listener queue half full for %" PRIu64 " s: the flood is over, back to the previous setting",
+		 (now - n->busy_ms) / 1000);
 	set1(&ev, TB_SYNCOOKIES, TCP_BUFFER_SYN_FLOOD_OVER, n->syncookies_saved,
 	     reason);
 	n->syncookies_saved = -1;

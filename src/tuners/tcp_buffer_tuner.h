@@ -39,7 +39,7 @@ struct tcp_buffer_event {
 /* Per-netns SYN counters kept by the BPF side (map syn_stats). */
 struct tcp_buffer_syn_stats {
 	__u64 completed;	/* handshakes that became sockets */
-	__u64 synack_retrans;	/* SYN-ACKs sent again: peer never answered */
+	__u64 synack_retrans;	/* requests whose SYN-ACK had to be resent */
 };
 
 /* BPF side's filter of repeated reports (a global of the object) */
