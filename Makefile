@@ -197,6 +197,15 @@ $(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
 
 fixtures test test-bats: $(FLOOD)
 
+# BPF programs the tests load themselves (tc), not through the daemon
+TEST_BPF	:= $(patsubst test/bpf/%.bpf.c,$(B)/test/bpf/%.bpf.o,$(wildcard test/bpf/*.bpf.c))
+
+$(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+fixtures test test-bats: $(TEST_BPF)
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \

@@ -95,20 +95,23 @@ ringbuf_map_ids_of() {
 }
 
 # Test network namespaces, removed in teardown.
+# make_netns runs in a $(...) subshell: the list lives in a file too
 NETNS_LIST=()
 make_netns() {
 	local ns="bt$$-${#NETNS_LIST[@]}-$RANDOM"
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 	NETNS_LIST+=("$ns")
+	echo "$ns" >> "${BATS_TEST_TMPDIR:-/tmp}/.bt-netns"
 	echo "$ns"
 }
 
 cleanup_netns() {
-	local ns
-	for ns in "${NETNS_LIST[@]}"; do
+	local ns list="${BATS_TEST_TMPDIR:-/tmp}/.bt-netns"
+	for ns in "${NETNS_LIST[@]}" $(cat "$list" 2>/dev/null); do
 		ip netns del "$ns" 2>/dev/null || true
 	done
+	rm -f "$list"
 	NETNS_LIST=()
 }
 
@@ -131,9 +134,38 @@ somaxconn_in() {
 	fi
 }
 
+# A cgroup v2 child for the daemon's cgroup programs (-c), so that a test
+# sees only what its own commands do, not the other tests on the host.
+# Removed by common_teardown.
+make_cgroup() {
+	local root cg
+	root="$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)"
+	[ -n "$root" ] || return 1
+	cg="$root/bt$$-$RANDOM"
+	mkdir "$cg" || return 1
+	echo "$cg" >> "${BATS_TEST_TMPDIR:-/tmp}/.bt-cgroups"
+	echo "$cg"
+}
+
+# in_cgroup CGROUP CMD...: run CMD inside CGROUP
+in_cgroup() {
+	local cg="$1"
+	shift
+	(echo "$BASHPID" > "$cg/cgroup.procs" && exec "$@")
+}
+
+cleanup_cgroups() {
+	local cg list="${BATS_TEST_TMPDIR:-/tmp}/.bt-cgroups"
+	for cg in $(cat "$list" 2>/dev/null); do
+		rmdir "$cg" 2>/dev/null || true
+	done
+	rm -f "$list"
+}
+
 common_teardown() {
 	stop_daemon
 	cleanup_netns
+	cleanup_cgroups
 	[ -n "${PLUGIN_DIR:-}" ] && rm -rf "$PLUGIN_DIR"
 	PLUGIN_DIR=
 	if [ -n "${SAVED_SOMAXCONN:-}" ]; then

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tcp_conn tuner: congestion control per connection, set by a sockops
+ * program (tcp_conn_tuner.bpf.c).
+ *
+ * - A connection that retransmits more than 1 % of its data segments
+ *   (after 100 of them) is moved to bbr, which does not read loss as
+ *   congestion.
+ * - Per destination (remote address under a /32 or /64 mask, in one
+ *   netns) every algorithm available among cubic, bbr, htcp and dctcp
+ *   (dctcp only on connections that negotiated ECN) gets a cost from the
+ *   connections that used it: how far their smoothed RTT was above the
+ *   lowest smoothed RTT seen to that destination (relative, at most 4),
+ *   plus how far their delivery rate
+ *   was below the best seen, averaged (EWMA).  Once a destination has had
+ *   8 connections, new ones get the cheapest algorithm (untried ones
+ *   first), or with probability epsilon = 5 % a random one.  Every choice
+ *   is recorded with bpftune_decision() when the connection ends.
+ * Missing algorithms are loaded as modules when the kernel has them; the
+ * rest are skipped.  No sysctl is changed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "internal.h"
+#include "tcp_conn_tuner.h"
+#include "tcp_conn_tuner.skel.h"
+#include "tcp_conn_tuner.legacy.skel.h"
+
+#define EPSILON			0.05
+#define MIN_CONNS		8
+#define LOSS_PER_MILLE		10
+#define LOSS_MIN_SEGS		100
+#define LEARN_MIN_BYTES		(64 * 1024)
+#define PREFIX4			32
+#define PREFIX6			64
+#define RTT_COST_MAX		4.0	/* RTT 5x the best counts no worse than that */
+#define EWMA_WEIGHT		0.25
+#define DEST_BUCKETS		1024
+#define DEST_MAX		4096	/* userspace cost tables kept */
+
+static const struct bpftune_tunable_desc tunables[0];
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[TCP_CONN_SCENARIO_LOSS] = {
+		"lossy connection",
+		"a connection retransmitted more than the threshold: moved to bbr",
+	},
+	[TCP_CONN_SCENARIO_CHOICE] = {
+		"congestion control choice",
+		"epsilon-greedy choice of the algorithm per destination, by RTT and delivery rate",
+	},
+};
+
+static const char *const candidates[] = { "cubic", "bbr", "htcp", "dctcp" };
+
+static const char *const how_names[] = {
+	[TCP_CONN_DEFAULT] = "default",
+	[TCP_CONN_GREEDY] = "greedy",
+	[TCP_CONN_EXPLORE] = "explore",
+};
+
+struct dest {
+	struct dest *next;
+	struct tcp_conn_dest key;
+	uint64_t last_used;
+	uint64_t outcomes;
+	uint32_t best_rtt_us;		/* lowest smoothed RTT seen */
+	uint64_t best_rate;		/* highest delivery rate seen */
+	double cost[TCP_CONN_CC_MAX];
+	unsigned int n[TCP_CONN_CC_MAX];
+	int greedy;
+	bool ecn;
+	unsigned int lossy;
+};
+
+struct conn_priv {
+	struct bpftune_tuner *tuner;
+	struct bpftune_observer observer;
+	struct tcp_conn_config cfg;
+	int choice_fd, stats_fd;
+	struct dest *buckets[DEST_BUCKETS];
+	unsigned int num_dests;
+	uint64_t clock;
+	uint64_t placed[3], lossy, lossy_dests, evicted;
+};
+
+static struct conn_priv *the_priv;
+
+/* ---- algorithms ---------------------------------------------------- */
+
+static bool cc_available(const char *name)
+{
+	char buf[512], *tok, *save;
+	int n;
+
+	n = bpftune_sysctl_read_string(-1, "net.ipv4.tcp_available_congestion_control",
+				       buf, sizeof(buf));
+	if (n < 0)
+		return false;
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		if (!strcmp(tok, name))
+			return true;
+	return false;
+}
+
+/* Does this kernel load modules, and does it have any installed? */
+static bool have_modules(void)
+{
+	char path[PATH_MAX];
+	struct utsname u;
+	struct stat st;
+
+	if (access("/proc/modules", F_OK) || uname(&u))
+		return false;
+	snprintf(path, sizeof(path), "/lib/modules/%s", u.release);
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/*
+ * Setting TCP_CONGESTION from userspace with CAP_NET_ADMIN makes the
+ * kernel load tcp_<name> itself (request_module()), which a BPF program's
+ * setsockopt never does.
+ */
+static int cc_load(const char *name)
+{
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	bpftune_cap_raise();
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name)))
+		err = -errno;
+	bpftune_cap_lower();
+	close(fd);
+	return err;
+}
+
+static void cc_discover(struct tcp_conn_config *cfg)
+{
+	bool modules = have_modules();
+	char skipped[128] = "";
+	unsigned int i;
+	int err;
+
+	cfg->bbr = -1;
+	cfg->dctcp = -1;
+	for (i = 0; i < BPFTUNE_ARRAY_SIZE(candidates); i++) {
+		const char *name = candidates[i];
+
+		if (!cc_available(name)) {
+			err = modules ? cc_load(name) : -ENOENT;
+			if (err || !cc_available(name)) {
+				snprintf(skipped + strlen(skipped),
+					 sizeof(skipped) - strlen(skipped), " %s", name);
+				continue;
+			}
+			bpftune_log(LOG_INFO, "tcp_conn: loaded congestion control %s (module tcp_%s)",
+				    name, name);
+		}
+		if (!strcmp(name, "bbr"))
+			cfg->bbr = cfg->num_cc;
+		if (!strcmp(name, "dctcp"))
+			cfg->dctcp = cfg->num_cc;
+		snprintf(cfg->names[cfg->num_cc], TCP_CONN_CC_NAME, "%s", name);
+		cfg->num_cc++;
+	}
+	if (skipped[0])
+		bpftune_log(LOG_INFO, "tcp_conn: congestion control not available, skipped:%s%s",
+			    skipped, modules ? "" : " (this kernel has no modules to load)");
+}
+
+static int cc_index(const struct tcp_conn_config *cfg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->num_cc; i++)
+		if (!strncmp(cfg->names[i], name, TCP_CONN_CC_NAME))
+			return i;
+	return -1;
+}
+
+/* ---- destinations ------------------------------------------------------ */
+
+static unsigned int dest_hash(const struct tcp_conn_dest *k)
+{
+	const unsigned char *p = (const void *)k;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h % DEST_BUCKETS;
+}
+
+static void dest_unlink(struct conn_priv *p, struct dest *d)
+{
+	struct dest **pp;
+
+	for (pp = &p->buckets[dest_hash(&d->key)]; *pp; pp = &(*pp)->next)
+		if (*pp == d) {
+			*pp = d->next;
+			p->num_dests--;
+			return;
+		}
+}
+
+static void dest_free(struct conn_priv *p, struct dest *d)
+{
+	bpf_map_delete_elem(p->choice_fd, &d->key);
+	dest_unlink(p, d);
+	free(d);
+}
+
+static void dest_evict_oldest(struct conn_priv *p)
+{
+	struct dest *d, *oldest = NULL;
+	unsigned int b;
+
+	for (b = 0; b < DEST_BUCKETS; b++)
+		for (d = p->buckets[b]; d; d = d->next)
+			if (!oldest || d->last_used < oldest->last_used)
+				oldest = d;
+	if (oldest) {
+		dest_free(p, oldest);
+		p->evicted++;
+	}
+}
+
+static struct dest *dest_get(struct conn_priv *p, const struct tcp_conn_dest *k)
+{
+	unsigned int b = dest_hash(k), i;
+	struct dest *d;
+
+	for (d = p->buckets[b]; d; d = d->next)
+		if (!memcmp(&d->key, k, sizeof(*k)))
+			break;
+	if (!d) {
+		if (p->num_dests >= DEST_MAX)
+			dest_evict_oldest(p);
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return NULL;
+		d->key = *k;
+		d->greedy = -1;
+		for (i = 0; i < TCP_CONN_CC_MAX; i++)
+			d->cost[i] = 0;
+		d->next = p->buckets[b];
+		p->buckets[b] = d;
+		p->num_dests++;
+	}
+	d->last_used = ++p->clock;
+	return d;
+}
+
+static const char *dest_describe(const struct tcp_conn_dest *k, char *buf,
+				 size_t len)
+{
+	char addr[INET6_ADDRSTRLEN] = "?", where[128];
+
+	inet_ntop(k->family == AF_INET ? AF_INET : AF_INET6, k->addr, addr,
+		  sizeof(addr));
+	snprintf(buf, len, "%s/%u in %s", addr, k->prefix,
+		 bpftune_netns_describe(k->netns_cookie, where, sizeof(where)));
+	return buf;
+}
+
+static void costs_text(const struct conn_priv *p, const struct dest *d,
+		       char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < p->cfg.num_cc && off < len; i++) {
+		if (d->n[i])
+			off += snprintf(buf + off, len - off, "%scost[%s]=%.3f/%u",
+					off ? " " : "", p->cfg.names[i],
+					d->cost[i], d->n[i]);
+		else
+			off += snprintf(buf + off, len - off, "%scost[%s]=untried",
+					off ? " " : "", p->cfg.names[i]);
+	}
+}
+
+/* Cheapest algorithm; untried ones count as free so each gets a turn. */
+static int greedy_pick(const struct conn_priv *p, const struct dest *d)
+{
+	double best = 0;
+	int i, pick = -1;
+
+	for (i = 0; i < (int)p->cfg.num_cc; i++) {
+		double c = d->n[i] ? d->cost[i] : 0;
+
+		if (i == p->cfg.dctcp && !d->ecn)
+			continue;
+		if (pick < 0 || c < best || (c == best && !d->n[i] && d->n[pick])) {
+			pick = i;
+			best = c;
+		}
+	}
+	return pick;
+}
+
+static void update_greedy(struct conn_priv *p, struct dest *d)
+{
+	struct tcp_conn_choice choice;
+	char desc[256], costs[256];
+	int pick = greedy_pick(p, d);
+
+	if (pick == d->greedy)
+		return;
+	choice.greedy = pick;
+	if (bpf_map_update_elem(p->choice_fd, &d->key, &choice, BPF_ANY)) {
+		bpftune_log(LOG_WARNING, "tcp_conn: cannot store the choice for a destination: %s",
+			    strerror(errno));
+		return;
+	}
+	costs_text(p, d, costs, sizeof(costs));
+	bpftune_log(LOG_INFO, "tcp_conn: %s: greedy congestion control %s -> %s (%s)",
+		    dest_describe(&d->key, desc, sizeof(desc)),
+		    d->greedy >= 0 ? p->cfg.names[d->greedy] : "none",
+		    p->cfg.names[pick], costs);
+	d->greedy = pick;
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static void on_loss(struct conn_priv *p, const struct bpftune_event *ev)
+{
+	const struct tcp_conn_loss *l = (const void *)ev->payload;
+	char desc[256], inputs[256], from[TCP_CONN_CC_NAME + 1];
+	char local[INET6_ADDRSTRLEN] = "?";
+	double pct, limit = LOSS_PER_MILLE / 10.0;
+	struct dest *d;
+
+	if (ev->payload_len < sizeof(*l) || !l->segs_out)
+		return;
+	memcpy(from, l->from, TCP_CONN_CC_NAME);
+	from[TCP_CONN_CC_NAME] = '\0';
+	pct = 100.0 * l->retrans / l->segs_out;
+	p->lossy++;
+	d = dest_get(p, &l->dest);
+	snprintf(inputs, sizeof(inputs), "retrans=%u segs_out=%u loss_pct=%.2f threshold_pct=%.1f srtt_us=%u cc=%s",
+		 l->retrans, l->segs_out, pct, limit, l->srtt_us, from);
+	bpftune_decision(p->tuner, ev, &(struct bpftune_decision){
+		.scenario = TCP_CONN_SCENARIO_LOSS, .policy = "bbr-on-loss",
+		.inputs = inputs, .action = "cc=bbr", .tunable = -1,
+		.epsilon = -1, .explored = -1 });
+	dest_describe(&l->dest, desc, sizeof(desc));
+	inet_ntop(l->dest.family == AF_INET ? AF_INET : AF_INET6, l->laddr,
+		  local, sizeof(local));
+	/* one line per destination; the others are counted */
+	bpftune_log(d && d->lossy++ ? LOG_DEBUG : LOG_NOTICE,
+		    "tuner tcp_conn: %s: connection from %s port %u to %s port %u: congestion control %s -> bbr: %u of %u data segments retransmitted (%.2f %% > %.1f %%), srtt %u us",
+		    scenarios[TCP_CONN_SCENARIO_LOSS].name, local, l->lport,
+		    desc, l->rport, from, l->retrans, l->segs_out, pct, limit,
+		    l->srtt_us);
+	if (d && d->lossy == 1)
+		p->lossy_dests++;
+}
+
+static void learn(struct dest *d, int cc,
+		  const struct tcp_conn_done *c)
+{
+	double rtt_cost = 0, rate_cost = 0, cost;
+	uint32_t rtt = c->srtt_us;
+
+	/* smoothed against smoothed: min RTT would make every queue look bad */
+	if (rtt && (!d->best_rtt_us || rtt < d->best_rtt_us))
+		d->best_rtt_us = rtt;
+	if (c->delivery_rate > d->best_rate)
+		d->best_rate = c->delivery_rate;
+	if (d->best_rtt_us && rtt > d->best_rtt_us) {
+		rtt_cost = (double)(rtt - d->best_rtt_us) / d->best_rtt_us;
+		if (rtt_cost > RTT_COST_MAX)
+			rtt_cost = RTT_COST_MAX;
+	}
+	if (d->best_rate)
+		rate_cost = (double)(d->best_rate - c->delivery_rate) / d->best_rate;
+	cost = rtt_cost + rate_cost;
+	d->cost[cc] = d->n[cc] ? d->cost[cc] + EWMA_WEIGHT * (cost - d->cost[cc]) : cost;
+	d->n[cc]++;
+	d->outcomes++;
+}
+
+static void on_done(struct conn_priv *p, const struct bpftune_event *ev)
+{
+	const struct tcp_conn_done *c = (const void *)ev->payload;
+	char cc_name[TCP_CONN_CC_NAME + 1], costs[256], inputs[512], action[32];
+	unsigned int how;
+	struct dest *d;
+	int cc;
+
+	if (ev->payload_len < sizeof(*c))
+		return;
+	how = c->how < BPFTUNE_ARRAY_SIZE(how_names) ? c->how : TCP_CONN_DEFAULT;
+	memcpy(cc_name, c->cc, TCP_CONN_CC_NAME);
+	cc_name[TCP_CONN_CC_NAME] = '\0';
+	cc = cc_index(&p->cfg, cc_name);
+	p->placed[how]++;
+	d = dest_get(p, &c->dest);
+	if (!d)
+		return;
+	if (c->ecn)
+		d->ecn = true;
+	costs_text(p, d, costs, sizeof(costs));
+	snprintf(inputs, sizeof(inputs), "choice=%s outcomes=%llu %s outcome: cc=%s srtt_us=%u min_rtt_us=%u delivery_rate=%llu bytes_acked=%llu retrans=%u lossy=%u ecn=%u",
+		 how_names[how], (unsigned long long)d->outcomes, costs,
+		 cc_name, c->srtt_us, c->min_rtt_us,
+		 (unsigned long long)c->delivery_rate,
+		 (unsigned long long)c->bytes_acked, c->retrans, c->lossy, c->ecn);
+	snprintf(action, sizeof(action), how == TCP_CONN_DEFAULT ? "none" : "cc=%s",
+		 cc_name);
+	bpftune_decision(p->tuner, ev, &(struct bpftune_decision){
+		.scenario = TCP_CONN_SCENARIO_CHOICE, .policy = "epsilon-greedy",
+		.inputs = inputs, .action = action, .tunable = -1,
+		.epsilon = how == TCP_CONN_DEFAULT ? -1 : EPSILON,
+		.explored = how == TCP_CONN_DEFAULT ? -1 : how == TCP_CONN_EXPLORE });
+	/* a connection moved to bbr midway says little about either algorithm */
+	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES)
+		return;
+	learn(d, cc, c);
+	update_greedy(p, d);
+}
+
+static void conn_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
+{
+	struct conn_priv *p = bpftune_tuner_priv(t);
+
+	if (!p)
+		return;
+	switch (ev->scenario_id) {
+	case TCP_CONN_SCENARIO_LOSS:
+		on_loss(p, ev);
+		break;
+	case TCP_CONN_SCENARIO_CHOICE:
+		on_done(p, ev);
+		break;
+	}
+}
+
+/* ---- netns destruction ------------------------------------------------- */
+
+static void forget_netns(struct conn_priv *p, uint64_t cookie)
+{
+	struct tcp_conn_dest key, next, *prev = NULL;
+	struct dest *d, *dn;
+	unsigned int b, n = 0;
+	int fds[2] = { p->choice_fd, p->stats_fd }, i;
+
+	for (b = 0; b < DEST_BUCKETS; b++)
+		for (d = p->buckets[b]; d; d = dn) {
+			dn = d->next;
+			if (d->key.netns_cookie == cookie) {
+				dest_free(p, d);
+				n++;
+			}
+		}
+	/* BPF-side entries too: LRU would age them out, but only under pressure */
+	for (i = 0; i < 2; i++) {
+		prev = NULL;
+		while (!bpf_map_get_next_key(fds[i], prev, &next)) {
+			if (next.netns_cookie == cookie &&
+			    !bpf_map_delete_elem(fds[i], &next))
+				continue;	/* restart after the deleted key */
+			key = next;
+			prev = &key;
+		}
+	}
+	if (n)
+		bpftune_log(LOG_DEBUG, "tcp_conn: netns cookie %llu gone: %u destinations forgotten",
+			    (unsigned long long)cookie, n);
+}
+
+static void observe_state(const struct bpftune_tuner *t, uint64_t cookie,
+			  enum bpftune_state state, const char *cause)
+{
+	(void)cause;
+	if (the_priv && t == the_priv->tuner && state == BPFTUNE_STATE_GONE &&
+	    !bpftune_netns_is_global(cookie))
+		forget_netns(the_priv, cookie);
+}
+
+/* ---- init/fini ----------------------------------------------------------- */
+
+static int conn_init(struct bpftune_tuner *t)
+{
+	struct conn_priv *p;
+	__u32 zero = 0;
+	int cfg_fd;
+
+	if (the_priv)
+		return -EEXIST;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->tuner = t;
+	cfg_fd = bpftune_tuner_map_fd(t, "conn_config");
+	p->choice_fd = bpftune_tuner_map_fd(t, "dest_choice");
+	p->stats_fd = bpftune_tuner_map_fd(t, "dest_stats");
+	if (cfg_fd < 0 || p->choice_fd < 0 || p->stats_fd < 0) {
+		free(p);
+		return -ENOENT;
+	}
+	cc_discover(&p->cfg);
+	if (!p->cfg.num_cc) {
+		free(p);
+		bpftune_log(LOG_NOTICE, "tcp_conn: none of cubic, bbr, htcp, dctcp is available");
+		return -EOPNOTSUPP;
+	}
+	p->cfg.epsilon_64k = (uint32_t)(EPSILON * 65536);
+	p->cfg.min_conns = MIN_CONNS;
+	p->cfg.loss_per_mille = LOSS_PER_MILLE;
+	p->cfg.loss_min_segs = LOSS_MIN_SEGS;
+	p->cfg.learn_min_bytes = LEARN_MIN_BYTES;
+	p->cfg.prefix4 = PREFIX4;
+	p->cfg.prefix6 = PREFIX6;
+	if (bpf_map_update_elem(cfg_fd, &zero, &p->cfg, BPF_ANY)) {
+		int err = -errno;
+
+		free(p);
+		return err;
+	}
+	p->observer.state = observe_state;
+	the_priv = p;
+	bpftune_observer_add(&p->observer);
+	bpftune_tuner_set_priv(t, p);
+	bpftune_log(LOG_INFO, "tcp_conn: choosing among %u algorithm%s: %s%s%s%s%s%s%s; %s",
+		    p->cfg.num_cc, p->cfg.num_cc == 1 ? "" : "s",
+		    p->cfg.names[0], p->cfg.num_cc > 1 ? " " : "", p->cfg.names[1],
+		    p->cfg.num_cc > 2 ? " " : "", p->cfg.names[2],
+		    p->cfg.num_cc > 3 ? " " : "", p->cfg.names[3],
+		    p->cfg.bbr >= 0 ? "lossy connections move to bbr" :
+		    "no bbr: lossy connections are left alone");
+	return 0;
+}
+
+static void conn_fini(struct bpftune_tuner *t)
+{
+	struct conn_priv *p = bpftune_tuner_priv(t);
+	struct dest *d, *dn;
+	unsigned int b;
+
+	if (!p)
+		return;
+	bpftune_log(LOG_INFO, "tcp_conn: connections reported: %llu greedy, %llu explored, %llu left to the default; %llu lossy connections moved to bbr (%llu destinations); %u destinations known, %llu evicted",
+		    (unsigned long long)p->placed[TCP_CONN_GREEDY],
+		    (unsigned long long)p->placed[TCP_CONN_EXPLORE],
+		    (unsigned long long)p->placed[TCP_CONN_DEFAULT],
+		    (unsigned long long)p->lossy,
+		    (unsigned long long)p->lossy_dests, p->num_dests,
+		    (unsigned long long)p->evicted);
+	bpftune_observer_remove(&p->observer);
+	for (b = 0; b < DEST_BUCKETS; b++)
+		for (d = p->buckets[b]; d; d = dn) {
+			dn = d->next;
+			free(d);
+		}
+	the_priv = NULL;
+	bpftune_tuner_set_priv(t, NULL);
+	free(p);
+}
+
+BPFTUNE_TUNER("tcp_conn", "per-connection congestion control: bbr on loss, epsilon-greedy per destination",
+	      tcp_conn_tuner_bpf, tunables, scenarios, conn_init, conn_fini,
+	      conn_event);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The netns tuner: namespaces coming and going.  When one is destroyed the
+# per-netns state of every tuner there goes GONE and is freed, and the
+# daemon keeps no fd that would keep a deleted namespace alive.
+#
+# The daemon's cgroup programs (the sysctl tuner's) are attached to a
+# cgroup of the test's own (-c), so that other tests' sysctl writes on
+# this host make no state here.  The netns hooks see every namespace.
+
+load helpers
+
+setup() {
+	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
+	make_plugin_dir netns sysctl sample
+	CG="$(make_cgroup)" || skip "no cgroup2 hierarchy"
+}
+
+teardown() {
+	local ns
+	for ns in $(ip netns list | awk '{print $1}' | grep "^btc$$-"); do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	common_teardown
+}
+
+# the daemon's open fds and resident memory (kB)
+fds_of() { ls /proc/"$1"/fd | wc -l; }
+rss_of() { awk '/^VmRSS:/ {print $2}' /proc/"$1"/status; }
+
+# cookie of the netns a command runs in (SO_NETNS_COOKIE)
+COOKIE_PY='import socket, struct; s = socket.socket(); print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])'
+netns_cookie() { ip netns exec "$1" python3 -c "$COOKIE_PY"; }
+
+# churn N: N namespaces, each created, given per-netns state (an admin
+# write that makes the sysctl tuner stop the sample tuner there), deleted.
+# Run inside $CG so that the sysctl tuner sees the writes.
+churn() {
+	(
+		echo "$BASHPID" > "$CG/cgroup.procs"
+		local i ns
+		for i in $(seq 1 "$1"); do
+			ns="btc$$-$i-$RANDOM"
+			ip netns add "$ns"
+			ip netns exec "$ns" sysctl -qw net.core.somaxconn=4096
+			ip netns del "$ns"
+		done
+	)
+}
+
+# wait_count PATTERN N [seconds]: until PATTERN is in $LOG N times
+wait_count() {
+	local i
+	for i in $(seq 1 $((${3:-30} * 10))); do
+		[ "$(grep -cE -- "$1" "$LOG")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "only $(grep -cE -- "$1" "$LOG") of $2 lines matching '$1'" >&3
+	return 1
+}
+
+@test "ip netns del of a netns the sysctl tuner marked manual: its state goes gone" {
+	local ns
+	ns="$(make_netns)"
+	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
+	start_daemon -d -c "$CG"
+	in_cgroup "$CG" ip netns exec "$ns" sysctl -qw net.core.somaxconn=300
+	wait_for_log "tuner sample stopped in netns $ns"
+	ip netns del "$ns"
+	# its name is gone by the time the kernel has dismantled it, or not yet
+	wait_for_log "tuner sample: netns (cookie [0-9]+ \(was $ns\)|$ns \(cookie [0-9]+\)): state manual -> gone \(netns destroyed\)"
+	wait_for_log "netns: netns .*$ns.* destroyed \(seen by [_a-z]+\): [1-9][0-9]* per-netns states"
+	stop_daemon
+	grep -q "per-netns tuner states: 0," "$LOG"
+}
+
+@test "the daemon holds no fd of a netns: a deleted netns is destroyed" {
+	local ns pid own f l
+	ns="$(make_netns)"
+	# a task inside lets the daemon resolve the netns through the event's pid
+	ip netns exec "$ns" sleep 30 &
+	pid=$!
+	start_daemon -d -c "$CG"
+	in_cgroup "$CG" ip netns exec "$ns" sysctl -qw net.core.somaxconn=300
+	wait_for_log "tuner sample stopped in netns $ns"
+	ip netns del "$ns"
+	kill "$pid"
+	wait "$pid" || true
+	wait_for_log "netns: netns .*$ns.* destroyed"
+	# no fd of the daemon refers to a netns other than its own
+	own="$(readlink /proc/"$DAEMON_PID"/ns/net)"
+	for f in /proc/"$DAEMON_PID"/fd/*; do
+		l="$(readlink "$f" || true)"
+		case "$l" in
+		net:*) [ "$l" = "$own" ] ;;
+		esac
+	done
+}
+
+@test "200 namespaces created and destroyed: no fd or memory growth, per-netns state freed" {
+	# telemetry off: its periodic samples would grow the heap on their own
+	start_daemon -d -c "$CG" --no-telemetry
+	# warm up caches and the allocator first
+	churn 20
+	wait_count "state manual -> gone" 20
+	local fds0 rss0 fds1 rss1
+	fds0="$(fds_of "$DAEMON_PID")"
+	rss0="$(rss_of "$DAEMON_PID")"
+	churn 200
+	wait_count "state manual -> gone" 220 60
+	fds1="$(fds_of "$DAEMON_PID")"
+	rss1="$(rss_of "$DAEMON_PID")"
+	echo "# fds $fds0 -> $fds1, VmRSS $rss0 -> $rss1 kB" >&3
+	[ "$fds1" -le "$fds0" ]
+	# 2 MB of slack for malloc arenas and stdio; per-netns leaks would be more
+	[ "$rss1" -le $((rss0 + 2048)) ]
+	stop_daemon
+	[ "$(grep -c "tuner sample stopped in netns" "$LOG")" -eq 220 ]
+	grep -q "per-netns tuner states: 0," "$LOG"
+}
+
+@test "namespaces created while the daemon runs are seen coming and going" {
+	local ns cookie unshared
+	start_daemon -d -c "$CG"
+	ns="$(make_netns)"
+	cookie="$(netns_cookie "$ns")"
+	wait_for_log "netns: cookie $cookie created by pid [0-9]+ \(ip\) with unshare"
+	unshared="$(unshare -n python3 -c "$COOKIE_PY")"
+	wait_for_log "netns: cookie $unshared created by pid [0-9]+ \([^)]*\) with unshare"
+	wait_for_log "netns: netns cookie $unshared destroyed"
+	ip netns del "$ns"
+	wait_for_log "netns: netns cookie $cookie \(was $ns\) destroyed|netns: netns $ns \(cookie $cookie\) destroyed"
+}

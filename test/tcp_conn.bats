@@ -1,0 +1,182 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The tcp_conn tuner: per-connection congestion control from sockops.
+# Two namespaces joined by a veth pair; loss comes from a tc classifier
+# (test/bpf/loss.bpf.c) dropping about 5 % of the data segments arriving
+# at the server, since there is no netem here.  The daemon's sockops
+# program is attached to a cgroup of the test's own (-c) and the clients
+# run in it, so that no other test's connections are touched.
+
+load helpers
+
+setup() {
+	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
+	LOSS_OBJ="$REPO/build/test/bpf/loss.bpf.o"
+	[ -f "$LOSS_OBJ" ] || {
+		echo "missing $LOSS_OBJ: run make test (or make fixtures)" >&3
+		return 1
+	}
+	make_plugin_dir tcp_conn netns
+	CG="$(make_cgroup)" || skip "no cgroup2 hierarchy"
+	SAVED_ALLOWED=
+}
+
+teardown() {
+	local pid
+	for pid in ${BG_PIDS:-}; do
+		kill "$pid" 2>/dev/null || true
+	done
+	BG_PIDS=
+	common_teardown
+	if [ -n "$SAVED_ALLOWED" ]; then
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$SAVED_ALLOWED"
+	fi
+}
+
+# $CLI (10.78.1.1) and $SRV (10.78.1.2) joined by a veth pair
+make_pair() {
+	CLI="$(make_netns)"
+	SRV="$(make_netns)"
+	ip link add tcc netns "$CLI" type veth peer name tcs netns "$SRV"
+	ip -n "$CLI" addr add 10.78.1.1/24 dev tcc
+	ip -n "$SRV" addr add 10.78.1.2/24 dev tcs
+	ip -n "$CLI" link set tcc up
+	ip -n "$SRV" link set tcs up
+}
+
+# Drop data on the way in to the server: the client's segments are lost
+# on the path (a drop at the client's own egress is a local drop, which
+# TCP sends again without counting a retransmission).
+add_loss() {
+	ip netns exec "$SRV" tc qdisc add dev tcs clsact
+	ip netns exec "$SRV" tc filter add dev tcs ingress bpf direct-action \
+		obj "$LOSS_OBJ" sec tc
+}
+
+# The default of a netns other than the first may only be an algorithm in
+# the (global) allowed list: add it for the write, then put the list back.
+set_default_cc() {
+	local ns="$1" cc="$2" allowed
+	allowed="$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)"
+	if ! grep -qw "$cc" <<<"$allowed"; then
+		SAVED_ALLOWED="$allowed"
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed $cc"
+	fi
+	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
+	if [ -n "$SAVED_ALLOWED" ]; then
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$SAVED_ALLOWED"
+		SAVED_ALLOWED=
+	fi
+}
+
+need_cc() {
+	grep -q "tcp_conn: choosing among .* $1[ ;]" "$LOG" ||
+		skip "congestion control $1 is not available on this kernel"
+}
+
+# iperf3 from $CLI (in the test cgroup) to $SRV for $1 seconds, in the
+# background; IPERF_OUT has the client's report
+start_iperf() {
+	ip netns exec "$SRV" iperf3 -s -1 >/dev/null 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	sleep 0.5
+	IPERF_OUT="$BATS_TEST_TMPDIR/iperf.out"
+	in_cgroup "$CG" ip netns exec "$CLI" iperf3 -c 10.78.1.2 -t "$1" \
+		>"$IPERF_OUT" 2>&1 &
+	IPERF_PID=$!
+	BG_PIDS="$BG_PIDS $IPERF_PID"
+}
+
+# congestion control of the client's connections to the server, as ss sees them
+client_ccs() {
+	ip netns exec "$CLI" ss -tin dst 10.78.1.2 |
+		grep -oE '^[[:space:]]+(cubic|bbr|reno|htcp|dctcp) ' | tr -d ' \t'
+}
+
+@test "a lossy connection moves from cubic to bbr, and the log says why" {
+	make_pair
+	set_default_cc "$CLI" cubic
+	add_loss
+	start_daemon -c "$CG"
+	need_cc cubic
+	need_cc bbr
+	start_iperf 6
+	wait_for_log "tuner tcp_conn: lossy connection: connection from 10.78.1.1 port [0-9]+ to 10.78.1.2/32 in netns $CLI \(cookie [0-9]+\) port 5201: congestion control cubic -> bbr: [0-9]+ of [0-9]+ data segments retransmitted \([0-9.]+ % > 1.0 %\)" 15
+	local ccs
+	ccs="$(client_ccs)"
+	echo "# client connections: $(echo $ccs)" >&3
+	# the data connection is on bbr now; iperf3's idle control one kept cubic
+	grep -qx bbr <<<"$ccs"
+	grep -qx cubic <<<"$ccs"
+	wait "$IPERF_PID"
+	grep -q "iperf Done" "$IPERF_OUT"
+}
+
+@test "without loss a connection keeps the netns default" {
+	make_pair
+	set_default_cc "$CLI" cubic
+	start_daemon -c "$CG"
+	need_cc cubic
+	start_iperf 3
+	sleep 1.5
+	local ccs
+	ccs="$(client_ccs)"
+	! grep -qx bbr <<<"$ccs"
+	grep -qx cubic <<<"$ccs"
+	wait "$IPERF_PID"
+	! grep -q "tuner tcp_conn: lossy connection:" "$LOG"
+}
+
+@test "connections outside the daemon's cgroup are left alone" {
+	make_pair
+	set_default_cc "$CLI" cubic
+	add_loss
+	start_daemon -c "$CG"
+	need_cc bbr
+	ip netns exec "$SRV" iperf3 -s -1 >/dev/null 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	sleep 0.5
+	ip netns exec "$CLI" iperf3 -c 10.78.1.2 -t 3 >/dev/null
+	! grep -q "tuner tcp_conn: lossy connection:" "$LOG"
+}
+
+# A server in $SRV that reads whatever it is sent; N clients from $CLI
+# each sending 256 kB on a connection of its own.
+SERVER_PY='
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.78.1.2", 7777)); s.listen(64)
+while True:
+    c, _ = s.accept()
+    while c.recv(65536):
+        pass
+    c.close()
+'
+CLIENT_PY='
+import socket, sys, time
+for i in range(int(sys.argv[1])):
+    c = socket.create_connection(("10.78.1.2", 7777))
+    c.sendall(b"x" * 262144)
+    c.shutdown(socket.SHUT_WR)
+    c.recv(1)
+    c.close()
+    time.sleep(0.02)    # let the daemon keep up: no choice before its data
+'
+
+@test "with enough connections to a destination each choice is epsilon-greedy and recorded" {
+	make_pair
+	set_default_cc "$CLI" cubic
+	start_daemon -d -c "$CG"
+	need_cc bbr
+	ip netns exec "$SRV" python3 -c "$SERVER_PY" &
+	BG_PIDS="$BG_PIDS $!"
+	sleep 0.5
+	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 24
+	# the first connections teach the cost; from the 9th on each is placed
+	wait_for_log "tcp_conn: 10.78.1.2/32 in netns $CLI \(cookie [0-9]+\): greedy congestion control none -> (cubic|bbr)"
+	wait_for_log "decision: scenario 1 policy epsilon-greedy inputs \[choice=(greedy|explore) outcomes=[0-9]+ cost\[cubic\]=.* cost\[bbr\]=.* outcome: cc=(cubic|bbr) .* action cc=(cubic|bbr)$"
+	# 24 connections, 8 before choosing: every later one is recorded
+	stop_daemon
+	[ "$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")" -eq 16 ]
+	grep -qE "tcp_conn: connections reported: [0-9]+ greedy, [0-9]+ explored" "$LOG"
+}
