@@ -127,8 +127,10 @@ static inline bool bpftune_netns_is_global(uint64_t cookie)
 /*
  * An fd for the network namespace an event came from, found through the
  * event's pid and checked against its cookie.  -1 (global) when the cookie
- * is the global one; -errno if it cannot be found.  The fd is cached by
- * the library: do not close it.
+ * is the global one; -errno if it cannot be found.  The fd belongs to
+ * the library: do not close it, and do not keep it past the event
+ * handler, which is when the library closes it (an open netns fd would
+ * keep a deleted namespace alive).
  */
 int bpftune_netns_fd_for_event(const struct bpftune_event *event);
 
