@@ -35,12 +35,18 @@
 #include "telemetry.h"
 #include "telemetry_schema.h"
 
-#define QUEUE_SLOTS	4096	/* power of two; ~2.6 MB of rows */
+#define QUEUE_SLOTS	4096	/* power of two; 840-byte rows: 3.4 MB at most */
 #define NAME_LEN	32
 #define LABEL_LEN	64
 #define NETNS_LEN	96
 #define TEXT_LEN	256
 #define MAX_PROC_FILE	(4 << 20)
+/* never follow a symlink planted where the run's file goes (SQLite >= 3.31) */
+#ifdef SQLITE_OPEN_NOFOLLOW
+#define OPEN_NOFOLLOW	SQLITE_OPEN_NOFOLLOW
+#else
+#define OPEN_NOFOLLOW	0
+#endif
 #define NO_TUNER	UINT32_MAX	/* a rollback of a sysctl no tuner loaded manages */
 
 /* host_id for systemd's app-specific machine id: never the raw machine-id */
@@ -186,9 +192,14 @@ static uint64_t now_us(void)
 	return clock_us(CLOCK_BOOTTIME);
 }
 
+/* bounded string copy for the event path: cheaper than snprintf */
 static void scopy(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "");
+	size_t n = src ? strnlen(src, len - 1) : 0;
+
+	if (n)
+		memcpy(dst, src, n);
+	dst[n] = '\0';
 }
 
 static void kick_writer(void)
@@ -1223,7 +1234,7 @@ int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
 	if (!ring)
 		return -ENOMEM;
 	if (sqlite3_open_v2(tm.path, &tm.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+			    SQLITE_OPEN_NOMUTEX | OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		bpftune_log(LOG_WARNING, "telemetry off: cannot create %s: %s", tm.path,
 			    tm.db ? sqlite3_errmsg(tm.db) : "out of memory");
 		close_db();
