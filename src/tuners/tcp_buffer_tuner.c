@@ -6,20 +6,22 @@
  *    buffer comes within delta of them, in the netns where it happened,
  *    unless TCP memory is under pressure or the latency guard holds them.
  *  - Latency guard: every raise adds (max, mean RTT seen at that max) to a
- *    correlation window kept per tuner, tunable and netns.  When RTT rises
- *    with the max (Pearson r, and a real rise), step back one raise and
- *    hold for a while: more buffer was buying only queueing delay.
- *  - tcp_mem (global): grown by delta near the pressure threshold, up to a
- *    quarter of available memory and a quarter of RAM.  When the kernel
- *    refuses TCP memory at the hard limit, low-memory mode: metrics saving
- *    off, order-0 skb pages, buffer maxima shrunk; all undone once the
+ *    correlation window kept per tuner, tunable and netns, and (max, mean
+ *    throughput) to another.  When RTT rises with the max (Pearson r and a
+ *    real rise) while throughput does not, step back one raise and hold:
+ *    more buffer was buying only queueing delay.
+ *  - tcp_mem (global): grown by delta near the pressure threshold, up to
+ *    what TCP holds plus a quarter of available memory, capped at a
+ *    quarter of RAM.  When the kernel refuses TCP socket memory, or
+ *    tcp_mem cannot grow, TCP is really short: low-memory mode (metrics
+ *    saving off, order-0 skb pages, buffer maxima shrunk), undone once the
  *    pressure is gone (checked every second while the mode lasts).
  *  - tcp_moderate_rcvbuf: switched back on for a receiver that is limited
  *    by its fixed buffer while autotuning is off.
- *  - tcp_max_syn_backlog / tcp_syncookies: the backlog grows for SYN load
- *    whose handshakes complete; a flood (handshakes that stall) never
- *    grows it, and turns syncookies on if they were off, until cookies are
- *    no longer being sent.
+ *  - tcp_max_syn_backlog / tcp_syncookies: the backlog grows when SYNs are
+ *    dropped past 3/4 of it and the handshakes complete; a flood (requests
+ *    that stall, confirmed twice) never grows it, and turns syncookies on
+ *    if they were off, until the flood has been over for a while.
  */
 #include <errno.h>
 #include <fcntl.h>
