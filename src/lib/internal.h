@@ -119,6 +119,8 @@ void bpftune_netns_release(void);
 void bpftune_netns_forget(uint64_t cookie);
 /* set while the netns tuner sees every netns destruction */
 void bpftune_netns_set_tracking(bool on);
+/* forget every cached netns (learnt again, entering it, when needed) */
+void bpftune_netns_flush(void);
 bool bpftune_netns_tracking(void);
 unsigned int bpftune_netns_cached(void);
 

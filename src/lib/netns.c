@@ -165,6 +165,16 @@ void bpftune_netns_set_tracking(bool on)
 	tracking = on;
 }
 
+void bpftune_netns_flush(void)
+{
+	int i;
+
+	for (i = 0; i < NETNS_CACHE_SIZE; i++)
+		if (cache[i].fd < 0)
+			entry_clear(&cache[i]);
+	named_dirty = true;
+}
+
 bool bpftune_netns_tracking(void)
 {
 	return tracking;

@@ -195,6 +195,8 @@ static int netns_init(struct bpftune_tuner *t)
 	p->put_net = fn;
 	/* the tracepoint path sees only what it tracks: setns is how */
 	complete = fn || prog_loaded(t, "opt_setns");
+	/* what the cache learnt before we ran was never tracked */
+	bpftune_netns_flush();
 	bpftune_netns_set_tracking(complete);
 	if (!fn)
 		track_named();

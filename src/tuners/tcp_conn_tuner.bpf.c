@@ -179,6 +179,7 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 	struct tcp_conn_config *cfg = conn_cfg();
 	struct tcp_conn_dest_stats *stats, fresh = { .conns = 0 };
 	struct tcp_conn_choice *choice;
+	struct tcp_conn_dest dest;
 	struct conn_state *st;
 	struct tcp_sock *tp;
 	struct bpf_sock *sk;
@@ -187,16 +188,14 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 	__u64 conns;
 
 	sk = ops->sk;
-	if (!cfg || !sk)
+	/* loopback is not worth keying: no storage, no callbacks */
+	if (!cfg || !sk || !dest_key(ops, cfg, &dest))
 		return 1;
 	st = bpf_sk_storage_get(&conn_store, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!st)
 		return 1;
 	st->start_ns = bpf_ktime_get_ns();
-	if (!dest_key(ops, cfg, &st->dest)) {
-		st->dest.family = 0;	/* not ours: no report at close */
-		return 1;
-	}
+	st->dest = dest;
 	tp = bpf_skc_to_tcp_sock(sk);
 	st->ecn = tp && (tp->ecn_flags & TCP_ECN_OK);
 

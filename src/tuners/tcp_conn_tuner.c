@@ -468,8 +468,12 @@ static void forget_netns(struct conn_priv *p, uint64_t cookie)
 				n++;
 			}
 		}
-	/* BPF-side entries too: LRU would age them out, but only under pressure */
-	for (i = 0; i < 2; i++) {
+	/*
+	 * The BPF side's entries too, when we knew the netns: walking both
+	 * maps costs two syscalls per entry.  Destinations no connection was
+	 * reported for age out of the LRU maps instead.
+	 */
+	for (i = 0; n && i < 2; i++) {
 		prev = NULL;
 		while (!bpf_map_get_next_key(fds[i], prev, &next)) {
 			if (next.netns_cookie == cookie &&
