@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Telemetry writer throughput: the daemon with the flood fixture tuner
-# (one event and one decision row per getpgid(FLOOD_MAGIC)) under a flood
-# of CALLS syscalls, RUNS times.  Prints, per run and as min/median/max:
-# rows written per second while the writer was busy (from the health
-# table's rows_written between samples), events delivered per second,
-# what was lost where (ring buffer, writer queue), the longest flush and
-# the daemon's RSS.  Not a test: it prints numbers and never fails on them.
+# Telemetry writer throughput, RUNS times each:
+#  1. the writer alone (bench/telemetry_writer.c): for 3 s a fake tuner
+#     offers decision rows faster than the writer can commit them; rows
+#     committed per second of writer work is its capacity;
+#  2. end to end: the daemon with the flood fixture tuner (one event and
+#     one decision row per getpgid(FLOOD_MAGIC)) under CALLS syscalls:
+#     rows written per second while the writer was busy (health table),
+#     events delivered per second, what was lost where (ring buffer,
+#     writer queue), the longest flush and the daemon's RSS.  The flood,
+#     the daemon's thread and the writer share the machine's CPUs.
+# Not a test: it prints numbers and never fails on them.
 #
 # Usage (root, from the top of the tree, after make all fixtures):
 #   bench/telemetry.sh [RUNS] [CALLS]
@@ -80,12 +84,39 @@ print("%.0f %.0f %d %d %d %d %d" % (sum(busy) / len(busy), sum(ebusy) / len(ebus
 EOF
 }
 
+# the writer alone
+cc -O2 -D_GNU_SOURCE -Iinclude -Isrc/lib -Ibuild/skel -o "$WORK/writer" \
+	bench/telemetry_writer.c -Lbuild/lib -lbpftune -lbpf -Wl,-rpath,"$PWD/build/lib"
 {
-	echo "telemetry writer: flood fixture, $CALLS getpgid() calls per run, $RUNS runs"
+	echo "telemetry writer alone: decision rows offered for 3 s per run, $RUNS runs"
+	printf '%-4s %12s %12s %12s %10s\n' run "rows/s" written dropped seconds
+} | tee "$OUT"
+wrates=()
+for r in $(seq 1 "$RUNS"); do
+	line="$("$WORK/writer" "$WORK/w-$r" 3)"
+	read -r rps written dropped secs < <(/usr/bin/python3 - "$WORK/w-$r" "$line" <<'EOF'
+import glob, re, sqlite3, sys
+db = sqlite3.connect(glob.glob(sys.argv[1] + "/*.db")[0])
+written = db.execute("SELECT count(*) FROM decisions").fetchone()[0]
+dropped = db.execute("SELECT rows_dropped FROM health ORDER BY seq DESC LIMIT 1").fetchone()[0]
+secs = float(re.search(r"writer done after ([0-9.]+) s", sys.argv[2]).group(1))
+print("%.0f %d %d %.3f" % (written / secs, written, dropped, secs))
+EOF
+)
+	printf '%-4s %12s %12s %12s %10s\n' "$r" "$rps" "$written" "$dropped" "$secs" | tee -a "$OUT"
+	wrates+=("$rps")
+done
+printf '%s\n' "${wrates[@]}" | sort -n | awk '
+	{ v[NR] = $1 }
+	END { printf "writer alone, rows/s: min %d, median %d, max %d\n\n",
+		  v[1], v[int((NR + 1) / 2)], v[NR] }' | tee -a "$OUT"
+
+{
+	echo "end to end: flood fixture, $CALLS getpgid() calls per run, $RUNS runs"
 	echo "kernel $(uname -r), $(nproc) CPUs, sample interval 250 ms, queue 4096 rows"
 	printf '%-4s %12s %12s %12s %12s %12s %10s %8s\n' run "rows/s" "events/s" \
 		"rb_lost" "q_dropped" "written" "flush_max" "rss_kB"
-} | tee "$OUT"
+} | tee -a "$OUT"
 rates=()
 for r in $(seq 1 "$RUNS"); do
 	read -r rps eps lost dropped written fmax rss < <(one_run "$r")
@@ -95,6 +126,6 @@ for r in $(seq 1 "$RUNS"); do
 done
 printf '%s\n' "${rates[@]}" | sort -n | awk '
 	{ v[NR] = $1 }
-	END { printf "rows/s written while busy: min %d, median %d, max %d\n",
+	END { printf "end to end, rows/s written while busy: min %d, median %d, max %d\n",
 		  v[1], v[int((NR + 1) / 2)], v[NR] }' | tee -a "$OUT"
 echo "results: $OUT"
