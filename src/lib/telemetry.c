@@ -295,7 +295,7 @@ static void on_event(const struct bpftune_tuner *t, const struct bpftune_event *
 	r->u.event.scenario_id = ev->scenario_id;
 	scopy(r->u.event.scenario, sizeof(r->u.event.scenario),
 	      scenario_name(t, ev->scenario_id));
-	r->u.event.cookie = ev->netns_cookie;
+	r->u.event.cookie = bpftune_netns_is_global(ev->netns_cookie) ? 0 : ev->netns_cookie;
 	r->u.event.pid = ev->pid;
 	memcpy(r->u.event.comm, ev->comm, BPFTUNE_COMM_LEN);
 	r->u.event.comm[BPFTUNE_COMM_LEN] = '\0';
@@ -323,7 +323,7 @@ static void on_decision(const struct bpftune_tuner *t, const struct bpftune_even
 	rd = &r->u.decision;
 	rd->event_seq = event_seq;
 	rd->has_event = ev != NULL;
-	rd->cookie = ev ? ev->netns_cookie : 0;
+	rd->cookie = ev && !bpftune_netns_is_global(ev->netns_cookie) ? ev->netns_cookie : 0;
 	rd->scenario_id = d->scenario;
 	scopy(rd->scenario, sizeof(rd->scenario), scenario_name(t, d->scenario));
 	scopy(rd->policy, sizeof(rd->policy), d->policy);
