@@ -223,6 +223,8 @@ main_wakeups() {
 @test "a flood of events: every loss is counted, memory stays bounded, the daemon keeps up" {
 	local n=1000000 rss0 rss1
 	[ -x "$FLOOD" ] || skip "make fixtures builds $FLOOD"
+	# qemu TCG guests (the kernel matrix) run syscalls far slower
+	[ "$MODE" = host ] || n=200000
 	make_plugin_dir flood
 	start_daemon --telemetry-dir "$TEL" --sample-interval 200
 	rss0="$(awk '/^VmRSS/ {print $2}' /proc/"$DAEMON_PID"/status)"
@@ -250,8 +252,8 @@ main_wakeups() {
 	# exactly what is missing from the two tables
 	[ "$(sql "SELECT rows_dropped FROM health ORDER BY seq DESC LIMIT 1")" -eq \
 	  "$(sql "SELECT 2 * (SELECT events_seen FROM health ORDER BY seq DESC LIMIT 1) - (SELECT count(*) FROM events) - (SELECT count(*) FROM decisions)")" ]
-	# a million events in a couple of seconds outrun this machine: something
-	# was lost, and counted (the two equalities above)
+	# this many events in so little time outrun the daemon: something was
+	# lost, and counted (the equalities above)
 	[ "$(sql "SELECT ringbuf_lost + rows_dropped FROM health ORDER BY seq DESC LIMIT 1")" -gt 0 ]
 	[ "$(sql "SELECT max(queue_max_depth) <= 4096 FROM health")" -eq 1 ]
 	# the queue is preallocated: RSS does not grow with the flood
