@@ -1012,6 +1012,8 @@ static void on_timer(int fd, uint32_t events, void *ctx)
 		if (n->syncookies_saved >= 0)
 			syncookies_check(n, now);
 	timer_update();
+	/* as after an event: no netns fd may outlive this round */
+	bpftune_netns_release();
 }
 
 /* ---- plumbing ----------------------------------------------------------- */
