@@ -1174,6 +1174,18 @@ static int write_meta(void)
 	return 0;
 }
 
+static void remove_files(void)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char path[PATH_MAX + 8];
+	unsigned int i;
+
+	for (i = 0; i < BPFTUNE_ARRAY_SIZE(sfx); i++) {
+		snprintf(path, sizeof(path), "%s%s", tm.path, sfx[i]);
+		unlink(path);
+	}
+}
+
 static void close_db(void)
 {
 	unsigned int i;
@@ -1250,7 +1262,7 @@ int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
 	if (err) {
 		bpftune_log(LOG_WARNING, "telemetry off: cannot set up %s", tm.path);
 		close_db();
-		unlink(tm.path);
+		remove_files();
 		return err;
 	}
 	tm.on = true;
@@ -1392,10 +1404,11 @@ int bpftune_telemetry_start(void)
 	its.it_interval.tv_sec = tm.o.sample_interval_ms / 1000;
 	its.it_interval.tv_nsec = (tm.o.sample_interval_ms % 1000) * 1000000L;
 	its.it_value = its.it_interval;
-	if (tm.tfd < 0 || timerfd_settime(tm.tfd, 0, &its, NULL) ||
-	    bpftune_loop_add(tm.tfd, on_timer, NULL)) {
+	err = tm.tfd < 0 || timerfd_settime(tm.tfd, 0, &its, NULL) ? -errno :
+	      bpftune_loop_add(tm.tfd, on_timer, NULL);
+	if (err) {
 		bpftune_log(LOG_WARNING, "telemetry: no sample timer: %s; samples only at exit",
-			    strerror(errno));
+			    strerror(-err));
 		if (tm.tfd >= 0)
 			close(tm.tfd);
 		tm.tfd = -1;
@@ -1411,6 +1424,7 @@ fail:
 		close(tm.efd);
 	tm.efd = -1;
 	close_db();
+	remove_files();
 	return err;
 }
 
@@ -1453,14 +1467,7 @@ void bpftune_telemetry_stop(int status)
 			    (unsigned long long)atomic_load(&ringbuf_lost), tm.path);
 	}
 	close_db();
-	if (!started) {
-		/* no run happened: leave no file without a runs row behind */
-		char extra[PATH_MAX + 8];
-
-		unlink(tm.path);
-		snprintf(extra, sizeof(extra), "%s-wal", tm.path);
-		unlink(extra);
-		snprintf(extra, sizeof(extra), "%s-shm", tm.path);
-		unlink(extra);
-	}
+	/* no run happened: leave no file without a runs row behind */
+	if (!started)
+		remove_files();
 }
