@@ -274,7 +274,10 @@ s = conn(); s.close()
 # many at once: all connected before any request is sent
 socks = [conn() for _ in range(100)]
 for s in socks:
-    s.sendall(b"tuners\n")
+    try:
+        s.sendall(b"tuners\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass	# turned away as busy before it could ask
 answers = [reply(s) for s in socks]
 ok = [a for a in answers if a.startswith("learning rate")]
 busy = [a for a in answers if a.startswith("error: busy")]

@@ -18,24 +18,25 @@ teardown() {
 	operate_teardown
 }
 
-# Changes in two namespaces (sample tuner: somaxconn) and in the global
-# netns (strategy fixture: net.unix.max_dgram_qlen 1024 -> 1280).
+# Changes in two namespaces and in the global netns, by the strategy
+# fixture (net.unix.max_dgram_qlen, one 25 % step per test connection):
+# no other test's daemon tunes that sysctl.
 make_changes() {
 	NS1="$(make_netns)"
 	NS2="$(make_netns)"
-	ip netns exec "$NS1" sysctl -qw net.core.somaxconn=300
-	ip netns exec "$NS2" sysctl -qw net.core.somaxconn=400
+	set_qlen "$NS1" 300
+	set_qlen "$NS2" 400
 	set_qlen - 1024
-	make_plugin_dir sample strategy
+	make_plugin_dir strategy
 	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R "$@"
-	listen_backlog "$NS1" 3000
-	listen_backlog "$NS2" 4000
+	close_conn "$NS1"
+	close_conn "$NS2"
 	close_conn -
-	wait_for_log "somaxconn 300 -> 3000 in netns $NS1"
-	wait_for_log "somaxconn 400 -> 4000 in netns $NS2"
+	wait_for_log "max_dgram_qlen 300 -> 375 in netns $NS1" || { grep -vE "libbpf|hook " "$LOG" >&3; false; }
+	wait_for_log "max_dgram_qlen 400 -> 500 in netns $NS2"
 	wait_for_log "max_dgram_qlen 1024 -> 1280 in global netns"
-	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
-	[ "$(somaxconn_in "$NS2")" -eq 4000 ]
+	[ "$(qlen_in "$NS1")" -eq 375 ]
+	[ "$(qlen_in "$NS2")" -eq 500 ]
 	[ "$(qlen_in -)" -eq 1280 ]
 }
 
@@ -46,8 +47,8 @@ kill_daemon() {
 }
 
 assert_restored() {
-	[ "$(somaxconn_in "$NS1")" -eq 300 ]
-	[ "$(somaxconn_in "$NS2")" -eq 400 ]
+	[ "$(qlen_in "$NS1")" -eq 300 ]
+	[ "$(qlen_in "$NS2")" -eq 400 ]
 	[ "$(qlen_in -)" -eq 1024 ]
 }
 
@@ -55,14 +56,14 @@ assert_restored() {
 	make_changes
 	# the originals are on disk before the changes are made
 	[ "$(grep -c '^O ' "$JOURNAL")" -eq 3 ]
-	grep -q "^O [0-9a-f-]* 0 $NS1 [0-9]* [0-9]* [0-9]* net.core.somaxconn 1 300 #" "$JOURNAL"
+	grep -q "^O [0-9a-f-]* 0 $NS1 [0-9]* [0-9]* [0-9]* net.unix.max_dgram_qlen 1 300 #" "$JOURNAL"
 	grep -q "^O [0-9a-f-]* 1 - [0-9]* [0-9]* [0-9]* net.unix.max_dgram_qlen 1 1024 #" "$JOURNAL"
 	[ "$(stat -c %a "$JOURNAL")" = 600 ]
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 	assert_restored
-	grep -q "rollback: restored net.core.somaxconn to 300 in netns $NS1" "$LOG"
-	grep -q "rollback: restored net.core.somaxconn to 400 in netns $NS2" "$LOG"
+	grep -q "rollback: restored net.unix.max_dgram_qlen to 300 in netns $NS1" "$LOG"
+	grep -q "rollback: restored net.unix.max_dgram_qlen to 400 in netns $NS2" "$LOG"
 	grep -q "rollback: restored net.unix.max_dgram_qlen to 1024 in global netns" "$LOG"
 	[ ! -s "$JOURNAL" ]
 }
@@ -70,18 +71,18 @@ assert_restored() {
 @test "-R: after SIGKILL the next start with -R restores what the journal holds" {
 	make_changes
 	kill_daemon
-	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
+	[ "$(qlen_in "$NS1")" -eq 375 ]
 	[ -s "$JOURNAL" ]
 	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
 	grep -q "journal: $JOURNAL holds 3 values to restore" "$LOG"
-	grep -q "rollback: restored net.core.somaxconn to 300 in netns $NS1" "$LOG"
+	grep -q "rollback: restored net.unix.max_dgram_qlen to 300 in netns $NS1" "$LOG"
 	assert_restored
 	[ ! -s "$JOURNAL" ]
 	# and it journals its own changes again
-	listen_backlog "$NS1" 5000
-	wait_for_log "somaxconn 300 -> 5000 in netns $NS1"
+	close_conn "$NS1"
+	wait_for_log "max_dgram_qlen 300 -> 375 in netns $NS1"
 	stop_daemon
-	[ "$(somaxconn_in "$NS1")" -eq 300 ]
+	[ "$(qlen_in "$NS1")" -eq 300 ]
 }
 
 @test "--restore after SIGKILL restores, clears the journal and exits" {
@@ -90,7 +91,7 @@ assert_restored() {
 	run "$BPFTUNE" --restore --journal "$JOURNAL"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"rollback: restored net.core.somaxconn to 300 in netns $NS1"* ]]
+	[[ "$output" == *"rollback: restored net.unix.max_dgram_qlen to 300 in netns $NS1"* ]]
 	[[ "$output" == *"rollback: restored net.unix.max_dgram_qlen to 1024 in global netns"* ]]
 	assert_restored
 	[ ! -s "$JOURNAL" ]
@@ -105,26 +106,26 @@ assert_restored() {
 	run "$BPFTUNE" --restore --journal "$JOURNAL"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"journal: $JOURNAL is in use by another bpftune"* ]]
-	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
+	[ "$(qlen_in "$NS1")" -eq 375 ]
 }
 
 @test "a damaged or truncated journal: the damage is reported, the valid records are restored" {
 	make_changes
 	kill_daemon
 	# damage NS2's original, and leave a torn record at the end
-	sed -i "/^O .* $NS2 .*somaxconn 1 400 #/ s/ 400 #/ 401 #/" "$JOURNAL"
+	sed -i "/^O .* $NS2 .*max_dgram_qlen 1 400 #/ s/ 400 #/ 401 #/" "$JOURNAL"
 	printf 'O 0f6f1c4e-8a8a-4b39-9e0f-2f3d1f1e2a10 1 - 1 2 3 net.core.soma' >> "$JOURNAL"
 	run "$BPFTUNE" --restore --journal "$JOURNAL"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" =~ journal:\ $JOURNAL\ line\ [0-9]+:\ damaged\ record\ \(checksum\ mismatch\):\ ignored ]]
 	[[ "$output" =~ line\ [0-9]+:\ truncated\ record\ \([0-9]+\ bytes,\ no\ end\ of\ line\):\ ignored ]]
-	[[ "$output" == *"net.core.somaxconn in netns $NS2 (cookie "*"): its original value was lost with a damaged record"* ]]
+	[[ "$output" == *"net.unix.max_dgram_qlen in netns $NS2 (cookie "*"): its original value was lost with a damaged record"* ]]
 	# what was intact is back
-	[ "$(somaxconn_in "$NS1")" -eq 300 ]
+	[ "$(qlen_in "$NS1")" -eq 300 ]
 	[ "$(qlen_in -)" -eq 1024 ]
 	# what was not is left as it is, never "restored" to a damaged value
-	[ "$(somaxconn_in "$NS2")" -eq 4000 ]
+	[ "$(qlen_in "$NS2")" -eq 500 ]
 }
 
 @test "a netns that is gone, or replaced by a new one of the same name, is not written" {
@@ -133,13 +134,13 @@ assert_restored() {
 	ip netns del "$NS1"
 	ip netns del "$NS2"
 	ip netns add "$NS2"	# same name, another netns
-	ip netns exec "$NS2" sysctl -qw net.core.somaxconn=4000
+	set_qlen "$NS2" 500
 	run "$BPFTUNE" --restore --journal "$JOURNAL"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"rollback: net.core.somaxconn: netns $NS1 (cookie "*") is gone"* ]]
-	[[ "$output" == *"rollback: net.core.somaxconn: netns $NS2 (cookie "*") is gone"* ]]
-	[ "$(somaxconn_in "$NS2")" -eq 4000 ]
+	[[ "$output" == *"rollback: net.unix.max_dgram_qlen: netns $NS1 (cookie "*") is gone"* ]]
+	[[ "$output" == *"rollback: net.unix.max_dgram_qlen: netns $NS2 (cookie "*") is gone"* ]]
+	[ "$(qlen_in "$NS2")" -eq 500 ]
 	[ "$(qlen_in -)" -eq 1024 ]
 	[ ! -s "$JOURNAL" ]
 }
@@ -179,11 +180,11 @@ import time; time.sleep(0.5)	# the daemon finds the netns through this pid\""
 @test "a value someone else set since is left alone: by the journal's record and by the admin rule" {
 	make_changes
 	# nobody tells this daemon (no sysctl tuner): the live value tells
-	ip netns exec "$NS1" sysctl -qw net.core.somaxconn=555
+	set_qlen "$NS1" 555
 	stop_daemon
-	grep -q "rollback: net.core.somaxconn in netns $NS1 (cookie [0-9]*) left at 555: bpftune last set 3000, so someone else has changed it" "$LOG"
-	[ "$(somaxconn_in "$NS1")" -eq 555 ]
-	[ "$(somaxconn_in "$NS2")" -eq 400 ]
+	grep -q "rollback: net.unix.max_dgram_qlen in netns $NS1 (cookie [0-9]*) left at 555: bpftune last set 375, so someone else has changed it" "$LOG"
+	[ "$(qlen_in "$NS1")" -eq 555 ]
+	[ "$(qlen_in "$NS2")" -eq 400 ]
 	[ "$(qlen_in -)" -eq 1024 ]
 }
 
@@ -227,7 +228,7 @@ PY
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"records from an earlier boot ignored: the reboot reset those values"* ]]
-	[ "$(somaxconn_in "$NS1")" -eq 3000 ]
+	[ "$(qlen_in "$NS1")" -eq 375 ]
 	[ ! -s "$JOURNAL" ]
 }
 
@@ -238,25 +239,25 @@ PY
 	JOURNAL="$SMALL_FS/journal"
 	local ns
 	ns="$(make_netns)"
-	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
-	make_plugin_dir sample
+	set_qlen "$ns" 1024
+	make_plugin_dir strategy
 	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
 	# fill the file system the journal is on
 	dd if=/dev/zero of="$SMALL_FS/fill" bs=4k 2>/dev/null || true
-	listen_backlog "$ns" 2048
-	wait_for_log "tuner sample: not setting net.core.somaxconn to 2048 in netns $ns .*: No space left on device"
-	grep -q "journal: cannot save the original value of net.core.somaxconn to $JOURNAL: No space left on device" "$LOG"
-	[ "$(somaxconn_in "$ns")" -eq 128 ]
+	close_conn "$ns"
+	wait_for_log "tuner strategy: not setting net.unix.max_dgram_qlen to 1280 in netns $ns .*: No space left on device"
+	grep -q "journal: cannot save the original value of net.unix.max_dgram_qlen to $JOURNAL: No space left on device" "$LOG"
+	[ "$(qlen_in "$ns")" -eq 1024 ]
 	# room again: the next change is journalled and made
 	rm -f "$SMALL_FS/fill"
-	listen_backlog "$ns" 2049
-	wait_for_log "somaxconn 128 -> 2049 in netns $ns"
+	close_conn "$ns"
+	wait_for_log "max_dgram_qlen 1024 -> 1280 in netns $ns"
 	stop_daemon
-	[ "$(somaxconn_in "$ns")" -eq 128 ]
+	[ "$(qlen_in "$ns")" -eq 1024 ]
 }
 
 @test "-R refuses to start without a usable journal" {
-	make_plugin_dir sample
+	make_plugin_dir strategy
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	chmod 0777 "$RUN_DIR"
 	run "$BPFTUNE" -s -l "$PLUGIN_DIR" --socket "$SOCK" --journal "$RUN_DIR/journal" -R

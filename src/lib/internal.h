@@ -242,8 +242,6 @@ unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause);
 unsigned int bpftune_netns_states(void);
 void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
 void bpftune_print_summary(void);
-/* put back the original value of every sysctl we changed, every netns */
-int bpftune_rollback_all(void);
 void bpftune_tuners_fini(void);
 
 /* ---- pure helpers, unit-tested (sysctl_value.c, tunable_cap.c) ---- */
