@@ -484,8 +484,13 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 		.journal = o->rollback ? (o->journal ?: BPFTUNE_JOURNAL_DEFAULT) : NULL,
 		.metrics_dir = o->metrics_dir,
 	};
+	unsigned int id;
 	int err;
 
+	/* both sides of each tuner must use the same delta */
+	for (id = 0; id < bpftune_num_tuners(); id++)
+		if (bpftune_tuner_get(id))
+			bpftune_check_learning_rate(bpftune_tuner_get(id));
 	/* a daemon without queries still tunes: not fatal */
 	bpftune_control_init(o->socket_path, &info);
 	bpftune_hotplug_init(o->libdir, &o->allow, &sc->bpf, drain_events);

@@ -104,3 +104,23 @@ int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
 	err = bpftune_bpf_vars(obj, sec, read_one, &r);
 	return err ?: r.err;
 }
+
+int bpftune_check_learning_rate(const struct bpftune_tuner *t)
+{
+	__u32 rate = 0;
+	int err;
+
+	err = bpftune_bpf_var_read(t->obj, ".rodata", "bpftune_learning_rate",
+				   &rate, sizeof(rate));
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: cannot read back the learning rate of its BPF programs: %s",
+			    t->ops->name, strerror(-err));
+		return err;
+	}
+	if (rate != bpftune_learning_rate()) {
+		bpftune_log(LOG_WARNING, "tuner %s: its BPF programs use learning rate %u, the daemon %u",
+			    t->ops->name, rate, bpftune_learning_rate());
+		return -EINVAL;
+	}
+	return 0;
+}

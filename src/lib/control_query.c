@@ -157,6 +157,7 @@ static int q_tuners(bool json, const struct bpftune_daemon_info *info,
 		bpftune_buf_printf(o, "learning rate %u: delta %.4g%% of the value (%s BPF objects)\n",
 				   rate, 100.0 / (1 << (6 - rate)), mode);
 	for_each_tuner(t, id) {
+		unsigned int hooks = t->num_links + bpftune_strategy_links(t);
 		uint64_t activations;
 		long brate = bpf_rate(t);
 		bool active;
@@ -169,7 +170,7 @@ static int q_tuners(bool json, const struct bpftune_daemon_info *info,
 			bpftune_buf_add(o, ",\"file\":", 8);
 			bpftune_buf_json_str(o, t->file);
 			bpftune_buf_printf(o, ",\"id\":%u,\"state\":\"%s\",\"mode\":\"%s\",\"hooks\":%u,\"events\":%llu,\"events_ignored\":%llu,\"learning_rate\":%u,\"bpf_learning_rate\":%ld,\"netns\":[",
-					   t->id, state_name(t->state), mode, t->num_links,
+					   t->id, state_name(t->state), mode, hooks,
 					   (unsigned long long)t->events,
 					   (unsigned long long)t->events_ignored, rate, brate);
 			for (ns = t->netns, i = 0; ns; ns = ns->next, i++) {
@@ -199,8 +200,8 @@ static int q_tuners(bool json, const struct bpftune_daemon_info *info,
 			continue;
 		}
 		bpftune_buf_printf(o, "%s: %s, %s objects, %u hook%s, %llu events (%llu ignored), file %s\n",
-				   t->ops->name, state_name(t->state), mode, t->num_links,
-				   t->num_links == 1 ? "" : "s",
+				   t->ops->name, state_name(t->state), mode, hooks,
+				   hooks == 1 ? "" : "s",
 				   (unsigned long long)t->events,
 				   (unsigned long long)t->events_ignored, t->file);
 		if (t->ops->description)

@@ -129,6 +129,7 @@ static void load(const char *file)
 	}
 	bpftune_log(LOG_NOTICE, "hot plug: tuner %s loaded from %s/%s", ops->name, dir,
 		    file);
+	bpftune_check_learning_rate(t);
 	bpftune_metrics_dirty();
 }
 

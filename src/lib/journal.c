@@ -156,6 +156,22 @@ static int make_rec(struct bpftune_jrec *r, char type, uint64_t cookie,
 	return 0;
 }
 
+/* What this run journalled for @sysctl in @cookie's netns (cookies are not reused within a boot). */
+static struct jkey *find_key(uint64_t cookie, const char *sysctl)
+{
+	bool global = bpftune_netns_is_global(cookie);
+	struct jkey *k;
+
+	for (k = keys; k; k = k->next) {
+		if (strcmp(k->rec.sysctl, sysctl))
+			continue;
+		if (global ? k->rec.scope == BPFTUNE_JSCOPE_GLOBAL :
+		    k->rec.scope == BPFTUNE_JSCOPE_NETNS && k->rec.cookie == cookie)
+			return k;
+	}
+	return NULL;
+}
+
 static int obs_pre_change(const struct bpftune_tuner *t, unsigned int tunable,
 			  uint64_t cookie, const long *old, unsigned int n)
 {
@@ -164,15 +180,15 @@ static int obs_pre_change(const struct bpftune_tuner *t, unsigned int tunable,
 	struct jkey *k;
 	int err;
 
+	/* only the first change matters: that is when the original is live */
+	if (find_key(cookie, name))
+		return 0;
 	err = make_rec(&r, BPFTUNE_JREC_ORIG, cookie, name, old, n);
 	if (err) {
 		bpftune_log(LOG_ERR, "journal: cannot identify the netns of cookie %llu: %s",
 			    (unsigned long long)cookie, strerror(-err));
 		return err;
 	}
-	for (k = keys; k; k = k->next)
-		if (bpftune_jrec_same_key(&k->rec, &r))
-			return 0;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
@@ -196,13 +212,23 @@ static void obs_change(const struct bpftune_tuner *t, unsigned int tunable,
 {
 	const char *name = t->ops->tunables[tunable].name;
 	struct bpftune_jrec r;
+	struct jkey *k;
 
 	(void)scenario;
 	(void)old;
 	(void)reason;
 	if (err)
 		return;
-	err = make_rec(&r, BPFTUNE_JREC_WRITTEN, cookie, name, new, n);
+	k = find_key(cookie, name);
+	if (k && n <= BPFTUNE_MAX_VALUES) {
+		/* the netns as identified when its original was saved */
+		r = k->rec;
+		r.type = BPFTUNE_JREC_WRITTEN;
+		r.num_values = n;
+		memcpy(r.values, new, n * sizeof(*new));
+	} else {
+		err = make_rec(&r, BPFTUNE_JREC_WRITTEN, cookie, name, new, n);
+	}
 	err = err ?: append(&r);
 	if (err)
 		bpftune_log(LOG_WARNING, "journal: cannot record the new value of %s: %s; a restore will take it for someone else's and leave it",

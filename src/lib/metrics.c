@@ -79,6 +79,7 @@ static void tunable_values(struct bpftune_buf *o)
 	for_each_tuner(t, id) {
 		for (i = 0; i < t->ops->num_tunables; i++) {
 			const struct bpftune_tunable_desc *d = &t->ops->tunables[i];
+			/* bounded: the global netns and up to 63 others */
 			uint64_t cookies[64];
 			const struct bpftune_change *c;
 			unsigned int n = 1;

@@ -33,6 +33,8 @@ int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 /* Read one variable; returns 0 or -errno (-ENOENT if absent, -E2BIG). */
 int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
 			 const char *var, void *out, size_t len);
+/* Do the tuner's BPF programs use the daemon's learning rate?  0 or -errno (logged) */
+int bpftune_check_learning_rate(const struct bpftune_tuner *t);
 
 /* ---- finding a netns again (netns_id.c) ---- */
 struct bpftune_netns_id {
@@ -72,6 +74,8 @@ const char *bpftune_strategy_name(const struct bpftune_tuner *t,
 				  unsigned int i, bool *active,
 				  uint64_t *activations);
 uint64_t bpftune_strategy_switches(const struct bpftune_tuner *t);
+/* BPF links the active strategy holds (besides the tuner's own) */
+unsigned int bpftune_strategy_links(const struct bpftune_tuner *t);
 
 /* ---- plugin hot plug (hotplug.c) ---- */
 /* @drain delivers pending ring buffer events before a tuner is unloaded */

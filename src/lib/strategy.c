@@ -355,3 +355,10 @@ uint64_t bpftune_strategy_switches(const struct bpftune_tuner *t)
 
 	return s ? s->switches : 0;
 }
+
+unsigned int bpftune_strategy_links(const struct bpftune_tuner *t)
+{
+	struct strategy_set *s = find(t);
+
+	return s ? s->num_links : 0;
+}
