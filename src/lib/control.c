@@ -302,7 +302,8 @@ static int take_over(const struct sockaddr_un *addr)
 		bpftune_log(LOG_ERR, "control: %s exists and is not a socket", addr->sun_path);
 		return -EEXIST;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* non-blocking: a live daemon with a full backlog must not hang us */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	err = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) ? errno : 0;
@@ -415,6 +416,9 @@ int bpftune_control_client(const char *path, const char *query, bool json)
 	}
 	strcpy(addr.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* the send timeout also bounds connect() when the backlog is full */
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
 		fprintf(stderr, "bpftune: cannot connect to %s: %s%s\n", path,
 			strerror(errno), errno == EACCES ? " (queries need root)" :
@@ -425,7 +429,6 @@ int bpftune_control_client(const char *path, const char *query, bool json)
 		return 1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	/* a refusal may arrive before we have sent anything: read it anyway */
 	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len && errno != EPIPE &&
 	    errno != ECONNRESET) {
