@@ -85,8 +85,14 @@ int bpftune_journal_open(const char *path)
 	jfd = openat(dfd, base, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
 		     0600);
 	err = jfd < 0 ? -errno : 0;
+	/* a journal that was just created must survive a power cut too */
+	if (!err && fsync(dfd))
+		err = -errno;
 	close(dfd);
 	if (err) {
+		if (jfd >= 0)
+			close(jfd);
+		jfd = -1;
 		bpftune_log(LOG_ERR, "journal: cannot open %s: %s", path, strerror(-err));
 		return err;
 	}
