@@ -172,6 +172,7 @@ for t in d["tuners"]:
 	chmod 0755 "$RUN_DIR" "$RUN_DIR/sub"
 	chmod 0666 "$SOCK"
 	run setpriv --reuid=65534 --regid=65534 --clear-groups "$BPFTUNE" --socket "$SOCK" -q help
+	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$output" = "error: permission denied: only root may query bpftune" ]
 	wait_for_log "control: refused a query from uid 65534"

@@ -45,6 +45,11 @@ assert all(s["activations"] >= 1 for s in t["strategies"]), t
 '
 }
 
+start_daemon_with() {
+	make_plugin_dir "$@"
+	start_daemon --socket "$SOCK"
+}
+
 # names of the programs behind the BPF links a process holds
 linked_progs_of() {
 	local f id
@@ -55,24 +60,29 @@ linked_progs_of() {
 	done
 }
 
-@test "an inactive strategy's program is detached from the kernel" {
-	make_plugin_dir strategy
-	start_daemon --socket "$SOCK"
-	local active link_progs i
-	# sample the attached programs between two switches
-	for i in $(seq 1 3); do
-		active="$(bq jtuners | python3 -c '
+active_strategy() {
+	bq jtuners | python3 -c '
 import json, sys
 t = [t for t in json.load(sys.stdin)["tuners"] if t["name"] == "strategy"][0]
-print([s["name"] for s in t["strategies"] if s["active"]][0])')"
+print([s["name"] for s in t["strategies"] if s["active"]][0])'
+}
+
+@test "an inactive strategy's program is detached from the kernel" {
+	local before after link_progs i
+	# turns long enough to look at one, even in a slow guest
+	STRATEGY_TIMEOUT_MS=4000 start_daemon_with strategy
+	grep -q "tuner strategy: 2 strategies; a active (1 program) for 4000 ms" "$LOG"
+	for i in $(seq 1 6); do
+		before="$(active_strategy)"
 		link_progs="$(linked_progs_of "$DAEMON_PID" | grep -E '^[ab]_close' || true)"
-		echo "active $active, attached: $link_progs"
-		# the active strategy's program, and not the other one's
-		# (a switch may land between the two reads: then try again)
-		if [ "$link_progs" = "${active}_close__tp" ]; then
+		after="$(active_strategy)"
+		echo "active $before/$after, attached: $link_progs"
+		# the active strategy's program, and not the other one's, unless
+		# a switch came between the reads: then look again
+		if [ "$before" = "$after" ]; then
+			[ "$link_progs" = "${before}_close__tp" ]
 			return 0
 		fi
-		sleep 0.3
 	done
 	return 1
 }

@@ -62,6 +62,21 @@ static void rearm(void)
 		bpftune_timer_arm(timer_fd, when);
 }
 
+/*
+ * Read and drop what the client sent beyond its request (a bounded
+ * amount): closing a Unix socket with unread data makes the peer's next
+ * read fail with ECONNRESET, which could hide the reply it has not read.
+ */
+static void drain(int fd)
+{
+	char buf[4096];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			break;
+}
+
 static void client_close(struct client *c)
 {
 	struct client **p;
@@ -72,6 +87,7 @@ static void client_close(struct client *c)
 			break;
 		}
 	bpftune_loop_del(c->fd);
+	drain(c->fd);
 	close(c->fd);
 	bpftune_buf_free(&c->out);
 	free(c);
@@ -205,6 +221,7 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 				    len == sizeof(cred) ? (int)cred.pid : -1);
 			send_line(cfd, BPFTUNE_CTL_ERROR_PREFIX
 				  "permission denied: only root may query bpftune\n");
+			drain(cfd);
 			close(cfd);
 			continue;
 		}
@@ -213,6 +230,7 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 				 "busy: %d queries in progress, try again\n",
 				 BPFTUNE_CTL_MAX_CLIENTS);
 			send_line(cfd, msg);
+			drain(cfd);
 			close(cfd);
 			continue;
 		}
@@ -445,7 +463,8 @@ int bpftune_control_client(const char *path, const char *query, bool json)
 			break;
 		total += n;
 	}
-	if (n < 0) {
+	/* a reset after the reply (the daemon refused and closed) ends it */
+	if (n < 0 && !(errno == ECONNRESET && total)) {
 		fprintf(stderr, "bpftune: reading the reply: %s\n",
 			errno == EAGAIN ? "timed out" : strerror(errno));
 		error = true;
