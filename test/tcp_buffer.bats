@@ -23,6 +23,10 @@ setup() {
 
 teardown() {
 	local pid
+	# a failed test shows what the tuner did (the qemu guests keep nothing)
+	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
+		grep -E "tcp_buffer|error|warning" "$LOG" | tail -60 | sed 's/^/# log: /' >&3
+	fi
 	for pid in ${IPERF_PIDS:-}; do
 		kill "$pid" 2>/dev/null || true
 	done
@@ -225,7 +229,7 @@ max_of() {
 
 @test "latency guard: when RTT rises with tcp_wmem on a bloated path, the tuner steps back and holds" {
 	local peak
-	make_bloated_path 500mbit
+	make_bloated_path 100mbit
 	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 1048576"
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 67108864"
 	start_daemon
@@ -318,10 +322,10 @@ PY
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_synack_retries=2
 	ip netns exec "$SRV" python3 "$BATS_TEST_TMPDIR/listener.py" "$SRV_IP" 7000 1024 40 &
 	IPERF_PIDS="$!"
-	start_daemon
+	start_daemon -d
 	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/synflood.py" "$SRV_IP" 7000 4 \
 		"${SRV_IP%.*}."
-	wait_for_log "SYN flood: net.ipv4.tcp_syncookies 0 -> 1 in netns $SRV \(cookie [0-9]+\): SYN flood on port 7000: [0-9]+ half-open requests stalled against 0 completed handshakes" 10
+	wait_for_log "SYN flood: net.ipv4.tcp_syncookies 0 -> 1 in netns $SRV \(cookie [0-9]+\): SYN flood on port 7000: [0-9]+ SYNs dropped or left half-open against 0 completed handshakes" 10
 	[ "$(sysctl_in "$SRV" net.ipv4.tcp_syncookies)" -eq 1 ]
 	[ "$(sysctl_in "$SRV" net.ipv4.tcp_max_syn_backlog)" -eq 128 ]
 	! grep -q "tcp_max_syn_backlog 128 ->" "$LOG"
@@ -340,7 +344,7 @@ PY
 	ip netns exec "$SRV" tc qdisc add dev tbs root tbf rate 20kbit burst 1600 limit 1mb
 	ip netns exec "$SRV" python3 "$BATS_TEST_TMPDIR/listener.py" "$SRV_IP" 7000 4096 20 &
 	IPERF_PIDS="$!"
-	start_daemon
+	start_daemon -d
 	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/connect.py" "$SRV_IP" 7000 300 8 \
 		>"$BATS_TEST_TMPDIR/connected"
 	wait_for_log "SYN queue near its limit: net.ipv4.tcp_max_syn_backlog 128 -> 160 in netns $SRV \(cookie [0-9]+\): listener on port 7000: [0-9]+ half-open requests, [0-9]+ SYNs dropped past 3/4 of tcp_max_syn_backlog, and the handshakes complete .*: legitimate load"

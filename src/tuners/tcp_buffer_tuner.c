@@ -177,7 +177,7 @@ static const struct bpftune_scenario_desc scenarios[] = {
 #define SYN_EVAL_MS		1000
 #define SYN_FLOOD_MIN		32
 #define SYN_FLOOD_VOTES		2
-#define SYN_FLOOD_RATIO		4
+#define SYN_FLOOD_RATIO		16
 /* syncookies we enabled go back after this long without a cookie sent */
 #define SYNCOOKIES_QUIET_MS	(10 * 1000ULL)
 #define MAX_NETNS		1024
@@ -883,11 +883,12 @@ static void syn_queue(const struct bpftune_event *ev,
 		 e->port, e->value, e->backlog, max_syn, cookies, completed,
 		 stalled, sent, recv, drops, n->flood_votes);
 	/*
-	 * A flood: handshakes stall (SYN-ACKs or cookies never answered)
-	 * far more than they complete, in two evaluations in a row: slow
-	 * but real clients complete by the second.
+	 * Evidence of a flood: SYNs dropped, SYN-ACKs or cookies never
+	 * answered, against fewer than 1 in SYN_FLOOD_RATIO handshakes
+	 * completing.  Completions clear the votes; a quiet window leaves
+	 * them: slow but real clients complete, a flood needs two votes.
 	 */
-	bad = stalled + (sent > recv ? sent - recv : 0);
+	bad = stalled + drops + (sent > recv ? sent - recv : 0);
 	if (bad >= SYN_FLOOD_MIN && bad > SYN_FLOOD_RATIO * (completed + recv)) {
 		if (++n->flood_votes < SYN_FLOOD_VOTES) {
 			decide(ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES, "syn-flood",
@@ -902,15 +903,16 @@ static void syn_queue(const struct bpftune_event *ev,
 		decide(ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES, "syn-flood",
 		       inputs, "syncookies on, no backlog growth");
 		snprintf(reason, sizeof(reason),
-			 "SYN flood on port %u: %" PRIu64 " half-open requests stalled against %" PRIu64 " completed handshakes; syncookies serve real clients without queueing the flood (the backlog is not grown for it)",
-			 e->port, bad, completed);
+			 "SYN flood on port %u: %" PRIu64 " SYNs dropped or left half-open against %" PRIu64 " completed handshakes; syncookies serve real clients without queueing the flood (the backlog is not grown for it)",
+			 e->port, bad, completed + recv);
 		if (set1(ev, TB_SYNCOOKIES, TCP_BUFFER_SYN_FLOOD, 1, reason) == 1) {
 			n->syncookies_saved = cookies;
 			timer_update();
 		}
 		return;
 	}
-	n->flood_votes = 0;
+	if (completed + recv)
+		n->flood_votes = 0;
 	/* legitimate load: max_syn_backlog only matters without syncookies */
 	if (cookies) {
 		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
@@ -1065,6 +1067,10 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 		netns_free(cookie);
 		bpftune_corr_forget(t->id, cookie, false);
 	}
+	bpftune_log(LOG_DEBUG, "tuner tcp_buffer: state for netns cookie %llu dropped (%s): %u netns tracked, %u correlation windows",
+		    (unsigned long long)cookie,
+		    s == BPFTUNE_STATE_GONE ? "gone" : "admin took over",
+		    state->num_netns, bpftune_corr_count());
 	timer_update();
 }
 
