@@ -66,6 +66,9 @@ count_log() {
 }
 
 operate_setup() {
+	# the strategy fixture keeps one strategy unless a test wants turns:
+	# an event that comes while strategies switch is not seen
+	export STRATEGY_TIMEOUT_MS=600000
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
 	SAVED_QLEN="$(cat /proc/sys/net/unix/max_dgram_qlen)"
 	make_run_dir
