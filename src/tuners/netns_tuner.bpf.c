@@ -3,8 +3,11 @@
  * Network namespaces coming and going.
  *
  * The kernel has no netns tracepoint.  Destruction, best first:
- *  - fentry (full) or kprobe (legacy) on __put_net(), called once when the
- *    last reference to a netns is dropped;
+ *  - fentry (full) or kprobe (legacy) on proc_net_ns_exit(), the exit
+ *    handler procfs registers for every netns: cleanup_net() calls it
+ *    through a pointer, so no kernel build inlines it away.  (__put_net()
+ *    is inlined into netns_put() on Debian's 6.12: "ip netns del" was
+ *    missed there.)
  *  - tracepoint only: every netns we know of is kept in netns_live with
  *    its struct net address.  When a work item of the "netns" workqueue
  *    (cleanup_net(), which runs the pernet exit handlers) finishes, each
@@ -147,13 +150,13 @@ int opt_setns(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
-/* The last reference is gone: the netns is being destroyed. */
-BPFTUNE_FN(netns_gone__put_net, __put_net, struct net *net)
+/* cleanup_net() is dismantling this netns (or setup_net() gave up on it) */
+BPFTUNE_FN(netns_gone__exit, proc_net_ns_exit, struct net *net)
 {
 	__u64 cookie = bpftune_net_cookie(net);
 
 	bpf_map_delete_elem(&netns_live, &cookie);
-	report(NETNS_SCENARIO_DESTROYED, cookie, NETNS_SRC_PUT_NET);
+	report(NETNS_SCENARIO_DESTROYED, cookie, NETNS_SRC_EXIT);
 	return 0;
 }
 

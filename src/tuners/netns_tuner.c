@@ -5,8 +5,8 @@
  * is freed, change records are marked gone, and the library's netns cache
  * forgets it.  It tunes nothing itself.
  *
- * With fentry or kprobes every destruction is seen (__put_net()).  With
- * tracepoints only, a netns is seen to go only if it was tracked: created
+ * With fentry or kprobes every destruction is seen (proc_net_ns_exit()).
+ * With tracepoints only, a netns is seen to go only if it was tracked: created
  * while the daemon runs, named in /run/netns when it started, or entered
  * by the daemon.  To make sure every netns where some tuner keeps state is
  * tracked, the first event from an untracked netns makes the daemon enter
@@ -48,7 +48,7 @@ static const char *const sources[] = {
 	[NETNS_SRC_CLONE] = "clone",
 	[NETNS_SRC_UNSHARE] = "unshare",
 	[NETNS_SRC_SETNS] = "setns",
-	[NETNS_SRC_PUT_NET] = "__put_net",
+	[NETNS_SRC_EXIT] = "proc_net_ns_exit",
 	[NETNS_SRC_CLEANUP] = "cleanup_net",
 };
 
@@ -67,7 +67,7 @@ struct netns_priv {
 	int live_fd;
 	uint64_t created, seen, destroyed, released;
 	uint64_t entered, unfound, tracked_full;
-	bool put_net;			/* every destruction is seen */
+	bool every_exit;		/* every destruction is seen */
 	struct netns_miss misses[NETNS_MISSES];
 	unsigned int next_miss;
 };
@@ -103,7 +103,7 @@ static void ensure_tracked(const struct bpftune_tuner *t,
 	uint64_t addr;
 	int fd, saved;
 
-	if (!p || p->put_net || t == p->tuner ||
+	if (!p || p->every_exit || t == p->tuner ||
 	    bpftune_netns_is_global(ev->netns_cookie))
 		return;
 	if (!bpf_map_lookup_elem(p->live_fd, &ev->netns_cookie, &addr))
@@ -191,8 +191,8 @@ static int netns_init(struct bpftune_tuner *t)
 	priv_of_observer = p;
 	bpftune_observer_add(&p->observer);
 	bpftune_tuner_set_priv(t, p);
-	fn = prog_loaded(t, "netns_gone__put_net");
-	p->put_net = fn;
+	fn = prog_loaded(t, "netns_gone__exit");
+	p->every_exit = fn;
 	/* the tracepoint path sees only what it tracks: setns is how */
 	complete = fn || prog_loaded(t, "opt_setns");
 	/* what the cache learnt before we ran was never tracked */
@@ -201,7 +201,7 @@ static int netns_init(struct bpftune_tuner *t)
 	if (!fn)
 		track_named();
 	bpftune_log(LOG_INFO, "netns: destruction seen through %s%s",
-		    fn ? "__put_net()" : "the netns workqueue (cleanup_net()) and tracked namespaces",
+		    fn ? "proc_net_ns_exit()" : "the netns workqueue (cleanup_net()) and tracked namespaces",
 		    complete ? "" : "; no setns tracepoint: namespaces that existed before the daemon are not followed");
 	return 0;
 }

@@ -14,7 +14,7 @@ enum netns_source {
 	NETNS_SRC_CLONE,
 	NETNS_SRC_UNSHARE,
 	NETNS_SRC_SETNS,
-	NETNS_SRC_PUT_NET,		/* fentry/kprobe on __put_net() */
+	NETNS_SRC_EXIT,			/* fentry/kprobe on proc_net_ns_exit() */
 	NETNS_SRC_CLEANUP,		/* tracked netns found dead after cleanup_net() */
 };
 
