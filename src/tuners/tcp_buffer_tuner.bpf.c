@@ -34,7 +34,8 @@ struct bpftune_sampler synreq_sampler;
 
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
 __u32 rcvgrow_seen;
-__u64 mem_event_ns;
+__u64 mem_event_ns;	/* pressure reports and refusals are limited apart */
+__u64 exceed_event_ns;
 __u64 syn_event_ns;
 
 /*
@@ -213,13 +214,13 @@ BPFTUNE_TP(opt_rcvgrow, tcp_rcvbuf_grow, struct sock *sk, int time)
 	return rcvbuf_check(sk);
 }
 
-static __always_inline int mem_event_due(void)
+static __always_inline int mem_event_due(__u64 *last)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	if (now - mem_event_ns < MEM_EVENT_GAP_NS)
+	if (now - *last < MEM_EVENT_GAP_NS)
 		return 0;
-	mem_event_ns = now;
+	*last = now;
 	return 1;
 }
 
@@ -238,7 +239,8 @@ BPFTUNE_TP(probe, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 		return 0;
 	read_tcp_mem(sk, &m);
 	if (m.mem[1] > 0 && m.allocated > 0 &&
-	    bpftune_near_limit(m.allocated, m.mem[1]) && mem_event_due()) {
+	    bpftune_near_limit(m.allocated, m.mem[1]) &&
+	    mem_event_due(&mem_event_ns)) {
 		e = reserve(TCP_BUFFER_MEM_PRESSURE, sk, &ev);
 		if (e) {
 			__builtin_memcpy(e, &m, sizeof(m));
@@ -276,7 +278,8 @@ BPFTUNE_TP(exceed, sock_exceed_buf_limit, struct sock *sk, struct proto *prot,
 
 	if (BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
 		return 0;
-	if (!bpftune_sample(&exceed_sampler) || !mem_event_due())
+	if (!bpftune_sample(&exceed_sampler) ||
+	    !mem_event_due(&exceed_event_ns))
 		return 0;
 	e = reserve(TCP_BUFFER_MEM_EXHAUSTED, sk, &ev);
 	if (!e)

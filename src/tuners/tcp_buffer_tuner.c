@@ -321,12 +321,16 @@ static struct tb_netns *netns_get(const struct bpftune_event *ev)
 static void timer_event(struct bpftune_event *ev, unsigned int scenario,
 			const struct tb_netns *n)
 {
+	struct timespec ts;
+
 	memset(ev, 0, sizeof(*ev));
 	ev->tuner_id = state->tuner->id;
 	ev->scenario_id = scenario;
 	ev->netns_cookie = n ? n->cookie : 0;
 	ev->pid = n ? n->pid : 0;
-	ev->ts_uptime_ns = (uint64_t)now_ms() * 1000000;
+	/* the events' clock: CLOCK_BOOTTIME */
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* ---- /proc readers ------------------------------------------------------ */
@@ -503,6 +507,7 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 	struct bpftune_corr *c, *rc;
 	double r = 0, rise = 0, rr = 0, gain = 0;
 	char reason[320], gains[64] = "";
+	uint64_t hold;
 	long back[3];
 	int err;
 
@@ -539,9 +544,11 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 		  g->raised_from : cur[2] - bpftune_delta(cur[2]);
 	if (back[2] < cur[1])
 		back[2] = cur[1];
-	g->hold_until_ms = now_ms() + (GUARD_HOLD_MS << (g->trips < 4 ? g->trips : 4));
-	if (g->hold_until_ms > now_ms() + GUARD_HOLD_MAX_MS)
-		g->hold_until_ms = now_ms() + GUARD_HOLD_MAX_MS;
+	/* hold longer each time it trips again */
+	hold = GUARD_HOLD_MS << (g->trips < 4 ? g->trips : 4);
+	if (hold > GUARD_HOLD_MAX_MS)
+		hold = GUARD_HOLD_MAX_MS;
+	g->hold_until_ms = now_ms() + hold;
 	g->trips++;
 	g->raised_from = 0;
 	decide(ev, TCP_BUFFER_LATENCY_GUARD, tunable, "latency-guard", inputs,
@@ -549,7 +556,7 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 	snprintf(reason, sizeof(reason),
 		 "RTT rose with the %s max (r=%.2f over %u settings, RTT +%.0f%%%s): more buffer only added queueing; stepping back and holding for %llu s",
 		 buf_name(tunable), r, c->n, rise * 100, gains,
-		 (unsigned long long)(g->hold_until_ms - now_ms()) / 1000);
+		 (unsigned long long)hold / 1000);
 	bpftune_corr_reset(c);
 	bpftune_corr_reset(rc);
 	bpftune_tunable_set(state->tuner, tunable, ev, TCP_BUFFER_LATENCY_GUARD,
@@ -820,14 +827,16 @@ static void memory_event(const struct bpftune_event *ev,
 		decide(ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
 		       "none: at the ceiling");
 	}
-	if (!refused && cur[2] < ceiling)
+	/* really short: refused, within delta of the hard limit, or no room */
+	if (!refused && !at_max && cur[2] < ceiling)
 		return;
 	n = netns_get(ev);
 	if (!n)
 		return;
 	snprintf(reason, sizeof(reason), "%s (TCP holds %ld pages, tcp_mem %ld %ld %ld)",
 		 refused ? "the kernel refused TCP socket memory" :
-			   "tcp_mem cannot grow further", pages, cur[0], cur[1],
+		 at_max ? "TCP memory is near the tcp_mem hard limit" :
+			  "tcp_mem cannot grow further", pages, cur[0], cur[1],
 		 cur[2]);
 	decide(ev, TCP_BUFFER_MEM_EXHAUSTED, -1, "low-memory-mode", inputs,
 	       "enter");
