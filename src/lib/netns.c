@@ -341,8 +341,9 @@ static int reopen(const char *path, const struct netns_entry *e)
 	struct stat st;
 	int fd;
 
+	/* no O_NOFOLLOW: /proc/PID/ns/net is a magic symlink; fstat() checks it */
 	bpftune_cap_raise();
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	bpftune_cap_lower();
 	if (fd < 0)
 		return -1;
@@ -402,8 +403,9 @@ static struct netns_entry *learn(int dirfd, const char *path, int *fdp)
 	int fd;
 
 	*fdp = -1;
+	/* no O_NOFOLLOW: /proc/PID/ns/net is a magic symlink; the cookie is checked */
 	bpftune_cap_raise();
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	bpftune_cap_lower();
 	if (fd < 0)
 		return NULL;
