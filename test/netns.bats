@@ -131,3 +131,25 @@ wait_count() {
 	ip netns del "$ns"
 	wait_for_log "netns: netns cookie $cookie \(was $ns\) destroyed|netns: netns $ns \(cookie $cookie\) destroyed"
 }
+
+@test "an unnamed netns is found through the event's pid; its change is marked gone when it dies" {
+	local out cookie
+	start_daemon -d -c "$CG"
+	# listen() beyond somaxconn in a netns with no name: only the pid finds it
+	out="$(unshare -n python3 -c '
+import socket, struct, time
+s = socket.socket()
+print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])
+print(open("/proc/sys/net/core/somaxconn").read().strip(), flush=True)
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(60000)
+time.sleep(1)
+')"
+	cookie="$(sed -n 1p <<<"$out")"
+	[ "$(sed -n 2p <<<"$out")" -lt 60000 ]
+	wait_for_log "tuner sample: listen backlog truncated: net.core.somaxconn [0-9]+ -> 60000 in netns cookie $cookie:"
+	wait_for_log "netns: netns cookie $cookie destroyed \(seen by [_a-z]+\): 1 per-netns states and change records released"
+	stop_daemon
+	grep -q "summary: tuner sample, scenario 'listen backlog truncated': net.core.somaxconn changed 1 time in netns cookie $cookie (destroyed since): [0-9]* -> 60000" "$LOG"
+	# no replay line for a netns that is gone
+	! grep -A1 "in netns cookie $cookie (destroyed since)" "$LOG" | grep -q "replay with"
+}
