@@ -14,7 +14,7 @@
 #
 # Environment: VM_MODES (default "full legacy"), VM_BATS=0 (skip the bats
 # steps, which otherwise fail when test/ has no *.bats), VM_BATS_ARGS
-# (default "test/"), VM_SUPPORT_TIMEOUT (default 300 s), VM_BATS_TIMEOUT
+# (default "--timing test/"), VM_SUPPORT_TIMEOUT (default 300 s), VM_BATS_TIMEOUT
 # (default 900 s per bats run), VM_MATRIX_DEADLINE (default 3000 s for the
 # whole matrix: steps get at most what is left, and steps that would start
 # with less than a minute left are not run and count as failures),
@@ -28,7 +28,7 @@ KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
 MODES=${VM_MODES-full legacy}
 BATS=${VM_BATS:-1}
-read -r -a BATS_ARGS <<<"${VM_BATS_ARGS:-test/}"
+read -r -a BATS_ARGS <<<"${VM_BATS_ARGS:---timing test/}"
 SUPPORT_TIMEOUT=${VM_SUPPORT_TIMEOUT:-300}
 BATS_TIMEOUT=${VM_BATS_TIMEOUT:-900}
 DEADLINE=$((SECONDS + ${VM_MATRIX_DEADLINE:-3000}))
@@ -85,7 +85,7 @@ for k in "${KERNELS[@]}"; do
 	elif ! grep -q 'support level: full' "$LOGDIR/$name.log"; then
 		record "$name" FAIL 'no "support level: full" in the output'
 	else
-		record "$name" ok "$(grep -m1 'guest kernel:' "$LOGDIR/$name.log")"
+		record "$name" ok "$(grep -m1 '^guest kernel:' "$LOGDIR/$name.log")"
 	fi
 
 	[ "$BATS" = 1 ] || continue
