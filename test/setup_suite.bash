@@ -5,10 +5,15 @@
 setup_suite() {
 	local repo prefix
 	repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-	prefix="${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}"
+	# one prefix per run: concurrent suites must not remove each other's
+	if [ -n "${BPFTUNE_SUITE_PREFIX:-}" ]; then
+		prefix="$BPFTUNE_SUITE_PREFIX"
+		rm -rf "$prefix"
+		mkdir -p "$prefix"
+	else
+		prefix="$(mktemp -d /run/bpftune-suite.XXXXXX)"
+	fi
 	export BPFTUNE_SUITE_PREFIX="$prefix"
-	rm -rf "$prefix"
-	mkdir -p "$prefix"
 	chmod 0755 "$prefix"
 	make -s -C "$repo" install PREFIX="$prefix" >"$prefix.install.log" 2>&1 || {
 		cat "$prefix.install.log" >&2
@@ -23,6 +28,6 @@ setup_suite() {
 }
 
 teardown_suite() {
-	rm -rf "${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}" \
-		"${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}.install.log"
+	[ -n "${BPFTUNE_SUITE_PREFIX:-}" ] || return 0
+	rm -rf "$BPFTUNE_SUITE_PREFIX" "$BPFTUNE_SUITE_PREFIX.install.log"
 }
