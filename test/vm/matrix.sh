@@ -12,13 +12,22 @@
 #
 # Usage: test/vm/matrix.sh [KERNEL...]        (default: 6.1 6.12)
 #
-# Environment: VM_MODES (default "full legacy"), VM_BATS=0 (skip the bats
-# steps, which otherwise fail when test/ has no *.bats), VM_BATS_ARGS
-# (default "--timing test/"), VM_SUPPORT_TIMEOUT (default 300 s), VM_BATS_TIMEOUT
-# (default 900 s per bats run), VM_MATRIX_DEADLINE (default 3000 s for the
-# whole matrix: steps get at most what is left, and steps that would start
-# with less than a minute left are not run and count as failures),
-# VM_LOGDIR (default test/vm/cache/logs/matrix).
+# Environment:
+#   VM_MODES            bats modes (default "full legacy")
+#   VM_BATS=0           skip the bats steps (which otherwise fail when test/
+#                       has no *.bats)
+#   VM_BATS_ARGS        bats arguments (default "--timing test/");
+#                       VM_BATS_ARGS_FULL / VM_BATS_ARGS_LEGACY override it
+#                       for one mode (e.g. a subset of files for legacy)
+#   VM_MATRIX_DEADLINE  seconds for the whole matrix (default 3000).  Every
+#                       bats step gets a fair share of what is left:
+#                       (left - 60 s per support step to come) / bats steps
+#                       to come, at most VM_BATS_TIMEOUT (default 1800);
+#                       time a step does not use goes to the later ones.
+#                       A step that would get less than a minute is not run
+#                       and counts as failed.
+#   VM_SUPPORT_TIMEOUT  timeout of a support step (default 300)
+#   VM_LOGDIR           logs (default test/vm/cache/logs/matrix)
 
 set -u -o pipefail
 
@@ -26,43 +35,63 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 RUNNER=$VM_DIR/run-in-vm.sh
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
-MODES=${VM_MODES-full legacy}
+read -r -a MODES <<<"${VM_MODES-full legacy}"
 BATS=${VM_BATS:-1}
-read -r -a BATS_ARGS <<<"${VM_BATS_ARGS:---timing test/}"
 SUPPORT_TIMEOUT=${VM_SUPPORT_TIMEOUT:-300}
-BATS_TIMEOUT=${VM_BATS_TIMEOUT:-900}
+BATS_TIMEOUT=${VM_BATS_TIMEOUT:-1800}
 DEADLINE=$((SECONDS + ${VM_MATRIX_DEADLINE:-3000}))
 LOGDIR=${VM_LOGDIR:-$VM_DIR/cache/logs/matrix}
 BPFTUNE=build/bin/bpftune
 PLUGINS=build/lib/bpftune
+SUPPORT_RESERVE=60
 
 mkdir -p "$LOGDIR" || exit 1
 [ -x "$BPFTUNE" ] || { echo "matrix: $BPFTUNE missing: run make all first" >&2; exit 1; }
 
+SUPPORT_LEFT=${#KERNELS[@]}
+BATS_LEFT=0
+[ "$BATS" = 1 ] && BATS_LEFT=$((${#KERNELS[@]} * ${#MODES[@]}))
+
 RESULTS=()
 FAILED=0
+T_START=$SECONDS
+
+bats_args() {	# bats_args MODE: the bats arguments for MODE
+	local var
+	var=VM_BATS_ARGS_$(tr '[:lower:]' '[:upper:]' <<<"$1")
+	echo "${!var:-${VM_BATS_ARGS:---timing test/}}"
+}
 
 # step NAME TIMEOUT RUNNER-ARGS...: run one guest, log to $LOGDIR/NAME.log,
-# leave the runner's exit status in $rc (or 125 when the deadline is near).
+# leave the runner's exit status in $rc (125 if not run: deadline).
 step() {
-	local name=$1 timeout=$2 left t0
+	local name=$1 timeout=$2 t0
 	shift 2
-	left=$((DEADLINE - SECONDS))
-	if [ "$left" -lt 60 ]; then
-		echo "matrix: $name: not run, the matrix deadline is reached" >&2
+	if [ "$timeout" -lt 60 ]; then
+		echo "matrix: $name: not run, the matrix deadline is too close" >&2
 		rc=125 took=0
 		return
 	fi
-	[ "$timeout" -le "$left" ] || timeout=$left
 	echo
-	echo "=== matrix: $name (timeout ${timeout}s) ==="
+	echo "=== matrix: $name (timeout ${timeout}s, $((DEADLINE - SECONDS))s left in the matrix) ==="
 	t0=$SECONDS
 	"$RUNNER" -t "$timeout" "$@" 2>&1 | tee "$LOGDIR/$name.log"
 	rc=${PIPESTATUS[0]}
 	took=$((SECONDS - t0))
 }
 
-record() {	# record NAME OK|FAIL DETAIL
+min() { [ "$1" -le "$2" ] && echo "$1" || echo "$2"; }
+
+support_timeout() {
+	min "$SUPPORT_TIMEOUT" $((DEADLINE - SECONDS - SUPPORT_RESERVE * (SUPPORT_LEFT - 1)))
+}
+
+bats_timeout() {
+	local left=$((DEADLINE - SECONDS - SUPPORT_RESERVE * SUPPORT_LEFT))
+	min "$BATS_TIMEOUT" $((left / BATS_LEFT))
+}
+
+record() {	# record NAME ok|FAIL DETAIL
 	RESULTS+=("$(printf '%-22s %-5s %5ss  %s' "$1" "$2" "$took" "$3")")
 	[ "$2" = ok ] || FAILED=1
 }
@@ -77,9 +106,10 @@ have_bats_suite() {
 
 for k in "${KERNELS[@]}"; do
 	name="$k-support"
-	step "$name" "$SUPPORT_TIMEOUT" "$k" -- \
+	step "$name" "$(support_timeout)" "$k" -- \
 		sh -c 'echo "guest kernel: $(uname -r)"; exec "$0" -S -l "$1"' \
 		"$BPFTUNE" "$PLUGINS"
+	SUPPORT_LEFT=$((SUPPORT_LEFT - 1))
 	if [ "$rc" != 0 ]; then
 		record "$name" FAIL "bpftune -S exit status $rc (want 0: full support)"
 	elif ! grep -q 'support level: full' "$LOGDIR/$name.log"; then
@@ -89,25 +119,31 @@ for k in "${KERNELS[@]}"; do
 	fi
 
 	[ "$BATS" = 1 ] || continue
-	for mode in $MODES; do
+	for mode in "${MODES[@]}"; do
 		name="$k-bats-$mode"
 		if ! have_bats_suite; then
 			took=0
+			BATS_LEFT=$((BATS_LEFT - 1))
 			record "$name" FAIL "no test/*.bats (VM_BATS=0 skips the bats steps)"
 			continue
 		fi
-		step "$name" "$BATS_TIMEOUT" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
-			bats "${BATS_ARGS[@]}"
-		if [ "$rc" = 0 ]; then
-			record "$name" ok "$(grep -cE '^ok ' "$LOGDIR/$name.log") ok"
-		else
-			record "$name" FAIL "exit status $rc, $(grep -cE '^not ok ' "$LOGDIR/$name.log") not ok"
-		fi
+		read -r -a args <<<"$(bats_args "$mode")"
+		step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
+			bats "${args[@]}"
+		BATS_LEFT=$((BATS_LEFT - 1))
+		nok=$(grep -cE '^ok ' "$LOGDIR/$name.log")
+		nfail=$(grep -cE '^not ok ' "$LOGDIR/$name.log")
+		plan=$(grep -m1 -oE '^1\.\.[0-9]+' "$LOGDIR/$name.log" | cut -c4-)
+		case $rc in
+		0)   record "$name" ok "$nok/${plan:-?} ok" ;;
+		124) record "$name" FAIL "timeout after $nok ok, $nfail not ok of ${plan:-?}" ;;
+		*)   record "$name" FAIL "exit status $rc: $nfail not ok, $nok ok of ${plan:-?}" ;;
+		esac
 	done
 done
 
 echo
-echo "=== matrix summary (logs in $LOGDIR) ==="
+echo "=== matrix summary: $((SECONDS - T_START))s (logs in $LOGDIR) ==="
 printf '%s\n' "${RESULTS[@]}"
 [ "$BATS" = 1 ] || echo "(bats steps skipped: VM_BATS=0)"
 if [ "$FAILED" != 0 ]; then
