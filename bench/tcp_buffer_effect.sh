@@ -58,7 +58,10 @@ run_once() {
 
 	ip netns exec "$SRV" iperf3 -s -1 -B 192.168.97.2 -p "$port" >/dev/null 2>&1 &
 	srv=$!
-	sleep 0.3
+	for _ in $(seq 1 100); do
+		ip netns exec "$SRV" ss -Hltn "sport = :$port" | grep -q . && break
+		sleep 0.1
+	done
 	ip netns exec "$CLI" iperf3 -c 192.168.97.2 -p "$port" -t "$1" -J |
 		python3 -c 'import json,sys; print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))'
 	wait "$srv" || true

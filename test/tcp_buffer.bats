@@ -8,7 +8,8 @@
 load helpers
 
 # global sysctls a test may change, restored in teardown
-GLOBALS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem net.core.high_order_alloc_disable"
+GLOBALS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem net.core.high_order_alloc_disable
+	net.ipv4.tcp_no_metrics_save net.ipv4.tcp_no_ssthresh_metrics_save"
 
 setup() {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
@@ -34,6 +35,8 @@ teardown() {
 	common_teardown
 	local kv
 	for kv in "${SAVED_GLOBALS[@]}"; do
+		# only what changed: a write is an admin's to other daemons
+		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
 		# values are tab-separated; sysctl -w takes them as one word
 		sysctl -qw "${kv%%=*}=${kv#*=}" || true
 	done
@@ -79,13 +82,24 @@ make_bloated_path() {
 	SRV_IP=192.168.89.2
 }
 
+# wait_listening NS PORT: until a TCP listener is up ("-": global netns)
+wait_listening() {
+	local i exec=()
+	[ "$1" = - ] || exec=(ip netns exec "$1")
+	for i in $(seq 1 100); do
+		"${exec[@]}" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # iperf NS_CLIENT NS_SERVER IP SECONDS [STREAMS]: one run, waits for it
 iperf() {
 	local cli="$1" srv="$2" ip="$3" secs="$4" streams="${5:-1}"
 	local port=$((5300 + RANDOM % 500))
 	ip netns exec "$srv" iperf3 -s -1 -B "$ip" -p "$port" >/dev/null 2>&1 &
 	IPERF_PIDS="${IPERF_PIDS:-} $!"
-	sleep 0.3
+	wait_listening "$srv" "$port"
 	ip netns exec "$cli" iperf3 -c "$ip" -p "$port" -t "$secs" -P "$streams" \
 		-f m >"$BATS_TEST_TMPDIR/iperf.out" 2>&1
 }
@@ -144,7 +158,7 @@ max_of() {
 	start_daemon
 	iperf3 -s -1 -B 127.0.0.1 -p "$port" >/dev/null 2>&1 &
 	IPERF_PIDS="$!"
-	sleep 0.3
+	wait_listening - "$port"
 	iperf3 -c 127.0.0.1 -p "$port" -t 3 -f m >"$BATS_TEST_TMPDIR/iperf.out"
 	wait_for_log "net.ipv4.tcp_rmem 4096 131072 262144 -> 4096 131072 327680 in global netns"
 	wait_for_log "net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in global netns"
@@ -323,6 +337,7 @@ PY
 	ip netns exec "$SRV" python3 "$BATS_TEST_TMPDIR/listener.py" "$SRV_IP" 7000 1024 40 &
 	IPERF_PIDS="$!"
 	start_daemon -d
+	wait_listening "$SRV" 7000
 	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/synflood.py" "$SRV_IP" 7000 4 \
 		"${SRV_IP%.*}."
 	wait_for_log "SYN flood: net.ipv4.tcp_syncookies 0 -> 1 in netns $SRV \(cookie [0-9]+\): SYN flood on port 7000: [0-9]+ SYNs dropped or left half-open against 0 completed handshakes" 10
@@ -345,6 +360,7 @@ PY
 	ip netns exec "$SRV" python3 "$BATS_TEST_TMPDIR/listener.py" "$SRV_IP" 7000 4096 20 &
 	IPERF_PIDS="$!"
 	start_daemon -d
+	wait_listening "$SRV" 7000
 	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/connect.py" "$SRV_IP" 7000 300 8 \
 		>"$BATS_TEST_TMPDIR/connected"
 	wait_for_log "SYN queue near its limit: net.ipv4.tcp_max_syn_backlog 128 -> 160 in netns $SRV \(cookie [0-9]+\): listener on port 7000: [0-9]+ half-open requests, [0-9]+ SYNs dropped past 3/4 of tcp_max_syn_backlog, and the handshakes complete .*: legitimate load"
