@@ -103,3 +103,39 @@ teardown() {
 	[[ "$output" == *"tuner fentry_only skipped: hook sendmsg needs fentry"* ]]
 	[[ "$output" == *"no tuner can run on this system"* ]]
 }
+
+# The kernel-matrix guard: in every mode, every tuner built in this tree
+# must start, from the objects of that mode, with each hook on a program
+# type of that mode.  A legacy program with a wrong kprobe target fails to
+# attach, which skips its tuner, which fails this test.
+@test "every in-tree tuner starts, each hook on a program of this mode" {
+	local so t names=() kind=full
+	CG="$(make_cgroup)" || skip "no cgroup2 hierarchy"
+	rm -f "$PLUGIN_DIR"/*.so
+	for so in "$BUILD_PLUGINS"/*_tuner.so; do
+		t="$(basename "$so" _tuner.so)"
+		names+=("$t")
+		cp "$so" "$PLUGIN_DIR/"
+	done
+	[ "${#names[@]}" -ge 4 ]
+	start_daemon -d -c "$CG" --no-telemetry
+	[ "$MODE" = legacy ] && kind=legacy
+	for t in "${names[@]}"; do
+		wait_for_log "tuner $t (started \($kind objects|skipped)" 20 || {
+			cat "$LOG"
+			false
+		}
+		if ! grep -q "tuner $t started ($kind objects" "$LOG"; then
+			grep "tuner $t" "$LOG"
+			false
+		fi
+	done
+	case "$MODE" in
+	full)	! grep -E "hook .*: using (kprobe|raw_tp) program" "$LOG" ;;
+	legacy)	! grep -E "hook .*: using (fentry|tp_btf) program" "$LOG"
+		# on a kprobe kernel, the legacy objects' function hooks are kprobes
+		grep -qE "hook .*: using kprobe program" "$LOG" ;;
+	host)	! grep -E "hook .*: using (fentry|kprobe) program" "$LOG" ;;
+	esac
+	! grep -E "cannot attach|BPF load failed" "$LOG"
+}

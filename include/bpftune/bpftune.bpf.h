@@ -85,9 +85,13 @@ static __always_inline __u64 bpftune_current_netns_cookie(void)
 	return bpftune_net_cookie(BPF_CORE_READ(task, nsproxy, net_ns));
 }
 
-/* Reserve an event with its header filled in; NULL if the buffer is full. */
+/*
+ * Reserve an event with its header filled in but for pid and comm; NULL if
+ * the buffer is full.  For program types that cannot call
+ * bpf_get_current_pid_tgid()/comm() (sockops on some kernels).
+ */
 static __always_inline struct bpftune_event *
-bpftune_event_reserve(__u32 scenario_id, __u64 netns_cookie)
+bpftune_event_alloc(__u32 scenario_id, __u64 netns_cookie)
 {
 	struct bpftune_event *ev;
 
@@ -100,8 +104,19 @@ bpftune_event_reserve(__u32 scenario_id, __u64 netns_cookie)
 	ev->scenario_id = scenario_id;
 	ev->netns_cookie = netns_cookie;
 	ev->ts_uptime_ns = bpf_ktime_get_boot_ns();
-	ev->pid = bpf_get_current_pid_tgid() >> 32;
 	ev->payload_len = 0;
+	return ev;
+}
+
+/* Reserve an event with its whole header filled in; NULL if full. */
+static __always_inline struct bpftune_event *
+bpftune_event_reserve(__u32 scenario_id, __u64 netns_cookie)
+{
+	struct bpftune_event *ev = bpftune_event_alloc(scenario_id, netns_cookie);
+
+	if (!ev)
+		return NULL;
+	ev->pid = bpf_get_current_pid_tgid() >> 32;
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	return ev;
 }

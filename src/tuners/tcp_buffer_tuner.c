@@ -38,6 +38,7 @@
 #include "internal.h"
 #include "loop.h"
 #include "correlation.h"
+#include "proc_file.h"
 #include "tcp_buffer_tuner.h"
 #include "tcp_buffer_tuner.skel.h"
 #include "tcp_buffer_tuner.legacy.skel.h"
@@ -361,61 +362,38 @@ static int read_tcp_memory(long *pages, bool *pressure)
 
 static long mem_available_pages(void)
 {
-	char line[128];
-	long kb = -1;
-	FILE *f;
+	static const char *const key[] = { "MemAvailable" };
+	struct bpftune_proc_value kb;
 
-	f = fopen("/proc/meminfo", "re");
-	if (!f)
+	if (bpftune_proc_file_lookup("/proc/meminfo", BPFTUNE_PROC_KEYVAL,
+				     key, &kb, 1) != 1 || kb.i < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb / (state->page_size / 1024);
+	return kb.i / (state->page_size / 1024);
 }
 
-/*
- * The TcpExt counters we need, from the netstat file of the netns we are
- * in: a "TcpExt:" line of names followed by one of values.
- */
-static int parse_netstat(FILE *f, struct syn_counters *c)
+/* The TcpExt counters we need, from the netstat file of our netns. */
+static int read_netstat(struct syn_counters *c)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} want[] = {
-		{ "SyncookiesSent", offsetof(struct syn_counters, cookies_sent) },
-		{ "SyncookiesRecv", offsetof(struct syn_counters, cookies_recv) },
-		{ "SyncookiesFailed", offsetof(struct syn_counters, cookies_failed) },
-		{ "ListenDrops", offsetof(struct syn_counters, listen_drops) },
-		{ "ListenOverflows", offsetof(struct syn_counters, listen_overflows) },
-		{ "TCPReqQFullDrop", offsetof(struct syn_counters, reqq_drops) },
+	static const char *const keys[] = {
+		"TcpExt.SyncookiesSent", "TcpExt.SyncookiesRecv",
+		"TcpExt.SyncookiesFailed", "TcpExt.ListenDrops",
+		"TcpExt.ListenOverflows", "TcpExt.TCPReqQFullDrop",
 	};
-	char names[8192], values[8192], *ns, *vs, *n, *v;
-	unsigned int i, found = 0;
+	struct bpftune_proc_value v[BPFTUNE_ARRAY_SIZE(keys)];
+	int found;
 
-	while (fgets(names, sizeof(names), f)) {
-		if (strncmp(names, "TcpExt:", 7))
-			continue;
-		if (!fgets(values, sizeof(values), f) ||
-		    strncmp(values, "TcpExt:", 7))
-			return -EINVAL;
-		n = strtok_r(names + 7, " \n", &ns);
-		v = strtok_r(values + 7, " \n", &vs);
-		for (; n && v; n = strtok_r(NULL, " \n", &ns),
-			       v = strtok_r(NULL, " \n", &vs)) {
-			for (i = 0; i < BPFTUNE_ARRAY_SIZE(want); i++) {
-				if (strcmp(n, want[i].name))
-					continue;
-				*(uint64_t *)((char *)c + want[i].off) =
-					strtoull(v, NULL, 10);
-				found++;
-			}
-		}
-		return found ? 0 : -ENOENT;
-	}
-	return -ENOENT;
+	found = bpftune_proc_file_lookup("/proc/thread-self/net/netstat",
+					 BPFTUNE_PROC_SNMP, keys, v,
+					 BPFTUNE_ARRAY_SIZE(keys));
+	if (found <= 0)
+		return found ? found : -ENOENT;
+	c->cookies_sent = v[0].i;
+	c->cookies_recv = v[1].i;
+	c->cookies_failed = v[2].i;
+	c->listen_drops = v[3].i;
+	c->listen_overflows = v[4].i;
+	c->reqq_drops = v[5].i;
+	return 0;
 }
 
 static int read_syn_counters(int netns_fd, uint64_t cookie,
@@ -423,16 +401,12 @@ static int read_syn_counters(int netns_fd, uint64_t cookie,
 {
 	struct tcp_buffer_syn_stats s = { 0 };
 	int saved, err;
-	FILE *f;
 
 	memset(c, 0, sizeof(*c));
 	err = bpftune_netns_enter(netns_fd, &saved);
 	if (err)
 		return err;
-	f = fopen("/proc/thread-self/net/netstat", "re");
-	err = f ? parse_netstat(f, c) : -errno;
-	if (f)
-		fclose(f);
+	err = read_netstat(c);
 	bpftune_netns_leave(saved);
 	/* the BPF side keys the global netns by its real cookie */
 	if (!cookie)

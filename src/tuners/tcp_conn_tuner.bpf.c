@@ -136,7 +136,7 @@ static __always_inline int dest_key(struct bpf_sock_ops *ops,
 }
 
 /*
- * The event header by hand: sockops programs may not call
+ * pid and comm from the task: sockops programs may not call
  * bpf_get_current_pid_tgid()/comm() on every kernel.
  */
 static __always_inline struct bpftune_event *conn_event(__u32 scenario,
@@ -145,17 +145,10 @@ static __always_inline struct bpftune_event *conn_event(__u32 scenario,
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct bpftune_event *ev;
 
-	ev = bpf_ringbuf_reserve(&bpftune_ringbuf, sizeof(*ev), 0);
-	if (!ev) {
-		__sync_fetch_and_add(&bpftune_ringbuf_lost, 1);
+	ev = bpftune_event_alloc(scenario, cookie);
+	if (!ev)
 		return NULL;
-	}
-	ev->tuner_id = bpftune_tuner_id;
-	ev->scenario_id = scenario;
-	ev->netns_cookie = cookie;
-	ev->ts_uptime_ns = bpf_ktime_get_boot_ns();
 	ev->pid = BPF_CORE_READ(task, tgid);
-	ev->payload_len = 0;
 	BPF_CORE_READ_STR_INTO(&ev->comm, task, comm);
 	return ev;
 }

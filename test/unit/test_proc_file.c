@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Whole-file /proc reads and multi-key lookups (src/lib/proc_file.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc_file.h"
+#include "unit.h"
+
+static char path[64];
+
+static void write_tmp(const char *text, size_t len)
+{
+	FILE *f;
+
+	strcpy(path, "/tmp/bpftune-unit-proc.XXXXXX");
+	close(mkstemp(path));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (path[0])
+		unlink(path);
+	path[0] = '\0';
+	return 0;
+}
+
+static void test_netstat_keys(void **state)
+{
+	static const char text[] =
+		"TcpExt: SyncookiesSent SyncookiesRecv ListenDrops\n"
+		"TcpExt: 3 0 17\n"
+		"IpExt: InNoRoutes\n"
+		"IpExt: 5\n";
+	static const char *const keys[] = {
+		"TcpExt.SyncookiesSent", "TcpExt.ListenDrops",
+		"TcpExt.NoSuchCounter", "IpExt.InNoRoutes",
+	};
+	struct bpftune_proc_value v[4];
+
+	(void)state;
+	write_tmp(text, sizeof(text) - 1);
+	assert_int_equal(bpftune_proc_file_lookup(path, BPFTUNE_PROC_SNMP,
+						  keys, v, 4), 3);
+	assert_int_equal(v[0].i, 3);
+	assert_int_equal(v[1].i, 17);
+	assert_int_equal(v[2].i, 0);	/* missing: zeroed, not counted */
+	assert_int_equal(v[3].i, 5);
+}
+
+static void test_meminfo_units(void **state)
+{
+	static const char text[] = "MemTotal:       24000000 kB\n"
+				   "MemAvailable:   123456 kB\n";
+	static const char *const keys[] = { "MemAvailable" };
+	struct bpftune_proc_value v;
+
+	(void)state;
+	write_tmp(text, sizeof(text) - 1);
+	assert_int_equal(bpftune_proc_file_lookup(path, BPFTUNE_PROC_KEYVAL,
+						  keys, &v, 1), 1);
+	assert_int_equal(v.i, 123456);
+}
+
+/* bigger than the first buffer: the read grows it and keeps every byte */
+static void test_large_file(void **state)
+{
+	size_t n = 3 * 4096 + 17, len = 0, i;
+	char *text = malloc(n + 1), *got;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		text[i] = (i % 64 == 63) ? '\n' : 'a' + i % 26;
+	write_tmp(text, n);
+	got = bpftune_proc_file_read(path, &len);
+	assert_non_null(got);
+	assert_int_equal(len, n);
+	assert_memory_equal(got, text, n);
+	assert_int_equal(got[n], '\0');
+	free(got);
+	free(text);
+}
+
+static void test_errors(void **state)
+{
+	static const char *const keys[] = { "Tcp" };	/* no "Sec.Field" */
+	struct bpftune_proc_value v;
+
+	(void)state;
+	assert_null(bpftune_proc_file_read("/nonexistent/bpftune", NULL));
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(bpftune_proc_file_lookup("/nonexistent/bpftune",
+						  BPFTUNE_PROC_SNMP, keys, &v, 1),
+			 -ENOENT);
+	write_tmp("Tcp: A\nTcp: 1\n", 14);
+	assert_int_equal(bpftune_proc_file_lookup(path, BPFTUNE_PROC_SNMP,
+						  keys, &v, 1), -EINVAL);
+	assert_int_equal(bpftune_proc_file_lookup(path, BPFTUNE_PROC_SNMP,
+						  NULL, &v, 1), -EINVAL);
+	/* a value line that does not follow its header is malformed */
+	teardown(NULL);
+	write_tmp("TcpExt: A B\nIpExt: 1 2\n", 23);
+	{
+		static const char *const k2[] = { "TcpExt.B" };
+
+		assert_int_equal(bpftune_proc_file_lookup(path,
+				 BPFTUNE_PROC_SNMP, k2, &v, 1), -EINVAL);
+	}
+}
+
+int unit_run_proc_file(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_netstat_keys, teardown),
+		cmocka_unit_test_teardown(test_meminfo_units, teardown),
+		cmocka_unit_test_teardown(test_large_file, teardown),
+		cmocka_unit_test_teardown(test_errors, teardown),
+	};
+
+	return cmocka_run_group_tests_name("proc_file", tests, NULL, NULL);
+}
