@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The daemon on the real kernel: shared ring buffer, capabilities, hook
 # selection, idle behaviour, shutdown.
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The netns tuner: namespaces coming and going.  When one is destroyed the
 # per-netns state of every tuner there goes GONE and is freed, and the
 # daemon keeps no fd that would keep a deleted namespace alive.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The out-of-tree sample tuner: built against the installed bpftune, it
 # raises somaxconn when listen() asks for more than somaxconn allows.
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The sysctl tuner: an admin's write to a managed sysctl stops the tuner
 # that manages it, in that netns, or everywhere for the global netns.
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The tcp_buffer tuner on this machine's kernel, with real traffic (iperf3)
 # between network namespaces joined by veth pairs.  Addresses live only
 # inside the namespaces made here.  Starting values are set before the

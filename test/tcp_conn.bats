@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The tcp_conn tuner: per-connection congestion control from sockops.
 # Two namespaces joined by a veth pair; loss comes from a tc classifier
 # (test/bpf/loss.bpf.c) dropping about 5 % of the data segments arriving

@@ -4,8 +4,9 @@
 # matrix.sh: the kernel matrix (make test-matrix).  For each kernel, one
 # guest each for:
 #   support  bpftune -S must exit 0 and say "support level: full"
-#   full     bats test/ with BPFTUNE_TEST_MODE=full
-#   legacy   bats test/ with BPFTUNE_TEST_MODE=legacy (the suite passes -L)
+#   full     the kernel-dependent bats files (tag "kernel") with
+#            BPFTUNE_TEST_MODE=full
+#   legacy   the same with BPFTUNE_TEST_MODE=legacy (the suite passes -L)
 # Run from the top of the tree after "make all".  Every step runs even if an
 # earlier one failed; the exit status is non-zero if any step failed or did
 # not run.  See test/vm/README.md.
@@ -16,7 +17,10 @@
 #   VM_MODES            bats modes (default "full legacy")
 #   VM_BATS=0           skip the bats steps (which otherwise fail when test/
 #                       has no *.bats)
-#   VM_BATS_ARGS        bats arguments (default "--timing test/");
+#   VM_BATS_ARGS        bats arguments (default "--timing --filter-tags
+#                       kernel test/": the files tagged "kernel", those
+#                       whose outcome depends on the kernel's BPF support;
+#                       "--timing test/" runs all of them);
 #                       VM_BATS_ARGS_FULL / VM_BATS_ARGS_LEGACY override it
 #                       for one mode (e.g. a subset of files for legacy)
 #   VM_MATRIX_DEADLINE  seconds for the whole matrix (default 3000).  Every
@@ -59,7 +63,7 @@ T_START=$SECONDS
 bats_args() {	# bats_args MODE: the bats arguments for MODE
 	local var
 	var=VM_BATS_ARGS_$(tr '[:lower:]' '[:upper:]' <<<"$1")
-	echo "${!var:-${VM_BATS_ARGS:---timing test/}}"
+	echo "${!var:-${VM_BATS_ARGS:---timing --filter-tags kernel test/}}"
 }
 
 # step NAME TIMEOUT RUNNER-ARGS...: run one guest, log to $LOGDIR/NAME.log,

@@ -5,16 +5,20 @@
 #
 #   make test-matrix               bpftune -S + bats (full, legacy) per kernel
 #   make test-matrix VM_KERNELS=6.12
+#   make test-matrix-selftest      a broken legacy kprobe must fail the matrix
 #   make vm-fetch                  download/prepare kernels, busybox, kmod, qemu
 #   make vm-clean                  remove test/vm/cache
 
 VM_KERNELS	?= 6.1 6.12
 VM_QEMU_PKG	:= qemu-system-x86
 
-.PHONY: test-matrix vm-fetch vm-clean
+.PHONY: test-matrix test-matrix-selftest vm-fetch vm-clean
 
 test-matrix: all $(FIXTURE_SOS) vm-fetch
 	test/vm/matrix.sh $(VM_KERNELS)
+
+test-matrix-selftest: vm-fetch
+	test/vm/selftest-broken-legacy.sh $(lastword $(VM_KERNELS))
 
 vm-fetch:
 	@if ! command -v qemu-system-x86_64 >/dev/null; then \
