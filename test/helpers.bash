@@ -115,23 +115,24 @@ cleanup_netns() {
 	NETNS_LIST=()
 }
 
-# listen() with a backlog in a netns (or globally with ns "-").
-listen_backlog() {
-	local ns="$1" backlog="$2"
-	local py="import socket,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen($backlog); time.sleep(0.3)"
+# in_ns NS CMD...: run CMD in netns NS, or in the global one for "-"
+in_ns() {
+	local ns="$1"
+	shift
 	if [ "$ns" = - ]; then
-		python3 -c "$py"
+		"$@"
 	else
-		ip netns exec "$ns" python3 -c "$py"
+		ip netns exec "$ns" "$@"
 	fi
 }
 
+# listen() with a backlog in a netns (or globally with ns "-").
+listen_backlog() {
+	in_ns "$1" python3 -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen($2); time.sleep(0.3)"
+}
+
 somaxconn_in() {
-	if [ "$1" = - ]; then
-		cat /proc/sys/net/core/somaxconn
-	else
-		ip netns exec "$1" cat /proc/sys/net/core/somaxconn
-	fi
+	in_ns "$1" cat /proc/sys/net/core/somaxconn
 }
 
 # A cgroup v2 child for the daemon's cgroup programs (-c), so that a test

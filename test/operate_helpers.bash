@@ -37,27 +37,15 @@ s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('127.0.0.1', $STRATEGY_PORT)); s.listen(1)
 c = socket.create_connection(('127.0.0.1', $STRATEGY_PORT)); a, _ = s.accept()
 c.close(); a.close(); s.close()"
-	if [ "$1" = - ]; then
-		python3 -c "$py"
-	else
-		ip netns exec "$1" python3 -c "$py"
-	fi
+	in_ns "$1" python3 -c "$py"
 }
 
 qlen_in() {
-	if [ "$1" = - ]; then
-		cat /proc/sys/net/unix/max_dgram_qlen
-	else
-		ip netns exec "$1" cat /proc/sys/net/unix/max_dgram_qlen
-	fi
+	in_ns "$1" cat /proc/sys/net/unix/max_dgram_qlen
 }
 
 set_qlen() {
-	if [ "$1" = - ]; then
-		echo "$2" > /proc/sys/net/unix/max_dgram_qlen
-	else
-		ip netns exec "$1" sh -c "echo $2 > /proc/sys/net/unix/max_dgram_qlen"
-	fi
+	in_ns "$1" sh -c "echo $2 > /proc/sys/net/unix/max_dgram_qlen"
 }
 
 # count_log PATTERN: lines of $LOG matching (grep -E)

@@ -85,10 +85,9 @@ make_bloated_path() {
 
 # wait_listening NS PORT: until a TCP listener is up ("-": global netns)
 wait_listening() {
-	local i exec=()
-	[ "$1" = - ] || exec=(ip netns exec "$1")
+	local i
 	for i in $(seq 1 100); do
-		"${exec[@]}" ss -Hltn "sport = :$2" | grep -q . && return 0
+		in_ns "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
 		sleep 0.1
 	done
 	return 1
@@ -107,11 +106,7 @@ iperf() {
 
 # sysctl_in NS NAME: value with single spaces ("-" for the global netns)
 sysctl_in() {
-	if [ "$1" = - ]; then
-		sysctl -n "$2" | tr -s '\t ' ' '
-	else
-		ip netns exec "$1" sysctl -n "$2" | tr -s '\t ' ' '
-	fi
+	in_ns "$1" sysctl -n "$2" | tr -s '\t ' ' '
 }
 
 max_of() {
