@@ -2,12 +2,11 @@
 /*
  * neigh_table tuner, BPF side.  Two tracepoints only:
  *  - neigh:neigh_create: a neighbour entry was allocated, or refused
- *    because the table is full.  Counts entries per (netns, family) and
- *    reports a table whose gc-counted entries come within delta of
- *    gc_thresh3, and every refusal (rate-limited).
- *  - neigh:neigh_cleanup_and_release: an entry left the table.  Counts it
- *    out, and reports a table a quarter full or less once userspace has
- *    grown its thresholds (map grown), so they can shrink again.
+ *    because the table is full.  Reports a table whose gc-counted entries
+ *    come within delta of gc_thresh3, and refusals (rate-limited).
+ *  - neigh:neigh_cleanup_and_release: an entry left the table.  Reports a
+ *    table a quarter full or less once userspace has grown its thresholds
+ *    (map grown), so they can shrink again.
  * The neighbour tables are global: one arp_cache and one ndisc_cache for
  * every netns, with gc_thresh1-3 shared by all.  Userspace decides.
  */
@@ -34,13 +33,6 @@ __u64 empty_ns[NEIGH_TABLE_NUM];
 __u64 near_ns[NEIGH_TABLE_NUM];
 __s32 near_thresh3[NEIGH_TABLE_NUM];
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct neigh_table_ns_key);
-	__type(value, __s64);
-} ns_entries SEC(".maps");
-
 /* per family: nonzero while thresholds are above what they were */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -61,25 +53,6 @@ static __always_inline int family_index(int family)
 static __always_inline __u64 dev_cookie(struct net_device *dev)
 {
 	return bpftune_net_cookie(BPF_CORE_READ(dev, nd_net.net));
-}
-
-static __always_inline void count(struct net_device *dev, int family,
-				  int add)
-{
-	struct neigh_table_ns_key key = {};
-	__s64 one = 1, *v;
-
-	key.cookie = dev_cookie(dev);
-	key.family = family;
-	v = bpf_map_lookup_elem(&ns_entries, &key);
-	if (v) {
-		/* entries from before the daemon started: never below 0 */
-		if (add > 0 || *v > 0)
-			__sync_fetch_and_add(v, add);
-		return;
-	}
-	if (add > 0)
-		bpf_map_update_elem(&ns_entries, &key, &one, BPF_NOEXIST);
 }
 
 static __always_inline int gap_passed(__u64 *last, __u64 gap)
@@ -133,7 +106,6 @@ BPFTUNE_TP(create, neigh_create, struct neigh_table *tbl,
 			report(NEIGH_TABLE_FULL, tbl, dev, 0);
 		return 0;
 	}
-	count(dev, family, 1);
 	if (!bpftune_sample(&create_sampler))
 		return 0;
 	gc_entries = BPF_CORE_READ(tbl, gc_entries.counter);
@@ -162,7 +134,6 @@ BPFTUNE_TP(release, neigh_cleanup_and_release, struct neighbour *neigh,
 
 	if (i < 0 || !dev)
 		return 0;
-	count(dev, family, -1);
 	key = i;
 	g = bpf_map_lookup_elem(&grown, &key);
 	if (!g || !*g || !bpftune_sample(&release_sampler))

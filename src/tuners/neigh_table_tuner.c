@@ -106,7 +106,6 @@ static struct nt_state {
 	struct bpftune_tuner *tuner;
 	struct bpftune_observer observer;
 	struct fam_state fam[NEIGH_TABLE_NUM];
-	int ns_map_fd;
 	int grown_map_fd;
 	int timer_fd;
 	bool timer_armed;
@@ -214,10 +213,12 @@ static int thresh_write(struct bpftune_tuner *t, unsigned int index,
 	return err;
 }
 
+/* what a netns holds and can hold, from its links, addresses, neighbours */
 struct capacity {
 	int family;
 	long limit;
-	long sum;
+	long sum;		/* neighbours its prefixes can hold */
+	long entries;		/* neighbour entries it holds */
 	unsigned int prefixes;
 	unsigned int num_noarp;
 	int noarp[MAX_NOARP];
@@ -258,6 +259,19 @@ static int addr_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+static int neigh_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ndmsg *ndm = mnl_nlmsg_get_payload(nlh);
+	struct capacity *c = data;
+
+	/* multicast and the like need no resolution: not on-link hosts */
+	if (nlh->nlmsg_type == RTM_NEWNEIGH &&
+	    mnl_nlmsg_get_payload_len(nlh) >= sizeof(*ndm) &&
+	    ndm->ndm_family == c->family && !(ndm->ndm_state & NUD_NOARP))
+		c->entries++;
+	return MNL_CB_OK;
+}
+
 static int dump(struct mnl_socket *nl, uint16_t type, int family,
 		mnl_cb_t cb, void *data)
 {
@@ -268,25 +282,30 @@ static int dump(struct mnl_socket *nl, uint16_t type, int family,
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = (unsigned int)time(NULL);
-	/* ifinfomsg and ifaddrmsg both start with the family */
+	/* ifinfomsg, ifaddrmsg and ndmsg all start with the family */
 	g = mnl_nlmsg_put_extra_header(nlh, type == RTM_GETLINK ?
 				       sizeof(struct ifinfomsg) :
-				       sizeof(struct ifaddrmsg));
+				       type == RTM_GETADDR ?
+				       sizeof(struct ifaddrmsg) :
+				       sizeof(struct ndmsg));
 	g->rtgen_family = family;
 	return nl_talk(nl, nlh, cb, data);
 }
 
 /*
- * Neighbours the prefixes of @fam on the ARP/ND devices of the event's
- * netns can hold, saturating at the hard cap.  -errno if that netns
- * cannot be looked at.
+ * The event's netns, for @fam: the neighbours the prefixes on its ARP/ND
+ * devices can hold (saturating at the hard cap) and the entries it holds.
+ * 0, or -errno if that netns cannot be looked at.
  */
-static long prefix_capacity(const struct bpftune_event *ev, unsigned int fam,
-			    unsigned int *prefixes)
+static int netns_view(const struct bpftune_event *ev, unsigned int fam,
+		      struct capacity *c)
 {
-	struct capacity c = { .family = fam_af(fam), .limit = NEIGH_HARD_CAP };
 	struct mnl_socket *nl;
 	int fd, saved, err;
+
+	memset(c, 0, sizeof(*c));
+	c->family = fam_af(fam);
+	c->limit = NEIGH_HARD_CAP;
 
 	fd = bpftune_netns_fd_for_event(ev);
 	if (fd < -1)
@@ -300,26 +319,16 @@ static long prefix_capacity(const struct bpftune_event *ev, unsigned int fam,
 	bpftune_netns_leave(saved);
 	if (err)
 		return err;
-	err = dump(nl, RTM_GETLINK, AF_UNSPEC, link_cb, &c);
+	err = dump(nl, RTM_GETLINK, AF_UNSPEC, link_cb, c);
 	if (!err)
-		err = dump(nl, RTM_GETADDR, c.family, addr_cb, &c);
+		err = dump(nl, RTM_GETADDR, c->family, addr_cb, c);
+	if (!err)
+		err = dump(nl, RTM_GETNEIGH, c->family, neigh_cb, c);
 	mnl_socket_close(nl);
-	*prefixes = c.prefixes;
-	return err ? err : c.sum;
+	return err;
 }
 
 /* ---- state shared with the BPF side ------------------------------------- */
-
-static long long ns_entries(uint64_t cookie, unsigned int fam)
-{
-	struct neigh_table_ns_key key = { .cookie = cookie, .family = fam_af(fam) };
-	long long v = 0;
-
-	if (state->ns_map_fd < 0 ||
-	    bpf_map_lookup_elem(state->ns_map_fd, &key, &v) || v < 0)
-		return 0;
-	return v;
-}
 
 static void set_grown(unsigned int fam, bool grown)
 {
@@ -422,11 +431,12 @@ static void grow(const struct bpftune_event *ev,
 {
 	static const unsigned int order[3] = { 2, 1, 0 };	/* t3 first */
 	struct neigh_grow_in in = { .hard_cap = NEIGH_HARD_CAP };
-	char inputs[320], why[320], reason[256], where[128];
-	unsigned int scenario = ev->scenario_id, prefixes = 0;
+	char inputs[320], why[320], reason[400], where[128], room[128];
+	unsigned int scenario = ev->scenario_id;
 	enum neigh_grow_verdict v;
 	struct neigh_thresh out;
-	long cap, bound = 0;
+	struct capacity c;
+	long bound = 0;
 	int err;
 
 	err = read_thresh(NULL, fam, &in.cur);
@@ -436,23 +446,27 @@ static void grow(const struct bpftune_event *ev,
 		return;
 	}
 	in.entries = e->entries;
-	in.ns_entries = ns_entries(ev->netns_cookie, fam);
-	cap = prefix_capacity(ev, fam, &prefixes);
 	bpftune_netns_describe(ev->netns_cookie, where, sizeof(where));
-	if (cap < 0) {
+	err = netns_view(ev, fam, &c);
+	if (err) {
 		/* cannot see its prefixes: only the hard cap applies */
 		bpftune_log(LOG_DEBUG, "tuner neigh_table: prefixes of %s unknown: %s",
-			    where, strerror((int)-cap));
-		in.ns_capacity = NEIGH_HARD_CAP;
-	} else {
-		in.ns_capacity = cap;
+			    where, strerror(-err));
+		c.sum = NEIGH_HARD_CAP;
+		c.entries = 0;
 	}
+	in.ns_entries = c.entries;
+	in.ns_capacity = c.sum;
+	/* the netns' entries are part of the table (one may lag the other) */
+	if (in.entries < in.ns_entries)
+		in.entries = in.ns_entries;
 	in.delta = bpftune_delta(in.cur.t3);
 	v = neigh_grow(&in, &out, &bound);
 	snprintf(inputs, sizeof(inputs),
 		 "family=%s dev=%.16s entries=%d gc_entries=%d thresh=%ld,%ld,%ld ns_entries=%ld prefix_capacity=%ld prefixes=%u bound=%ld created=%u",
 		 fam_name(fam), e->dev, e->entries, e->gc_entries, in.cur.t1,
-		 in.cur.t2, in.cur.t3, in.ns_entries, cap, prefixes, bound,
+		 in.cur.t2, in.cur.t3, in.ns_entries, err ? -1L : c.sum,
+		 c.prefixes, bound,
 		 e->created);
 	switch (v) {
 	case NEIGH_NS_OVER_PREFIX:
@@ -466,7 +480,7 @@ static void grow(const struct bpftune_event *ev,
 		decide(ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
 		       "none: at what the prefixes can hold");
 		snprintf(why, sizeof(why), "the prefixes of %s can hold %ld neighbours and %ld entries belong elsewhere: a table of %ld entries is all that can be needed",
-			 where, in.ns_capacity, in.entries - in.ns_entries, bound);
+			 where, in.ns_capacity, bound - in.ns_capacity, bound);
 		log_stop(fam, v, in.cur.t3, why);
 		return;
 	case NEIGH_AT_HARD_CAP:
@@ -480,13 +494,20 @@ static void grow(const struct bpftune_event *ev,
 		break;
 	}
 	decide(ev, scenario, fam * 3 + 2, "grow-near-limit", inputs, "raise");
-	if (scenario == NEIGH_TABLE_FULL)
-		snprintf(reason, sizeof(reason), "the kernel refused a neighbour on %.16s in %s: the %s table is full (%d entries, gc_thresh3 %ld)",
-			 e->dev, where, fam_table(fam), e->gc_entries, in.cur.t3);
+	if (bound < NEIGH_HARD_CAP)
+		snprintf(room, sizeof(room), "room for at most %ld entries: %ld elsewhere + %ld its prefixes can hold",
+			 bound, bound - in.ns_capacity, in.ns_capacity);
 	else
-		snprintf(reason, sizeof(reason), "%d entries of the %s table count against gc_thresh3 %ld, within %g%% of it (new entry on %.16s in %s)",
+		snprintf(room, sizeof(room), "room for at most %d entries: the hard cap",
+			 NEIGH_HARD_CAP);
+	if (scenario == NEIGH_TABLE_FULL)
+		snprintf(reason, sizeof(reason), "the kernel refused a neighbour on %.16s in %s: the %s table is full (%d entries, gc_thresh3 %ld); %s",
+			 e->dev, where, fam_table(fam), e->gc_entries, in.cur.t3,
+			 room);
+	else
+		snprintf(reason, sizeof(reason), "%d entries of the %s table count against gc_thresh3 %ld, within %g%% of it (new entry on %.16s in %s); %s",
 			 e->gc_entries, fam_table(fam), in.cur.t3, delta_pct(),
-			 e->dev, where);
+			 e->dev, where, room);
 	err = apply(ev, fam, scenario, &in.cur, &out, order, reason);
 	if (err > 0)
 		set_grown(fam, true);
@@ -661,7 +682,6 @@ static int neigh_table_init(struct bpftune_tuner *t)
 		return -ENOMEM;
 	state->tuner = t;
 	state->timer_fd = -1;
-	state->ns_map_fd = bpftune_tuner_map_fd(t, "ns_entries");
 	state->grown_map_fd = bpftune_tuner_map_fd(t, "grown");
 	for (i = 0; i < NEIGH_TABLE_NUM; i++) {
 		struct fam_state *fs = &state->fam[i];

@@ -32,11 +32,4 @@ struct neigh_table_event {
 	char dev[NEIGH_TABLE_IFNAMSIZ];
 };
 
-/* Entries per (netns, family), kept by the BPF side (map ns_entries). */
-struct neigh_table_ns_key {
-	__u64 cookie;
-	__u32 family;
-	__u32 pad;
-};
-
 #endif
