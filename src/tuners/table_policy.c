@@ -103,15 +103,24 @@ bool neigh_shrink(const struct neigh_thresh *cur, long entries,
 	return true;
 }
 
-long route_grow(long max_size, long entries, long delta, long hard_cap)
+long route_grow(long max_size, long entries, long delta, long entries_delta,
+		long hard_cap)
 {
 	long want;
 
 	if (delta < 1)
 		delta = 1;
+	if (entries_delta < 0)
+		entries_delta = 0;
 	if (max_size >= hard_cap || entries + delta < max_size)
 		return 0;
-	want = max_l(max_size + delta, table_add_capped(entries, delta, hard_cap));
+	/*
+	 * Past max_size (a kernel that does not enforce it, or a value set
+	 * below what was there): leave what is in use clear of the
+	 * near-limit zone at once, rather than one report per step.
+	 */
+	want = table_add_capped(entries, 2 * entries_delta, hard_cap);
+	want = max_l(max_size + delta, want);
 	return min_l(want, hard_cap);
 }
 

@@ -64,10 +64,13 @@ bool neigh_shrink(const struct neigh_thresh *cur, long entries,
 
 /*
  * net.ipv6.route.max_size: @entries (routes or cached dsts, whichever is
- * larger) within delta of @max_size -> max_size + delta, at most
- * @hard_cap; 0 when it cannot grow (already at or past the cap).
+ * larger) within @delta (of max_size) of @max_size -> max_size + delta,
+ * or entries + 2 * @entries_delta (delta of entries) if that is more, so
+ * that what is in use is clear of the near-limit zone; at most
+ * @hard_cap.  0 when it need not or cannot grow (at or past the cap).
  */
-long route_grow(long max_size, long entries, long delta, long hard_cap);
+long route_grow(long max_size, long entries, long delta, long entries_delta,
+		long hard_cap);
 /* Back towards @orig once at most a quarter is used; 0: nothing to do. */
 long route_shrink(long max_size, long entries, long orig, long delta);
 
