@@ -61,10 +61,10 @@ enum neigh_grow_verdict neigh_grow(const struct neigh_grow_in *in,
 	capped = bound < in->hard_cap ? NEIGH_AT_PREFIX_CAP : NEIGH_AT_HARD_CAP;
 	if (limit)
 		*limit = bound;
-	if (in->ns_capacity >= 0 && in->ns_entries >= in->ns_capacity)
-		return NEIGH_NS_OVER_PREFIX;
 	if (c->t3 >= in->hard_cap)
 		return NEIGH_AT_HARD_CAP;
+	if (in->ns_capacity >= 0 && in->ns_entries >= in->ns_capacity)
+		return NEIGH_NS_OVER_PREFIX;
 	want = c->t3 > in->hard_cap - delta ? in->hard_cap : c->t3 + delta;
 	if (want > bound)
 		want = bound;
