@@ -7,6 +7,7 @@
 # daemon starts and put back the host's values in teardown.
 
 load helpers
+load operate_helpers
 
 THRESH="net.ipv4.neigh.default.gc_thresh1 net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3"
 
@@ -24,6 +25,8 @@ teardown() {
 		grep -E "neigh_table|error|warning" "$LOG" | tail -40 | sed 's/^/# log: /' >&3
 	fi
 	common_teardown
+	[ -n "${RUN_DIR:-}" ] && rm -rf "$RUN_DIR"
+	RUN_DIR=
 	local kv
 	for kv in "${SAVED_THRESH[@]}"; do
 		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
@@ -147,4 +150,19 @@ add_neigh() {
 	wait_for_log "tuner neigh_table stopped in every netns: net.ipv4.neigh.default.gc_thresh3 is 500, bpftune last set [0-9]+: someone else has changed it"
 	[ "$(thresh 3)" -eq 500 ]
 	! grep -q "gc_thresh3 500 -> " "$LOG"
+}
+
+@test "-R puts the thresholds applied through netlink back through /proc/sys" {
+	make_lan 10.81.0.1/22
+	set_thresh 32 64 128
+	make_run_dir
+	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
+	add_neigh 10.81 0 110 50
+	wait_for_log "gc_thresh3 128 -> 160 in global netns"
+	stop_daemon
+	grep -q "rollback: restored net.ipv4.neigh.default.gc_thresh3 to 128 in global netns" "$LOG"
+	grep -q "rollback: restored net.ipv4.neigh.default.gc_thresh1 to 32 in global netns" "$LOG"
+	[ "$(thresh 3)" -eq 128 ]
+	[ "$(thresh 2)" -eq 64 ]
+	[ "$(thresh 1)" -eq 32 ]
 }
