@@ -122,7 +122,18 @@ $(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h 
 
 $(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $< -L$(B)/lib -lbpftune -lbpf
+	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
+
+# Pure arithmetic shared by tuners (unit-tested): linked into those that
+# use it.  A tuner that needs a library names it in TUNER_LIBS for its
+# own .so only.
+TUNER_POLICY	:= $(B)/obj/tuners/table_policy.o
+$(TUNER_POLICY): src/tuners/table_policy.c src/tuners/table_policy.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/lib/bpftune/neigh_table_tuner.so: $(TUNER_POLICY)
+$(B)/lib/bpftune/neigh_table_tuner.so: TUNER_LIBS := -lmnl	# RTM_SETNEIGHTBL, RTM_GETADDR
+$(B)/lib/bpftune/route_table_tuner.so: $(TUNER_POLICY)
 
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
@@ -214,6 +225,7 @@ UNIT_LIB  += src/lib/control_proto.c src/lib/journal_record.c
 UNIT_LIB  += src/lib/correlation.c
 UNIT_LIB  += src/lib/telemetry_schema.c src/lib/telemetry_proc.c
 UNIT_LIB  += src/lib/proc_file.c
+UNIT_LIB  += src/tuners/table_policy.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h)
 	@mkdir -p $(@D)
@@ -239,7 +251,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		src/bpftune.c src/lib src/tuners/*_tuner.c \
+		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \

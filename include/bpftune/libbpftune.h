@@ -189,6 +189,28 @@ void bpftune_decision(struct bpftune_tuner *tuner,
 int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
 			const struct bpftune_event *event, long *values);
 
+/*
+ * A tunable applied another way than by writing its /proc/sys file: the
+ * neighbour table thresholds through rtnetlink (RTM_SETNEIGHTBL), say.
+ * Register the writer from init().  bpftune_tunable_set() then calls it
+ * instead of the sysctl write -- after the caps, the no-op check and the
+ * rollback journal -- with the thread already in the tunable's network
+ * namespace (a socket it opens belongs to that netns) and the daemon's
+ * capabilities raised.  It returns 0 or -errno.
+ *
+ * The sysctl named by the tunable must read back what the writer applies:
+ * live reads, the journal and -R restore go through /proc/sys.  Since a
+ * writer is not seen by the sysctl tuner, bpftune_tunable_set() compares
+ * the live value of such a tunable with the value it last wrote there and,
+ * if someone else has changed it, stops the tuner in that netns (-EPERM).
+ */
+typedef int (*bpftune_tunable_writer_fn)(struct bpftune_tuner *tuner,
+					 unsigned int index,
+					 const long *values,
+					 unsigned int num_values, void *ctx);
+int bpftune_tunable_set_writer(struct bpftune_tuner *tuner, unsigned int index,
+			       bpftune_tunable_writer_fn fn, void *ctx);
+
 /* ---- strategies ------------------------------------------------------ */
 
 /*

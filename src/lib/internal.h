@@ -144,6 +144,12 @@ struct bpftune_change {
 	bool gone;			/* its netns was destroyed */
 };
 
+/* bpftune_tunable_set_writer(): a tunable applied without /proc/sys */
+struct bpftune_tunable_writer {
+	bpftune_tunable_writer_fn fn;
+	void *ctx;
+};
+
 struct bpftune_netns_state {
 	struct bpftune_netns_state *next;
 	uint64_t cookie;
@@ -162,6 +168,7 @@ struct bpftune_tuner {
 	unsigned int num_links;
 	void *priv;
 	struct bpftune_change **changes;	/* per tunable */
+	struct bpftune_tunable_writer *writers;	/* per tunable, or NULL */
 	struct bpftune_netns_state *netns;
 	uint64_t events;
 	uint64_t events_ignored;

@@ -194,6 +194,7 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 		free(ns);
 	}
 	free(t->changes);
+	free(t->writers);
 	tuners[t->id] = NULL;
 	if (t->handle)
 		dlclose(t->handle);
@@ -399,6 +400,81 @@ int bpftune_tunable_get(struct bpftune_tuner *t, unsigned int index,
 				   t->ops->tunables[index].num_values);
 }
 
+int bpftune_tunable_set_writer(struct bpftune_tuner *t, unsigned int index,
+			       bpftune_tunable_writer_fn fn, void *ctx)
+{
+	if (!t || index >= t->ops->num_tunables)
+		return -EINVAL;
+	if (!t->writers) {
+		t->writers = calloc(t->ops->num_tunables, sizeof(*t->writers));
+		if (!t->writers)
+			return -ENOMEM;
+	}
+	t->writers[index].fn = fn;
+	t->writers[index].ctx = ctx;
+	return 0;
+}
+
+static const struct bpftune_tunable_writer *
+tunable_writer(const struct bpftune_tuner *t, unsigned int index)
+{
+	if (!t->writers || !t->writers[index].fn)
+		return NULL;
+	return &t->writers[index];
+}
+
+/* The values we last wrote to tunable @index in @cookie's netns, if any. */
+static const struct bpftune_change *last_write(const struct bpftune_tuner *t,
+					       unsigned int index,
+					       uint64_t cookie)
+{
+	const struct bpftune_change *c, *last = NULL;
+
+	for (c = t->changes[index]; c; c = c->next)
+		if (c->netns_cookie == cookie && !c->gone &&
+		    (!last || c->last_seq > last->last_seq))
+			last = c;
+	return last;
+}
+
+/*
+ * A writer's tunable: the sysctl tuner does not see who else writes it, so
+ * compare the live value with our last write.  True if someone else has
+ * changed it (and the tuner is stopped in that netns).
+ */
+static bool writer_overridden(struct bpftune_tuner *t, unsigned int index,
+			      uint64_t cookie, const long *live, unsigned int n)
+{
+	const struct bpftune_change *c = last_write(t, index, cookie);
+	char slive[96], slast[96], why[256];
+
+	if (!c || c->num_values != n ||
+	    !memcmp(c->new_values, live, n * sizeof(*live)))
+		return false;
+	format_values(live, n, slive, sizeof(slive));
+	format_values(c->new_values, n, slast, sizeof(slast));
+	snprintf(why, sizeof(why), "%s is %s, bpftune last set %s: someone else has changed it",
+		 t->ops->tunables[index].name, slive, slast);
+	bpftune_tuner_set_manual(t, cookie, why);
+	return true;
+}
+
+static int writer_apply(struct bpftune_tuner *t, unsigned int index,
+			const struct bpftune_tunable_writer *w, int netns_fd,
+			const long *values, unsigned int n)
+{
+	int saved, err;
+
+	err = bpftune_netns_enter(netns_fd, &saved);
+	if (err)
+		return err;
+	bpftune_cap_raise();
+	err = w->fn(t, index, values, n, w->ctx);
+	bpftune_cap_lower();
+	bpftune_netns_leave(saved);
+	return err > 0 ? 0 : err;
+}
+
 int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			const struct bpftune_event *ev, unsigned int scenario,
 			const long *values, unsigned int n, const char *reason)
@@ -408,6 +484,7 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	struct bpftune_observer *o;
 	char sold[96], snew[96], where[128];
 	unsigned int capped;
+	const struct bpftune_tunable_writer *w;
 	uint64_t cookie;
 	int fd, err;
 
@@ -431,6 +508,9 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    t->ops->name, d->name, strerror(-err));
 		return err;
 	}
+	w = tunable_writer(t, index);
+	if (w && writer_overridden(t, index, cookie, old, n))
+		return -EPERM;
 	memcpy(new, values, n * sizeof(*new));
 	capped = bpftune_cap_values(d, new, n);
 	if (!memcmp(old, new, n * sizeof(*new)))
@@ -459,7 +539,10 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			return err;
 		}
 	}
-	err = bpftune_sysctl_write(fd, d->name, new, n);
+	if (w)
+		err = writer_apply(t, index, w, fd, new, n);
+	else
+		err = bpftune_sysctl_write(fd, d->name, new, n);
 	for_each_observer(o)
 		if (o->change)
 			o->change(t, index, cookie, scenario, old, new, n, reason, err);

@@ -21,6 +21,7 @@ int main(void)
 	failed += unit_run_proc_file();
 	failed += unit_run_telemetry();
 	failed += unit_run_correlation();
+	failed += unit_run_table_policy();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

@@ -23,6 +23,7 @@ int unit_run_journal_record(void);
 int unit_run_proc_file(void);
 int unit_run_telemetry(void);
 int unit_run_correlation(void);
+int unit_run_table_policy(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * route_table tuner: net.ipv6.route.max_size, per netns.
+ *
+ *  - Grow: when the routes in a netns' IPv6 FIB or its dst cache entries
+ *    come within delta of max_size, max_size grows by delta (to what is in
+ *    use plus delta if that is more), up to a hard cap.
+ *  - Shrink: a max_size we raised that sees a quarter of it in use or less
+ *    steps back by delta per report (lookups in that netns, at most two a
+ *    second), until it is back at its value before we raised it.
+ *
+ * Before Linux 6.3 max_size bounds the IPv6 dst cache: past it, dst_alloc
+ * fails ("Route cache is full") and packets are dropped.  From 6.3 on the
+ * kernel no longer enforces it (its default is INT_MAX there); a smaller
+ * value set by hand is still kept above what is in use, so it stays true
+ * for whatever reads it and for the day the netns' settings are copied to
+ * an older kernel.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+
+#include "internal.h"
+#include "table_policy.h"
+#include "route_table_tuner.h"
+#include "route_table_tuner.skel.h"
+#include "route_table_tuner.legacy.skel.h"
+
+/*
+ * A full IPv6 Internet table is ~230k routes (2025); 1M leaves four times
+ * that.  Each route and cached dst costs a few hundred bytes of kernel
+ * memory: past 1M the limit no longer protects anything.
+ */
+#define ROUTE_HARD_CAP		(1L << 20)
+#define MAX_NETNS		1024
+
+static const struct bpftune_tunable_desc tunables[] = {
+	{
+		.name = "net.ipv6.route.max_size",
+		.flags = BPFTUNE_TUNABLE_NAMESPACED, .num_values = 1,
+		.min = 0, .max = ROUTE_HARD_CAP,
+		.cap_reason = "1M routes is four full IPv6 Internet tables; "
+			      "past it the limit no longer protects kernel memory",
+	},
+};
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[ROUTE_TABLE_NEAR_FULL] = {
+		"IPv6 route table near max_size",
+		"IPv6 routes or dst cache entries came within delta of net.ipv6.route.max_size",
+	},
+	[ROUTE_TABLE_EMPTYING] = {
+		"IPv6 route table emptied",
+		"a max_size we raised sees a quarter of it in use: step back towards its original value",
+	},
+};
+
+struct rt_netns {
+	struct rt_netns *next;
+	uint64_t cookie;
+	long orig;		/* max_size before our first raise */
+};
+
+static struct rt_state {
+	struct bpftune_tuner *tuner;
+	struct bpftune_observer observer;
+	struct rt_netns *netns;
+	unsigned int num_netns;
+	int grown_fd;
+	/* the last growth refusal logged, to log each one once */
+	uint64_t stop_cookie;
+	long stop_at;
+} *state;
+
+static struct rt_netns *netns_find(uint64_t cookie)
+{
+	struct rt_netns *n;
+
+	for (n = state->netns; n; n = n->next)
+		if (n->cookie == cookie)
+			return n;
+	return NULL;
+}
+
+static void netns_forget(uint64_t cookie)
+{
+	struct rt_netns **p, *n;
+
+	for (p = &state->netns; (n = *p); p = &n->next)
+		if (n->cookie == cookie) {
+			*p = n->next;
+			free(n);
+			state->num_netns--;
+			break;
+		}
+	if (state->grown_fd >= 0)
+		bpf_map_delete_elem(state->grown_fd, &cookie);
+}
+
+/* Tell the BPF side the max_size we set, or that there is none (0). */
+static void grown_set(uint64_t cookie, long max_size)
+{
+	struct route_table_grown g = { .max_size = max_size };
+
+	if (state->grown_fd < 0)
+		return;
+	if (max_size)
+		bpf_map_update_elem(state->grown_fd, &cookie, &g, BPF_ANY);
+	else
+		bpf_map_delete_elem(state->grown_fd, &cookie);
+}
+
+static void decide(const struct bpftune_event *ev, unsigned int scenario,
+		   const char *inputs, const char *action)
+{
+	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
+		.scenario = scenario, .policy = scenario == ROUTE_TABLE_NEAR_FULL ?
+		"grow-near-limit" : "shrink-when-empty", .inputs = inputs,
+		.action = action, .tunable = 0, .epsilon = -1, .explored = -1 });
+}
+
+static void near_full(const struct bpftune_event *ev,
+		      const struct route_table_event *e)
+{
+	long cur, used, want, delta;
+	char inputs[256], reason[256], where[128];
+	struct rt_netns *n;
+	int err;
+
+	if (bpftune_tunable_get(state->tuner, 0, ev, &cur) != 1)
+		return;
+	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
+	delta = bpftune_delta(cur);
+	want = route_grow(cur, used, delta, bpftune_delta(used), ROUTE_HARD_CAP);
+	snprintf(inputs, sizeof(inputs), "max_size=%ld routes=%lld dst_entries=%lld gc_thresh=%u",
+		 cur, (long long)e->routes, (long long)e->dst_entries,
+		 e->gc_thresh);
+	n = netns_find(ev->netns_cookie);
+	if (!want) {
+		decide(ev, ROUTE_TABLE_NEAR_FULL, inputs,
+		       cur >= ROUTE_HARD_CAP ? "none: at the hard cap" :
+		       "none: not near max_size any more");
+		if (cur >= ROUTE_HARD_CAP &&
+		    (state->stop_cookie != ev->netns_cookie || state->stop_at != cur)) {
+			state->stop_cookie = ev->netns_cookie;
+			state->stop_at = cur;
+			bpftune_log(LOG_NOTICE, "tuner route_table: net.ipv6.route.max_size stays at %ld in %s: the hard cap is %ld (%s)",
+				    cur, bpftune_netns_describe(ev->netns_cookie, where, sizeof(where)),
+				    ROUTE_HARD_CAP, tunables[0].cap_reason);
+		}
+		return;
+	}
+	decide(ev, ROUTE_TABLE_NEAR_FULL, inputs, "raise");
+	snprintf(reason, sizeof(reason), "%lld IPv6 routes and %lld dst cache entries, within %ld of max_size %ld",
+		 (long long)e->routes, (long long)e->dst_entries, delta, cur);
+	err = bpftune_tunable_set(state->tuner, 0, ev, ROUTE_TABLE_NEAR_FULL,
+				  &want, 1, reason);
+	if (err <= 0)
+		return;
+	if (!n && state->num_netns < MAX_NETNS) {
+		n = calloc(1, sizeof(*n));
+		if (n) {
+			n->cookie = ev->netns_cookie;
+			n->orig = cur;
+			n->next = state->netns;
+			state->netns = n;
+			state->num_netns++;
+		}
+	}
+	/* without a record of the original we would not know where to stop */
+	grown_set(ev->netns_cookie, n ? want : 0);
+}
+
+static void emptying(const struct bpftune_event *ev,
+		     const struct route_table_event *e)
+{
+	struct rt_netns *n = netns_find(ev->netns_cookie);
+	char inputs[256], reason[256];
+	long cur, used, want;
+	int err;
+
+	if (!n) {
+		grown_set(ev->netns_cookie, 0);
+		return;
+	}
+	if (bpftune_tunable_get(state->tuner, 0, ev, &cur) != 1)
+		return;
+	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
+	want = route_shrink(cur, used, n->orig, bpftune_delta(cur));
+	snprintf(inputs, sizeof(inputs), "max_size=%ld routes=%lld dst_entries=%lld orig=%ld",
+		 cur, (long long)e->routes, (long long)e->dst_entries, n->orig);
+	decide(ev, ROUTE_TABLE_EMPTYING, inputs, want ? "lower" : "none");
+	if (!want) {
+		if (cur <= n->orig)
+			netns_forget(n->cookie);
+		return;
+	}
+	snprintf(reason, sizeof(reason), "%ld of max_size %ld in use: back towards %ld",
+		 used, cur, n->orig);
+	err = bpftune_tunable_set(state->tuner, 0, ev, ROUTE_TABLE_EMPTYING,
+				  &want, 1, reason);
+	if (err < 0)
+		return;
+	if (state->stop_cookie == n->cookie)
+		state->stop_at = -1;
+	if (want <= n->orig)
+		netns_forget(n->cookie);
+	else
+		grown_set(n->cookie, want);
+}
+
+static void route_table_event(struct bpftune_tuner *t,
+			      const struct bpftune_event *ev)
+{
+	const struct route_table_event *e = (const void *)ev->payload;
+
+	(void)t;
+	if (ev->payload_len < sizeof(*e))
+		return;
+	if (ev->scenario_id == ROUTE_TABLE_NEAR_FULL)
+		near_full(ev, e);
+	else if (ev->scenario_id == ROUTE_TABLE_EMPTYING)
+		emptying(ev, e);
+}
+
+/* The admin took over, or the netns is gone: nothing left to shrink. */
+static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
+		     enum bpftune_state s, const char *cause)
+{
+	(void)cause;
+	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
+		return;
+	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
+		while (state->netns)
+			netns_forget(state->netns->cookie);
+		return;
+	}
+	netns_forget(cookie);
+}
+
+/* Does this kernel still enforce max_size (before 6.3)? */
+static bool kernel_enforces(void)
+{
+	unsigned int major = 0, minor = 0;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return true;
+	return major < 6 || (major == 6 && minor < 3);
+}
+
+static int route_table_init(struct bpftune_tuner *t)
+{
+	long cur;
+	int err;
+
+	/* IPv6 disabled: no max_size to tune */
+	err = bpftune_sysctl_read(-1, tunables[0].name, &cur, 1);
+	if (err != 1)
+		return err < 0 ? err : -EINVAL;
+	state = calloc(1, sizeof(*state));
+	if (!state)
+		return -ENOMEM;
+	state->tuner = t;
+	state->grown_fd = bpftune_tuner_map_fd(t, "grown");
+	state->observer.state = on_state;
+	bpftune_observer_add(&state->observer);
+	bpftune_log(LOG_INFO, "tuner route_table: caps: net.ipv6.route.max_size at most %ld; %s",
+		    ROUTE_HARD_CAP, kernel_enforces() ?
+		    "this kernel drops IPv6 packets past it" :
+		    "this kernel (6.3+) no longer enforces it: only values set below what is in use are raised");
+	return 0;
+}
+
+static void route_table_fini(struct bpftune_tuner *t)
+{
+	(void)t;
+	if (!state)
+		return;
+	bpftune_observer_remove(&state->observer);
+	while (state->netns)
+		netns_forget(state->netns->cookie);
+	free(state);
+	state = NULL;
+}
+
+BPFTUNE_TUNER("route_table",
+	      "IPv6 route table size limit (net.ipv6.route.max_size), per netns: grown near full, shrunk when empty",
+	      route_table_tuner_bpf, tunables, scenarios, route_table_init,
+	      route_table_fini, route_table_event);
