@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The neigh_table tuner on this machine's kernel.  Neighbour entries are
 # added by hand (nud stale: counted by the garbage collector) on a veth in
 # a test netns.  The neighbour tables and their gc_thresh1-3 are global

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The route_table tuner on this machine's kernel: net.ipv6.route.max_size
 # is per netns, so everything happens in test namespaces, with IPv6 routes
 # through a gateway on a veth (adding one looks the gateway up in the
