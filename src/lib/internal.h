@@ -244,6 +244,10 @@ void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
 void bpftune_print_summary(void);
 void bpftune_tuners_fini(void);
 
+/* ---- kernel build configuration (kconfig.c) ---- */
+/* CONFIG_* value from /boot/config-$(uname -r) or /proc/config.gz */
+int bpftune_kernel_config_long(const char *name, long *val);
+
 /* ---- pure helpers, unit-tested (sysctl_value.c, tunable_cap.c) ---- */
 int bpftune_sysctl_path(const char *name, char *path, size_t len);
 int bpftune_sysctl_parse(const char *buf, long *values, unsigned int max);
