@@ -134,7 +134,7 @@ traffic_until() {
 	sysctl -qw net.core.netdev_budget_usecs=18000
 	sysctl -qw net.core.netdev_budget=3000
 	start_tuner
-	traffic_until "receive time exhausted: net.core.netdev_budget_usecs 18000 -> 20000 in global netns: a receive round on CPU [0-9]+ ran [0-9]+ us, into its time limit, with more waiting .*\(held at the tunable's cap\)"
+	traffic_until "receive time exhausted: net.core.netdev_budget_usecs 18000 -> 20000 in global netns: a receive round on CPU [0-9]+ ran [0-9]+ us in [0-9]+ NAPI polls, into its time limit, with more waiting .*\(held at the tunable's cap\)"
 	traffic_until "will not match: keep the rounds squeezed at the cap" 3 || true
 	[ "$(sysctl -n net.core.netdev_budget_usecs)" -eq 20000 ]
 	stop_daemon

@@ -11,7 +11,9 @@
  *  - netdev_budget / netdev_budget_usecs: a receive round that used its
  *    whole packet budget raises the budget; one that ran out of time
  *    raises the time limit (hard cap NB_USECS_CAP) -- only when the kernel
- *    counted a squeeze (time_squeeze in softnet_stat) since the last look.
+ *    counted a squeeze (time_squeeze in softnet_stat) since the last look,
+ *    and not when a single NAPI poll outlasted the whole limit (the limit
+ *    is checked between polls: more time would not have helped).
  *  - Latency guard: every raise of the budget or its time limit adds
  *    (value, CPU pressure while it was in force: PSI "some", or the
  *    scheduler's run delay without PSI) to a correlation window.  When
@@ -533,6 +535,13 @@ static void squeeze(const struct bpftune_event *ev,
 		       "none: at the cap");
 		return;
 	}
+	/* the limit is checked between polls: one poll outlasting it all */
+	if (tunable == NB_BUDGET_USECS && e->polls <= 1 &&
+	    e->round_ns > (uint64_t)usecs * 1000) {
+		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		       "none: a single NAPI poll outlasted the limit; a longer one would not help");
+		return;
+	}
 	if (guard_trips(ev, tunable, cur, inputs, sizeof(inputs)))
 		return;
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
@@ -543,8 +552,9 @@ static void squeeze(const struct bpftune_event *ev,
 			 e->cpu, e->work, delta);
 	else
 		snprintf(reason, sizeof(reason),
-			 "a receive round on CPU %u ran %llu us, into its time limit, with more waiting (%" PRIu64 " squeezes counted)",
-			 e->cpu, (unsigned long long)e->round_ns / 1000, delta);
+			 "a receive round on CPU %u ran %llu us in %u NAPI polls, into its time limit, with more waiting (%" PRIu64 " squeezes counted)",
+			 e->cpu, (unsigned long long)e->round_ns / 1000, e->polls,
+			 delta);
 	set_grown(ev, tunable, ev->scenario_id, cur, want, reason);
 }
 

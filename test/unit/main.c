@@ -20,6 +20,7 @@ int main(void)
 	failed += unit_run_journal_record();
 	failed += unit_run_telemetry();
 	failed += unit_run_correlation();
+	failed += unit_run_grow();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

@@ -22,6 +22,7 @@ int unit_run_control_proto(void);
 int unit_run_journal_record(void);
 int unit_run_telemetry(void);
 int unit_run_correlation(void);
+int unit_run_grow(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)
