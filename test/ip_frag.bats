@@ -66,13 +66,13 @@ make_pair() {
 	ip -n "$SRV" link set ifs up
 }
 
-# big_pings NS DST PATTERN: 30000-byte datagrams, fragmented by the
+# big_pings NS DST PATTERN [TRIES]: 30000-byte datagrams, fragmented by the
 # sender and reassembled by DST's netns, until the log shows PATTERN.
 # (UDP rather than ICMP echo: the reassembly is the same, and ping is not
 # installed everywhere.)
 big_pings() {
 	local ns="$1" dst="$2" pattern="$3" i
-	for i in $(seq 1 40); do
+	for i in $(seq 1 "${4:-40}"); do
 		ip netns exec "$ns" python3 -c '
 import socket, sys, time
 dst = sys.argv[1]
@@ -155,4 +155,20 @@ PY
 	[ "$(high_in "$SRV" net.ipv4.ipfrag_high_thresh)" -eq 33554432 ]
 	stop_daemon
 	[ "$(grep -c 'net.ipv4.ipfrag_high_thresh [0-9]* -> ' "$LOG")" -eq 1 ]
+}
+
+@test "an admin write to ipfrag_high_thresh in a netns stops the tuner there and only there" {
+	local admin_srv admin_cli
+	make_pair
+	admin_cli="$CLI" admin_srv="$SRV"
+	thresholds "$SRV" 4096 8192
+	start_tuner
+	ip netns exec "$admin_srv" sysctl -qw net.ipv4.ipfrag_high_thresh=9000
+	wait_for_log "tuner ip_frag stopped in netns $admin_srv"
+	# traffic there changes nothing now
+	big_pings "$admin_cli" 192.168.73.2 "will not match: only traffic" 5 || true
+	[ "$(high_in "$admin_srv" net.ipv4.ipfrag_high_thresh)" -eq 9000 ]
+	! grep -q "ipfrag_high_thresh .* in netns $admin_srv (" "$LOG"
+	stop_daemon
+	grep -qE "summary: tuner ip_frag: [0-9]+ events, [1-9][0-9]* ignored" "$LOG"
 }
