@@ -8,6 +8,17 @@
 
 #define LINE_MAX_LEN	8192
 
+/* Count each wanted name once, however often the file repeats it. */
+static int first_time(uint64_t *seen, int idx)
+{
+	uint64_t bit = idx < 64 ? 1ULL << idx : 0;
+
+	if (*seen & bit)
+		return 0;
+	*seen |= bit;
+	return 1;
+}
+
 static int want_index(const char *name, const char *const *names,
 		      unsigned int n)
 {
@@ -25,6 +36,7 @@ static int parse_pairs(FILE *f, const char *table, const char *const *names,
 	char *hdr, *val, *hs, *vs, *h, *v;
 	size_t tlen = strlen(table);
 	int found = 0, idx;
+	uint64_t seen = 0;
 
 	hdr = malloc(LINE_MAX_LEN);
 	val = malloc(LINE_MAX_LEN);
@@ -49,7 +61,7 @@ static int parse_pairs(FILE *f, const char *table, const char *const *names,
 			if (idx < 0)
 				continue;
 			values[idx] = strtoull(v, NULL, 10);
-			found++;
+			found += first_time(&seen, idx);
 		}
 		break;
 	}
@@ -64,6 +76,7 @@ static int parse_keyval(FILE *f, const char *const *names, uint64_t *values,
 	char line[256], name[128];
 	unsigned long long v;
 	int found = 0, idx;
+	uint64_t seen = 0;
 
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%127s %llu", name, &v) != 2)
@@ -72,7 +85,7 @@ static int parse_keyval(FILE *f, const char *const *names, uint64_t *values,
 		if (idx < 0)
 			continue;
 		values[idx] = v;
-		found++;
+		found += first_time(&seen, idx);
 	}
 	return found;
 }

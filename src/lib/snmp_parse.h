@@ -15,8 +15,9 @@
  * "Table: name name ..." / "Table: value value ..." line pairs
  * (/proc/net/snmp, /proc/net/netstat), or, with @table NULL, in a file of
  * "Name value" lines (/proc/net/snmp6).  Counters not found are left
- * untouched.  Returns how many were found, or -EINVAL on bad arguments or
- * a malformed pair of lines.
+ * untouched; a name the file repeats counts once (the last value wins).
+ * Returns how many of @names were found, or -EINVAL on bad arguments or
+ * a malformed pair of lines (-ENOMEM if out of memory).
  */
 int bpftune_snmp_parse(FILE *f, const char *table, const char *const *names,
 		       uint64_t *values, unsigned int n);

@@ -141,7 +141,7 @@ bool bpftune_sysctl_is_cpumask(const char *name)
  */
 int bpftune_cpumask_parse(const char *buf, long *mask)
 {
-	unsigned long long m = 0;
+	unsigned long long m = 0, group = 0;
 	unsigned int digits = 0;
 	bool high = false;
 	const char *p;
@@ -151,11 +151,14 @@ int bpftune_cpumask_parse(const char *buf, long *mask)
 	for (p = buf; *p && isspace((unsigned char)*p); p++)
 		;
 	for (; *p && !isspace((unsigned char)*p); p++) {
-		int v;
-
 		if (*p == ',') {
 			if (!digits)
 				return -EINVAL;
+			/* each group is 32 bits: shift what came before */
+			if (m >> 32)
+				high = true;
+			m = (m << 32) | group;
+			group = 0;
 			digits = 0;
 			continue;
 		}
@@ -163,18 +166,19 @@ int bpftune_cpumask_parse(const char *buf, long *mask)
 			return -EINVAL;
 		if (++digits > 8)
 			return -EINVAL;
-		v = isdigit((unsigned char)*p) ? *p - '0' :
-		    tolower((unsigned char)*p) - 'a' + 10;
-		if (m >> 60)
-			high = true;
-		m = (m << 4) | (unsigned int)v;
+		group = (group << 4) | (unsigned int)(isdigit((unsigned char)*p) ?
+			*p - '0' : tolower((unsigned char)*p) - 'a' + 10);
 	}
 	if (!digits)
 		return -EINVAL;
 	for (; *p; p++)
 		if (!isspace((unsigned char)*p))
 			return -EINVAL;
-	if (high)
+	if (m >> 32)
+		high = true;
+	m = (m << 32) | group;
+	/* CPU 63 would make the long negative */
+	if (high || (m >> 63))
 		return -ERANGE;
 	*mask = (long)m;
 	return 1;

@@ -123,6 +123,12 @@ static void test_cpumask_parse(void **state)
 	assert_int_equal(m, 0x10000000aL);
 	assert_int_equal(bpftune_cpumask_parse("0,00000000,00000001", &m), 1);
 	assert_int_equal(m, 1);
+	/* groups are 32 bits wide whatever their number of digits */
+	assert_int_equal(bpftune_cpumask_parse("1,1", &m), 1);
+	assert_int_equal(m, 0x100000001L);
+	assert_int_equal(bpftune_cpumask_parse("7fffffff,ffffffff", &m), 1);
+	assert_int_equal(m, 0x7fffffffffffffffL);
+	assert_int_equal(bpftune_cpumask_parse("80000000,00000000", &m), -ERANGE);
 	/* a CPU past 63 cannot be held */
 	assert_int_equal(bpftune_cpumask_parse("1,00000000,00000000", &m), -ERANGE);
 	assert_int_equal(bpftune_cpumask_parse("", &m), -EINVAL);
