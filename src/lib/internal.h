@@ -251,12 +251,20 @@ void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
 void bpftune_print_summary(void);
 void bpftune_tuners_fini(void);
 
+/* ---- kernel build configuration (kconfig.c) ---- */
+/* CONFIG_* value from /boot/config-$(uname -r) or /proc/config.gz */
+int bpftune_kernel_config_long(const char *name, long *val);
+
 /* ---- pure helpers, unit-tested (sysctl_value.c, tunable_cap.c) ---- */
 int bpftune_sysctl_path(const char *name, char *path, size_t len);
 int bpftune_sysctl_parse(const char *buf, long *values, unsigned int max);
 int bpftune_sysctl_format(const long *values, unsigned int n, char *buf,
 			  size_t len);
 void bpftune_sysctl_dotted(const char *slash_name, char *buf, size_t len);
+/* hex CPU bitmaps (flow_limit_cpu_bitmap): read and written as one number */
+bool bpftune_sysctl_is_cpumask(const char *name);
+int bpftune_cpumask_parse(const char *buf, long *mask);
+int bpftune_cpumask_format(long mask, char *buf, size_t len);
 /* clamp to [min, max]; returns how many values were changed */
 unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
 				long *values, unsigned int n);

@@ -90,6 +90,8 @@ int bpftune_sysctl_read(int netns_fd, const char *name, long *values,
 	err = read_file(netns_fd, name, buf, sizeof(buf));
 	if (err)
 		return err;
+	if (bpftune_sysctl_is_cpumask(name))
+		return max_values ? bpftune_cpumask_parse(buf, values) : -E2BIG;
 	return bpftune_sysctl_parse(buf, values, max_values);
 }
 
@@ -99,7 +101,11 @@ int bpftune_sysctl_write(int netns_fd, const char *name, const long *values,
 	char buf[SYSCTL_BUF];
 	int err;
 
-	err = bpftune_sysctl_format(values, num_values, buf, sizeof(buf));
+	if (bpftune_sysctl_is_cpumask(name))
+		err = num_values == 1 ? bpftune_cpumask_format(values[0], buf, sizeof(buf)) :
+					-EINVAL;
+	else
+		err = bpftune_sysctl_format(values, num_values, buf, sizeof(buf));
 	if (err < 0)
 		return err;
 	return write_file(netns_fd, name, buf);

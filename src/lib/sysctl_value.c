@@ -110,3 +110,93 @@ int bpftune_sysctl_format(const long *values, unsigned int n, char *buf,
 	}
 	return (int)off;
 }
+
+/*
+ * sysctls whose value is a CPU bitmap printed in hex ("%*pb": 32-bit
+ * groups, comma-separated, most significant first), e.g. "3" or
+ * "00000000,00000003".  They are read and written as one number: the
+ * mask of CPUs 0..63.
+ */
+bool bpftune_sysctl_is_cpumask(const char *name)
+{
+	static const char *const masks[] = {
+		"net.core.flow_limit_cpu_bitmap",
+	};
+	char dotted[128];
+	unsigned int i;
+
+	if (!name)
+		return false;
+	bpftune_sysctl_dotted(name, dotted, sizeof(dotted));
+	for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++)
+		if (!strcmp(dotted, masks[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Parse a hex CPU bitmap into *mask.  -EINVAL for anything but hex digits
+ * and commas (and surrounding whitespace), or a group of more than 32
+ * bits; -ERANGE if a CPU past 63 is set.
+ */
+int bpftune_cpumask_parse(const char *buf, long *mask)
+{
+	unsigned long long m = 0, group = 0;
+	unsigned int digits = 0;
+	bool high = false;
+	const char *p;
+
+	if (!buf || !mask)
+		return -EINVAL;
+	for (p = buf; *p && isspace((unsigned char)*p); p++)
+		;
+	for (; *p && !isspace((unsigned char)*p); p++) {
+		if (*p == ',') {
+			if (!digits)
+				return -EINVAL;
+			/* each group is 32 bits: shift what came before */
+			if (m >> 32)
+				high = true;
+			m = (m << 32) | group;
+			group = 0;
+			digits = 0;
+			continue;
+		}
+		if (!isxdigit((unsigned char)*p))
+			return -EINVAL;
+		if (++digits > 8)
+			return -EINVAL;
+		group = (group << 4) | (unsigned int)(isdigit((unsigned char)*p) ?
+			*p - '0' : tolower((unsigned char)*p) - 'a' + 10);
+	}
+	if (!digits)
+		return -EINVAL;
+	for (; *p; p++)
+		if (!isspace((unsigned char)*p))
+			return -EINVAL;
+	if (m >> 32)
+		high = true;
+	m = (m << 32) | group;
+	/* CPU 63 would make the long negative */
+	if (high || (m >> 63))
+		return -ERANGE;
+	*mask = (long)m;
+	return 1;
+}
+
+/* Format a CPU bitmap the way the kernel parses it: "3", "1,00000003". */
+int bpftune_cpumask_format(long mask, char *buf, size_t len)
+{
+	unsigned long long m = (unsigned long long)mask;
+	int ret;
+
+	if (!buf || !len || mask < 0)
+		return -EINVAL;
+	if (m >> 32)
+		ret = snprintf(buf, len, "%llx,%08llx", m >> 32, m & 0xffffffffULL);
+	else
+		ret = snprintf(buf, len, "%llx", m);
+	if (ret < 0 || (size_t)ret >= len)
+		return -ENOSPC;
+	return ret;
+}

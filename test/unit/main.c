@@ -22,6 +22,7 @@ int main(void)
 	failed += unit_run_telemetry();
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
+	failed += unit_run_grow();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

@@ -24,6 +24,7 @@ int unit_run_proc_file(void);
 int unit_run_telemetry(void);
 int unit_run_correlation(void);
 int unit_run_table_policy(void);
+int unit_run_grow(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ip_frag tuner: IPv4 and IPv6 reassembly memory, per network namespace.
+ *
+ *  - net.ipv4.ipfrag_high_thresh / net.ipv6.ip6frag_high_thresh: raised
+ *    by delta, in the netns where it happened, when the memory held by
+ *    reassembly comes within delta of it (above it, new fragments are
+ *    dropped and whole datagrams are lost).  Capped at FRAG_CAP.
+ *  - Flood guard: every raise adds (threshold, share of fragments that
+ *    failed or timed out since the previous raise) to a correlation
+ *    window kept per tuner, family and netns.  When failures rise with
+ *    the threshold, the extra memory only holds fragments that never
+ *    complete (a fragment flood): step back one raise and hold, longer
+ *    each time.  Legitimate load shows the opposite: failures fall as
+ *    the threshold grows.
+ *  - Shrink: once reassembly memory has stayed below a step under the
+ *    threshold, with no report, for SHRINK_QUIET_MS, one step goes back
+ *    toward the value found before the first raise every SHRINK_EVERY_MS,
+ *    never below it nor below the low threshold.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "loop.h"
+#include "grow.h"
+#include "correlation.h"
+#include "snmp_parse.h"
+#include "ip_frag_tuner.h"
+#include "ip_frag_tuner.skel.h"
+#include "ip_frag_tuner.legacy.skel.h"
+
+#define FRAG_CAP	(32L << 20)
+
+static const struct bpftune_tunable_desc tunables[] = {
+	[IP_FRAG_V4] = {
+		.name = "net.ipv4.ipfrag_high_thresh",
+		.flags = BPFTUNE_TUNABLE_NAMESPACED, .num_values = 1,
+		.min = 4096, .max = FRAG_CAP,
+		.cap_reason = "8 times the 4 MiB default: room for hundreds of 64 KB "
+			      "datagrams in reassembly at once; beyond that the memory "
+			      "mostly holds fragments of a flood that never complete",
+	},
+	[IP_FRAG_V6] = {
+		.name = "net.ipv6.ip6frag_high_thresh",
+		.flags = BPFTUNE_TUNABLE_NAMESPACED, .num_values = 1,
+		.min = 4096, .max = FRAG_CAP,
+		.cap_reason = "as for IPv4: 8 times the 4 MiB default",
+	},
+};
+
+static const char *const low_names[] = {
+	"net.ipv4.ipfrag_low_thresh", "net.ipv6.ip6frag_low_thresh",
+};
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[IP_FRAG_NEAR_THRESH] = {
+		"reassembly memory near its limit",
+		"fragments waiting for reassembly hold memory within delta of the high threshold",
+	},
+	[IP_FRAG_FLOOD] = {
+		"fragment flood",
+		"reassembly failures rose together with the threshold: step back and hold",
+	},
+	[IP_FRAG_SHRINK] = {
+		"reassembly memory no longer needed",
+		"reassembly memory stayed low for a while: one step back",
+	},
+};
+
+#define GUARD_MIN_SAMPLES	4
+#define GUARD_MIN_R		0.8
+#define GUARD_MIN_RISE		0.5
+#define GUARD_HOLD_MS		(60 * 1000ULL)
+#define GUARD_HOLD_MAX_MS	(16 * GUARD_HOLD_MS)
+#define SHRINK_QUIET_MS		(30 * 1000ULL)
+#define SHRINK_EVERY_MS		(5 * 1000ULL)
+#define MAX_NETNS		1024
+
+struct frag_counters {
+	uint64_t reqds, oks, fails, timeouts;
+};
+
+struct fam {
+	long orig;		/* before our first raise; -1 none */
+	long raised_from;	/* before the last raise; 0 none */
+	uint64_t need_ms;	/* last report */
+	uint64_t hold_until_ms;
+	unsigned int trips;
+	bool have_base;
+	struct frag_counters base;	/* at the last raise */
+};
+
+struct if_netns {
+	struct if_netns *next;
+	uint64_t cookie;
+	uint32_t pid;
+	uint64_t last_used_ms;
+	struct fam fam[2];
+};
+
+struct if_state {
+	struct bpftune_tuner *tuner;
+	struct if_netns *netns;
+	unsigned int num_netns;
+	int timer_fd;
+	bool timer_armed;
+	struct bpftune_observer observer;
+};
+
+static struct if_state *state;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *fam_name(unsigned int family)
+{
+	return family == IP_FRAG_V6 ? "IPv6" : "IPv4";
+}
+
+static void decide(const struct bpftune_event *ev, unsigned int scenario,
+		   int tunable, const char *policy, const char *inputs,
+		   const char *action)
+{
+	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
+		.scenario = scenario, .policy = policy, .inputs = inputs,
+		.action = action, .tunable = tunable, .epsilon = -1,
+		.explored = -1 });
+}
+
+/* ---- per-netns state ---------------------------------------------------- */
+
+static bool netns_grown(const struct if_netns *n)
+{
+	return n->fam[0].orig >= 0 || n->fam[1].orig >= 0;
+}
+
+static void netns_free(uint64_t cookie)
+{
+	struct if_netns **p, *n;
+
+	for (p = &state->netns; (n = *p); p = &n->next) {
+		if (n->cookie != cookie)
+			continue;
+		*p = n->next;
+		free(n);
+		state->num_netns--;
+		return;
+	}
+}
+
+static struct if_netns *netns_get(const struct bpftune_event *ev)
+{
+	uint64_t cookie = bpftune_netns_is_global(ev->netns_cookie) ? 0 :
+			  ev->netns_cookie;
+	struct if_netns *n, *old = NULL;
+	unsigned int i;
+
+	for (n = state->netns; n; n = n->next)
+		if (n->cookie == cookie)
+			break;
+	if (!n && state->num_netns >= MAX_NETNS) {
+		for (n = state->netns; n; n = n->next)
+			if (!netns_grown(n) &&
+			    (!old || n->last_used_ms < old->last_used_ms))
+				old = n;
+		if (!old)
+			return NULL;
+		bpftune_corr_forget(state->tuner->id, old->cookie, false);
+		netns_free(old->cookie);
+		n = NULL;
+	}
+	if (!n) {
+		n = calloc(1, sizeof(*n));
+		if (!n)
+			return NULL;
+		n->cookie = cookie;
+		for (i = 0; i < 2; i++)
+			n->fam[i].orig = -1;
+		n->next = state->netns;
+		state->netns = n;
+		state->num_netns++;
+	}
+	n->last_used_ms = now_ms();
+	if (ev->pid)
+		n->pid = ev->pid;
+	return n;
+}
+
+static void timer_update(void)
+{
+	struct itimerspec its = { 0 };
+	bool want = false;
+	struct if_netns *n;
+
+	for (n = state->netns; n && !want; n = n->next)
+		want = netns_grown(n);
+	if (want == state->timer_armed || state->timer_fd < 0)
+		return;
+	if (want) {
+		its.it_value.tv_sec = SHRINK_EVERY_MS / 1000;
+		its.it_interval = its.it_value;
+	}
+	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
+		state->timer_armed = want;
+}
+
+/* ---- /proc in the event's netns ----------------------------------------- */
+
+static int read_counters(int netns_fd, unsigned int family,
+			 struct frag_counters *c)
+{
+	static const char *const v4[] = {
+		"ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout",
+	};
+	static const char *const v6[] = {
+		"Ip6ReasmReqds", "Ip6ReasmOKs", "Ip6ReasmFails", "Ip6ReasmTimeout",
+	};
+	uint64_t v[4] = { 0 };
+	int saved, err;
+	FILE *f;
+
+	err = bpftune_netns_enter(netns_fd, &saved);
+	if (err)
+		return err;
+	f = fopen(family == IP_FRAG_V6 ? "/proc/thread-self/net/snmp6" :
+					  "/proc/thread-self/net/snmp", "re");
+	if (!f)
+		err = -errno;
+	else
+		err = bpftune_snmp_parse(f, family == IP_FRAG_V6 ? NULL : "Ip",
+					 family == IP_FRAG_V6 ? v6 : v4, v, 4);
+	if (f)
+		fclose(f);
+	bpftune_netns_leave(saved);
+	if (err < 0)
+		return err;
+	if (err < 4)
+		return -ENOENT;
+	c->reqds = v[0];
+	c->oks = v[1];
+	c->fails = v[2];
+	c->timeouts = v[3];
+	return 0;
+}
+
+/* bytes held by reassembly now ("FRAG: inuse N memory M") */
+static long frag_memory(int netns_fd, unsigned int family)
+{
+	char line[256], key[16];
+	long inuse, mem = -1;
+	int saved;
+	FILE *f;
+
+	if (bpftune_netns_enter(netns_fd, &saved))
+		return -1;
+	f = fopen(family == IP_FRAG_V6 ? "/proc/thread-self/net/sockstat6" :
+					  "/proc/thread-self/net/sockstat", "re");
+	bpftune_netns_leave(saved);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%15s inuse %ld memory %ld", key, &inuse, &mem) == 3 &&
+		    !strcmp(key, family == IP_FRAG_V6 ? "FRAG6:" : "FRAG:"))
+			break;
+		else
+			mem = -1;
+	fclose(f);
+	return mem;
+}
+
+static uint64_t sub(uint64_t now, uint64_t before)
+{
+	return now >= before ? now - before : 0;
+}
+
+/* ---- decisions ---------------------------------------------------------- */
+
+/*
+ * Add the failure share seen at the current threshold to the window; a
+ * rising line trips the guard: step back to before the last raise.
+ */
+static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
+			unsigned int family, long cur,
+			const struct frag_counters *c, char *inputs, size_t len)
+{
+	struct bpftune_corr_key key = {
+		.tuner_id = state->tuner->id, .tunable = family,
+		.netns_cookie = n->cookie,
+	};
+	struct fam *f = &n->fam[family];
+	uint64_t reqds, bad, hold;
+	struct bpftune_corr *w;
+	double share, r = 0;
+	char reason[320];
+	long back;
+
+	w = bpftune_corr_get(&key);
+	if (!w || !f->have_base)
+		return false;
+	reqds = sub(c->reqds, f->base.reqds);
+	bad = sub(c->fails, f->base.fails) + sub(c->timeouts, f->base.timeouts);
+	if (!reqds)
+		return false;
+	share = (double)bad / (double)reqds;
+	bpftune_corr_add(w, (double)cur, share);
+	snprintf(inputs + strlen(inputs), len - strlen(inputs),
+		 " fail_share=%.3f samples=%u", share, w->n);
+	if (!bpftune_corr_rising(w, GUARD_MIN_SAMPLES, GUARD_MIN_R,
+				 GUARD_MIN_RISE, &r))
+		return false;
+	back = f->raised_from > 0 && f->raised_from < cur ? f->raised_from :
+	       bpftune_shrink_step(cur, 0, bpftune_learning_rate());
+	hold = GUARD_HOLD_MS << (f->trips < 4 ? f->trips : 4);
+	if (hold > GUARD_HOLD_MAX_MS)
+		hold = GUARD_HOLD_MAX_MS;
+	f->hold_until_ms = now_ms() + hold;
+	f->trips++;
+	f->raised_from = 0;
+	decide(ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs, "step back");
+	snprintf(reason, sizeof(reason),
+		 "%s reassembly failures rose with the threshold (r=%.2f over %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
+		 fam_name(family), r, w->n, share * 100,
+		 (unsigned long long)hold / 1000);
+	bpftune_corr_reset(w);
+	bpftune_tunable_set(state->tuner, family, ev, IP_FRAG_FLOOD, &back, 1,
+			    reason);
+	return true;
+}
+
+static void near_thresh(const struct bpftune_event *ev,
+			const struct ip_frag_event *e)
+{
+	unsigned int family = e->family == IP_FRAG_V6 ? IP_FRAG_V6 : IP_FRAG_V4;
+	struct frag_counters c = { 0 };
+	char inputs[320], reason[256];
+	struct if_netns *n;
+	struct fam *f;
+	long cur, want;
+	int fd, have_c;
+
+	if (bpftune_tunable_get(state->tuner, family, ev, &cur) != 1)
+		return;
+	fd = bpftune_netns_fd_for_event(ev);
+	have_c = fd >= -1 && !read_counters(fd, family, &c);
+	snprintf(inputs, sizeof(inputs),
+		 "family=%s mem=%lld event_high=%lld high=%ld low=%lld reqds=%" PRIu64 " oks=%" PRIu64 " fails=%" PRIu64 " timeouts=%" PRIu64,
+		 fam_name(family), (long long)e->mem, (long long)e->high_thresh,
+		 cur, (long long)e->low_thresh, c.reqds, c.oks, c.fails,
+		 c.timeouts);
+	if (cur != e->high_thresh) {
+		decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+		       "none: threshold changed since the event");
+		return;
+	}
+	n = netns_get(ev);
+	if (!n)
+		return;
+	f = &n->fam[family];
+	f->need_ms = now_ms();
+	if (f->hold_until_ms > f->need_ms) {
+		decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+		       "none: held by the flood guard");
+		return;
+	}
+	if (cur >= FRAG_CAP) {
+		decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+		       "none: at the cap");
+		return;
+	}
+	if (have_c && flood_guard(ev, n, family, cur, &c, inputs, sizeof(inputs))) {
+		f->base = c;
+		return;
+	}
+	/* past the cap the library clamps, and says so */
+	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
+	decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+	       "raise");
+	snprintf(reason, sizeof(reason),
+		 "%s fragments awaiting reassembly hold %lld bytes, within %.4g%% of the threshold",
+		 fam_name(family), (long long)e->mem,
+		 100.0 / (1 << (6 - bpftune_learning_rate())));
+	if (bpftune_tunable_set(state->tuner, family, ev, IP_FRAG_NEAR_THRESH,
+				&want, 1, reason) != 1)
+		return;
+	if (f->orig < 0)
+		f->orig = cur;
+	f->raised_from = cur;
+	if (have_c) {
+		f->base = c;
+		f->have_base = true;
+	}
+	timer_update();
+}
+
+/* An event to act in @n's netns from the timer. */
+static void timer_event(struct bpftune_event *ev, const struct if_netns *n)
+{
+	struct timespec ts;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->tuner_id = state->tuner->id;
+	ev->scenario_id = IP_FRAG_SHRINK;
+	ev->netns_cookie = n->cookie;
+	ev->pid = n->pid;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* @n's threshold for @family one step back, if it is no longer needed */
+static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
+{
+	struct fam *f = &n->fam[family];
+	long cur, want, mem, low = 0;
+	struct bpftune_event ev;
+	char inputs[160], reason[256];
+	int fd;
+
+	if (f->orig < 0 || !bpftune_quiet_for(now, f->need_ms, SHRINK_QUIET_MS))
+		return;
+	timer_event(&ev, n);
+	fd = bpftune_netns_fd_for_event(&ev);
+	if (fd < -1) {
+		/* the netns is gone: nothing left to give back */
+		f->orig = -1;
+		return;
+	}
+	if (bpftune_tunable_get(state->tuner, family, &ev, &cur) != 1)
+		return;
+	want = bpftune_shrink_step(cur, f->orig, bpftune_learning_rate());
+	if (bpftune_sysctl_read(fd, low_names[family], &low, 1) == 1 && want < low)
+		want = low;
+	if (want >= cur) {
+		f->orig = -1;	/* nothing more to give back */
+		return;
+	}
+	mem = frag_memory(fd, family);
+	snprintf(inputs, sizeof(inputs),
+		 "family=%s high=%ld want=%ld orig=%ld low=%ld mem=%ld quiet_ms=%llu",
+		 fam_name(family), cur, want, f->orig, low, mem,
+		 (unsigned long long)(now - f->need_ms));
+	/* still in use: the lower threshold would be near its limit */
+	if (mem < 0 || mem + bpftune_delta(want) >= want) {
+		decide(&ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
+		       "none: reassembly memory still in use");
+		return;
+	}
+	decide(&ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
+	snprintf(reason, sizeof(reason),
+		 "%s reassembly has held %ld bytes at most, and needed no more, for %llu s: one step back toward %ld",
+		 fam_name(family), mem, (unsigned long long)(now - f->need_ms) / 1000,
+		 f->orig);
+	bpftune_tunable_set(state->tuner, family, &ev, IP_FRAG_SHRINK, &want, 1,
+			    reason);
+	f->raised_from = 0;
+}
+
+static void on_timer(int fd, uint32_t events, void *ctx)
+{
+	uint64_t expirations, now = now_ms();
+	struct if_netns *n;
+
+	(void)events;
+	(void)ctx;
+	if (read(fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	for (n = state->netns; n; n = n->next) {
+		shrink(n, IP_FRAG_V4, now);
+		shrink(n, IP_FRAG_V6, now);
+	}
+	timer_update();
+	bpftune_netns_release();
+}
+
+static void ip_frag_event(struct bpftune_tuner *t,
+			  const struct bpftune_event *ev)
+{
+	const struct ip_frag_event *e = (const void *)ev->payload;
+
+	(void)t;
+	if (ev->payload_len < sizeof(*e) || ev->scenario_id != IP_FRAG_NEAR_THRESH)
+		return;
+	near_thresh(ev, e);
+}
+
+static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
+		     enum bpftune_state s, const char *cause)
+{
+	(void)cause;
+	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
+		return;
+	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
+		while (state->netns)
+			netns_free(state->netns->cookie);
+		bpftune_corr_forget(t->id, 0, true);
+	} else {
+		netns_free(bpftune_netns_is_global(cookie) ? 0 : cookie);
+		bpftune_corr_forget(t->id, cookie, false);
+	}
+	timer_update();
+}
+
+static int ip_frag_init(struct bpftune_tuner *t)
+{
+	int err;
+
+	state = calloc(1, sizeof(*state));
+	if (!state)
+		return -ENOMEM;
+	state->tuner = t;
+	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (state->timer_fd < 0) {
+		err = -errno;
+		free(state);
+		state = NULL;
+		return err;
+	}
+	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
+	if (err) {
+		close(state->timer_fd);
+		free(state);
+		state = NULL;
+		return err;
+	}
+	state->observer.state = on_state;
+	bpftune_observer_add(&state->observer);
+	bpftune_log(LOG_INFO, "tuner ip_frag: caps: ipfrag_high_thresh and ip6frag_high_thresh %ld bytes per netns",
+		    FRAG_CAP);
+	return 0;
+}
+
+static void ip_frag_fini(struct bpftune_tuner *t)
+{
+	if (!state)
+		return;
+	bpftune_observer_remove(&state->observer);
+	bpftune_loop_del(state->timer_fd);
+	close(state->timer_fd);
+	while (state->netns)
+		netns_free(state->netns->cookie);
+	bpftune_corr_forget(t->id, 0, true);
+	free(state);
+	state = NULL;
+}
+
+BPFTUNE_TUNER("ip_frag",
+	      "IPv4/IPv6 reassembly memory (ipfrag_high_thresh), per netns, with a fragment flood guard",
+	      ip_frag_tuner_bpf, tunables, scenarios, ip_frag_init,
+	      ip_frag_fini, ip_frag_event);

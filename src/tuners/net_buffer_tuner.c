@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * net_buffer tuner: the per-CPU receive backlog and the NET_RX budget.
+ * All its sysctls are global (they exist in the initial netns only).
+ *
+ *  - netdev_max_backlog: raised by delta when packets are dropped because
+ *    a CPU's backlog is full, as counted per CPU in /proc/net/softnet_stat
+ *    (the BPF side's drop event only says when to look).  The CPUs that
+ *    dropped get their bit in flow_limit_cpu_bitmap: with flow limiting a
+ *    backlog more than half full drops from the largest flows first.
+ *  - netdev_budget / netdev_budget_usecs: a receive round that used its
+ *    whole packet budget raises the budget; one that ran out of time
+ *    raises the time limit (hard cap NB_USECS_CAP) -- only when the kernel
+ *    counted a squeeze (time_squeeze in softnet_stat) since the last look,
+ *    and not when a single NAPI poll outlasted the whole limit (the limit
+ *    is checked between polls: more time would not have helped).
+ *  - Latency guard: every raise of the budget or its time limit adds
+ *    (value, CPU pressure while it was in force: PSI "some", or the
+ *    scheduler's run delay without PSI) to a correlation window.  When
+ *    tasks waited longer as the rounds grew, step back one raise and hold.
+ *  - net.core.high_order_alloc_disable = 1 is an old workaround for
+ *    allocation stalls in page-fragment refills, which stopped waiting for
+ *    reclaim long ago (4.x).  On a receive path that drops or squeezes, it
+ *    only makes every packet carry more order-0 fragments: switched back
+ *    off, once, unless TCP memory is under pressure (tcp_buffer's
+ *    low-memory mode sets it on purpose then).
+ *  - Shrink: what was raised steps back toward the value found before the
+ *    first raise once no drop or squeeze has asked for it for
+ *    SHRINK_QUIET_MS; the flow-limit bits go back at once.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "internal.h"
+#include "loop.h"
+#include "grow.h"
+#include "correlation.h"
+#include "snmp_parse.h"
+#include "net_buffer_tuner.h"
+#include "net_buffer_tuner.skel.h"
+#include "net_buffer_tuner.legacy.skel.h"
+
+enum net_buffer_tunable {
+	NB_MAX_BACKLOG,
+	NB_FLOW_LIMIT,
+	NB_BUDGET,
+	NB_BUDGET_USECS,
+	NB_HIGH_ORDER_OFF,
+	NB_NUM_TUNABLES,
+};
+
+#define NB_BACKLOG_CAP	32768
+#define NB_BUDGET_CAP	3000
+#define NB_USECS_CAP	20000
+#define NB_MAX_CPUS	64
+
+/* not const: init() sets the flow-limit mask from the CPUs present */
+static struct bpftune_tunable_desc tunables[] = {
+	[NB_MAX_BACKLOG] = {
+		.name = "net.core.netdev_max_backlog", .num_values = 1,
+		.min = 16, .max = NB_BACKLOG_CAP,
+		.cap_reason = "packets queued per CPU: 32768 full-size frames are 4 ms "
+			      "of a 100 Gbit/s link and up to ~75 MB of memory per CPU; "
+			      "a longer queue only adds delay",
+	},
+	[NB_FLOW_LIMIT] = {
+		.name = "net.core.flow_limit_cpu_bitmap", .num_values = 1,
+		.min = 0, .max = 0,	/* every CPU present: set in init() */
+		.cap_reason = "one bit per CPU present (machines with up to 63 CPUs)",
+	},
+	[NB_BUDGET] = {
+		.name = "net.core.netdev_budget", .num_values = 1,
+		.min = 8, .max = NB_BUDGET_CAP,
+		.cap_reason = "10 times the default of 300 packets per receive round; "
+			      "netdev_budget_usecs still bounds the round, more packets "
+			      "only delay everything else on the CPU",
+	},
+	[NB_BUDGET_USECS] = {
+		.name = "net.core.netdev_budget_usecs", .num_values = 1,
+		.min = 100, .max = NB_USECS_CAP,
+		.cap_reason = "20 ms: a receive round longer than that delays every "
+			      "task on its CPU by as much (the default is 2 jiffies, "
+			      "8 ms at HZ=250)",
+	},
+	[NB_HIGH_ORDER_OFF] = {
+		.name = "net.core.high_order_alloc_disable", .num_values = 1,
+		.min = 0, .max = 1, .cap_reason = "boolean",
+	},
+};
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[NET_BUFFER_BACKLOG_DROP] = {
+		"backlog full",
+		"packets were dropped because a CPU's receive backlog (netdev_max_backlog) was full",
+	},
+	[NET_BUFFER_BUDGET_SQUEEZE] = {
+		"receive budget exhausted",
+		"a receive round used its whole netdev_budget with packets left",
+	},
+	[NET_BUFFER_TIME_SQUEEZE] = {
+		"receive time exhausted",
+		"a receive round ran into netdev_budget_usecs with packets left",
+	},
+	[NET_BUFFER_LATENCY_GUARD] = {
+		"longer receive rounds delayed tasks",
+		"CPU wait time rose together with the receive budget: step back and hold",
+	},
+	[NET_BUFFER_SHRINK] = {
+		"receive limits no longer needed",
+		"no drop or squeeze has asked for the raised limits for a while: one step back",
+	},
+	[NET_BUFFER_HIGH_ORDER] = {
+		"order-0 skb pages on a busy receive path",
+		"high_order_alloc_disable only adds per-packet work where refills no longer stall",
+	},
+};
+
+#define GUARD_MIN_SAMPLES	4
+#define GUARD_MIN_R		0.8
+#define GUARD_MIN_RISE		0.5
+#define GUARD_HOLD_MS		(60 * 1000ULL)
+#define GUARD_HOLD_MAX_MS	(16 * GUARD_HOLD_MS)
+#define SHRINK_QUIET_MS		(30 * 1000ULL)
+#define SHRINK_EVERY_MS		(5 * 1000ULL)
+
+struct grown {
+	long orig;		/* before our first raise; -1 none */
+	long raised_from;	/* before the last raise; -1 none */
+	uint64_t need_ms;	/* last drop or squeeze that asked for it */
+	uint64_t hold_until_ms;
+	unsigned int trips;
+	/* CPU wait since the last raise, for the latency guard */
+	bool have_wait;
+	double wait_start;	/* µs of wait (PSI) or ns (run delay) */
+	uint64_t wait_start_ms;
+};
+
+struct nb_state {
+	struct bpftune_tuner *tuner;
+	struct grown grown[NB_NUM_TUNABLES];
+	int limits_fd;
+	long slack_ns;
+	bool flow_limit;	/* the sysctl exists and the CPUs fit */
+	bool high_order_done;
+	unsigned int ncpus;
+	uint64_t dropped[NB_MAX_CPUS];	/* softnet_stat baseline */
+	uint64_t squeezed;
+	const char *wait_source;
+	int timer_fd;
+	bool timer_armed;
+	struct bpftune_observer observer;
+};
+
+static struct nb_state *state;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void decide(const struct bpftune_event *ev, unsigned int scenario,
+		   int tunable, const char *policy, const char *inputs,
+		   const char *action)
+{
+	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
+		.scenario = scenario, .policy = policy, .inputs = inputs,
+		.action = action, .tunable = tunable, .epsilon = -1,
+		.explored = -1 });
+}
+
+static int get1(unsigned int tunable, long *v)
+{
+	return bpftune_tunable_get(state->tuner, tunable, NULL, v) == 1 ? 0 : -EIO;
+}
+
+/* ---- what the kernel counted -------------------------------------------- */
+
+/* softnet_stat column @col per CPU into v[cpu]; the number of rows */
+static int softnet_read(unsigned int col, uint64_t *v)
+{
+	uint64_t vals[NB_MAX_CPUS];
+	unsigned int cpus[NB_MAX_CPUS];
+	int rows, i;
+	FILE *f;
+
+	f = fopen("/proc/net/softnet_stat", "re");
+	if (!f)
+		return -errno;
+	rows = bpftune_softnet_parse(f, col, vals, cpus, NB_MAX_CPUS);
+	fclose(f);
+	if (rows < 0)
+		return rows;
+	memset(v, 0, NB_MAX_CPUS * sizeof(*v));
+	for (i = 0; i < rows; i++)
+		if (cpus[i] < NB_MAX_CPUS)
+			v[cpus[i]] = vals[i];
+	return rows;
+}
+
+/* CPU wait so far: PSI "some" total in µs, else the run delay in ns */
+static int cpu_wait(double *w)
+{
+	char line[256];
+	unsigned long long total, v[9];
+	int found = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/pressure/cpu", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "some avg10=%*f avg60=%*f avg300=%*f total=%llu",
+				   &total) == 1) {
+				*w = (double)total;
+				found = 0;
+				break;
+			}
+		fclose(f);
+		if (!found)
+			return 0;
+	}
+	f = fopen("/proc/schedstat", "re");
+	if (!f)
+		return -ENOENT;
+	*w = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line, "%*s %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7]) == 8) {
+			*w += (double)v[7];
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static bool tcp_under_pressure(void)
+{
+	char line[256], name[32], press[8];
+	long size, socks, mem;
+	bool yes = false;
+	FILE *f;
+
+	f = fopen("/proc/net/protocols", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %ld %ld %ld %7s", name, &size, &socks,
+			   &mem, press) == 5 && !strcmp(name, "TCP")) {
+			yes = !strcmp(press, "yes");
+			break;
+		}
+	fclose(f);
+	return yes;
+}
+
+/* ---- the BPF side's view of the limits ---------------------------------- */
+
+static void limits_update(void)
+{
+	struct net_buffer_limits l = { .slack_ns = state->slack_ns };
+	long budget, usecs;
+	__u32 zero = 0;
+
+	if (state->limits_fd < 0 || get1(NB_BUDGET, &budget) ||
+	    get1(NB_BUDGET_USECS, &usecs))
+		return;
+	l.budget = budget > 0 ? (__u32)budget : 0;
+	l.budget_usecs = usecs > 0 ? (__u32)usecs : 0;
+	bpf_map_update_elem(state->limits_fd, &zero, &l, BPF_ANY);
+}
+
+/* ---- grown values and the shrink timer ---------------------------------- */
+
+static void timer_update(void)
+{
+	struct itimerspec its = { 0 };
+	bool want = false;
+	unsigned int i;
+
+	for (i = 0; i < NB_NUM_TUNABLES; i++)
+		want |= state->grown[i].orig >= 0;
+	if (want == state->timer_armed || state->timer_fd < 0)
+		return;
+	if (want) {
+		its.it_value.tv_sec = SHRINK_EVERY_MS / 1000;
+		its.it_interval = its.it_value;
+	}
+	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
+		state->timer_armed = want;
+}
+
+static int set_grown(const struct bpftune_event *ev, unsigned int tunable,
+		     unsigned int scenario, long old, long want,
+		     const char *reason)
+{
+	struct grown *g = &state->grown[tunable];
+	int ret;
+
+	ret = bpftune_tunable_set(state->tuner, tunable, ev, scenario, &want, 1,
+				  reason);
+	if (ret == 1) {
+		if (g->orig < 0 && scenario != NET_BUFFER_SHRINK)
+			g->orig = old;
+		g->raised_from = scenario == NET_BUFFER_SHRINK ||
+				 scenario == NET_BUFFER_LATENCY_GUARD ? -1 : old;
+		if (tunable == NB_BUDGET || tunable == NB_BUDGET_USECS)
+			limits_update();
+	}
+	timer_update();
+	return ret;
+}
+
+static void high_order_check(const struct bpftune_event *ev, const char *why)
+{
+	char inputs[128], reason[320];
+	long off;
+
+	if (state->high_order_done)
+		return;
+	if (get1(NB_HIGH_ORDER_OFF, &off) || off != 1) {
+		state->high_order_done = true;
+		return;
+	}
+	snprintf(inputs, sizeof(inputs), "high_order_alloc_disable=%ld cause=%s",
+		 off, why);
+	if (tcp_under_pressure()) {
+		decide(ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
+		       "re-enable-high-order", inputs,
+		       "none: TCP memory under pressure (low-memory mode)");
+		return;
+	}
+	decide(ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF, "re-enable-high-order",
+	       inputs, "enable");
+	snprintf(reason, sizeof(reason),
+		 "the receive path is busy (%s) and TCP memory is not under pressure: order-0 skb pages only add per-packet work, and page-fragment refills no longer wait for reclaim",
+		 why);
+	bpftune_tunable_set(state->tuner, NB_HIGH_ORDER_OFF, ev,
+			    NET_BUFFER_HIGH_ORDER, &(long){ 0 }, 1, reason);
+	state->high_order_done = true;
+}
+
+/* ---- backlog drops ------------------------------------------------------ */
+
+static void cpu_list(uint64_t mask, char *buf, size_t len)
+{
+	unsigned int cpu;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (cpu = 0; cpu < NB_MAX_CPUS && off < len; cpu++)
+		if (mask & (1ULL << cpu))
+			off += snprintf(buf + off, len - off, "%s%u", off ? "," : "",
+					cpu);
+	if (!off)
+		snprintf(buf, len, "none");
+}
+
+static void backlog_drop(const struct bpftune_event *ev,
+			 const struct net_buffer_event *e)
+{
+	uint64_t now[NB_MAX_CPUS], mask = 0, total = 0;
+	char inputs[256], reason[320], cpus[128];
+	struct grown *g = &state->grown[NB_MAX_BACKLOG];
+	long cur, flow, want;
+	unsigned int cpu;
+
+	if (softnet_read(1, now) < 0 || get1(NB_MAX_BACKLOG, &cur))
+		return;
+	for (cpu = 0; cpu < NB_MAX_CPUS; cpu++) {
+		if (now[cpu] > state->dropped[cpu]) {
+			total += now[cpu] - state->dropped[cpu];
+			mask |= 1ULL << cpu;
+		}
+		state->dropped[cpu] = now[cpu];
+	}
+	cpu_list(mask, cpus, sizeof(cpus));
+	snprintf(inputs, sizeof(inputs),
+		 "netdev_max_backlog=%ld dropped=%" PRIu64 " cpus=%s bpf_drops=%llu event_cpu=%u",
+		 cur, total, cpus, (unsigned long long)e->drops, e->cpu);
+	if (!total) {
+		decide(ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+		       inputs, "none: no drop counted since the last look");
+		return;
+	}
+	g->need_ms = now_ms();
+	state->grown[NB_FLOW_LIMIT].need_ms = g->need_ms;
+	high_order_check(ev, "backlog drops");
+	if (cur >= NB_BACKLOG_CAP) {
+		decide(ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+		       inputs, "none: at the cap");
+	} else {
+		want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
+		decide(ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+		       inputs, "raise");
+		snprintf(reason, sizeof(reason),
+			 "%" PRIu64 " packets dropped with the receive backlog of CPU %s full",
+			 total, cpus);
+		set_grown(ev, NB_MAX_BACKLOG, NET_BUFFER_BACKLOG_DROP, cur, want,
+			  reason);
+	}
+	if (!state->flow_limit || get1(NB_FLOW_LIMIT, &flow))
+		return;
+	want = flow | (long)(mask & (uint64_t)tunables[NB_FLOW_LIMIT].max);
+	if (want == flow)
+		return;
+	decide(ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT, "flow-limit-on-drop",
+	       inputs, "set");
+	snprintf(reason, sizeof(reason),
+		 "CPU %s dropped packets for a full backlog: flow limiting there drops from the largest flows first, so small flows still get through",
+		 cpus);
+	set_grown(ev, NB_FLOW_LIMIT, NET_BUFFER_BACKLOG_DROP, flow, want, reason);
+}
+
+/* ---- squeezes ----------------------------------------------------------- */
+
+static const char *knob(unsigned int tunable)
+{
+	return tunable == NB_BUDGET ? "netdev_budget" : "netdev_budget_usecs";
+}
+
+/*
+ * The CPU wait seen while @cur was in force goes into the window; when it
+ * rises with the value, step back to before the last raise and hold.
+ */
+static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
+			long cur, char *inputs, size_t len)
+{
+	struct bpftune_corr_key key = {
+		.tuner_id = state->tuner->id, .tunable = tunable,
+	};
+	struct grown *g = &state->grown[tunable];
+	struct bpftune_corr *w;
+	uint64_t t = now_ms(), hold;
+	char reason[320];
+	double wait, r = 0;
+	long back;
+
+	if (cpu_wait(&wait))
+		return false;
+	w = bpftune_corr_get(&key);
+	if (!w)
+		return false;
+	if (g->have_wait && t > g->wait_start_ms) {
+		double rate = (wait - g->wait_start) / (double)(t - g->wait_start_ms);
+
+		bpftune_corr_add(w, (double)cur, rate);
+		snprintf(inputs + strlen(inputs), len - strlen(inputs),
+			 " wait_per_ms=%.1f wait_source=%s samples=%u", rate,
+			 state->wait_source, w->n);
+	}
+	g->have_wait = true;
+	g->wait_start = wait;
+	g->wait_start_ms = t;
+	if (!bpftune_corr_rising(w, GUARD_MIN_SAMPLES, GUARD_MIN_R,
+				 GUARD_MIN_RISE, &r))
+		return false;
+	back = g->raised_from > 0 && g->raised_from < cur ? g->raised_from :
+	       bpftune_shrink_step(cur, tunables[tunable].min,
+				   bpftune_learning_rate());
+	hold = GUARD_HOLD_MS << (g->trips < 4 ? g->trips : 4);
+	if (hold > GUARD_HOLD_MAX_MS)
+		hold = GUARD_HOLD_MAX_MS;
+	g->hold_until_ms = t + hold;
+	g->trips++;
+	decide(ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard", inputs,
+	       "step back");
+	snprintf(reason, sizeof(reason),
+		 "CPU wait (%s) rose with %s (r=%.2f over %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
+		 state->wait_source, knob(tunable), r, w->n,
+		 (unsigned long long)hold / 1000);
+	bpftune_corr_reset(w);
+	g->have_wait = false;
+	set_grown(ev, tunable, NET_BUFFER_LATENCY_GUARD, cur, back, reason);
+	return true;
+}
+
+static void squeeze(const struct bpftune_event *ev,
+		    const struct net_buffer_event *e)
+{
+	unsigned int tunable = ev->scenario_id == NET_BUFFER_BUDGET_SQUEEZE ?
+			       NB_BUDGET : NB_BUDGET_USECS;
+	uint64_t now[NB_MAX_CPUS], total = 0, delta;
+	struct grown *g = &state->grown[tunable];
+	char inputs[384], reason[320];
+	long cur, budget, usecs, want;
+	unsigned int cpu;
+
+	if (softnet_read(2, now) < 0 || get1(NB_BUDGET, &budget) ||
+	    get1(NB_BUDGET_USECS, &usecs))
+		return;
+	for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
+		total += now[cpu];
+	delta = total > state->squeezed ? total - state->squeezed : 0;
+	state->squeezed = total;
+	cur = tunable == NB_BUDGET ? budget : usecs;
+	snprintf(inputs, sizeof(inputs),
+		 "work=%u polls=%u round_us=%llu cpu=%u netdev_budget=%ld netdev_budget_usecs=%ld squeezes=%" PRIu64,
+		 e->work, e->polls, (unsigned long long)e->round_ns / 1000, e->cpu,
+		 budget, usecs, delta);
+	if (e->budget != budget || e->budget_usecs != usecs) {
+		limits_update();
+		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		       "none: limits changed since the event");
+		return;
+	}
+	if (!delta) {
+		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		       "none: the kernel counted no squeeze since the last look");
+		return;
+	}
+	g->need_ms = now_ms();
+	high_order_check(ev, "receive rounds squeezed");
+	if (g->hold_until_ms > g->need_ms) {
+		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		       "none: held by the wait guard");
+		return;
+	}
+	if (cur >= tunables[tunable].max) {
+		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		       "none: at the cap");
+		return;
+	}
+	/* the limit is checked between polls: one poll outlasting it all */
+	if (tunable == NB_BUDGET_USECS && e->polls <= 1 &&
+	    e->round_ns > (uint64_t)usecs * 1000) {
+		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		       "none: a single NAPI poll outlasted the limit; a longer one would not help");
+		return;
+	}
+	if (guard_trips(ev, tunable, cur, inputs, sizeof(inputs)))
+		return;
+	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
+	decide(ev, ev->scenario_id, tunable, "grow-budget", inputs, "raise");
+	if (tunable == NB_BUDGET)
+		snprintf(reason, sizeof(reason),
+			 "a receive round on CPU %u processed %u packets, its whole budget, with more waiting (%" PRIu64 " squeezes counted)",
+			 e->cpu, e->work, delta);
+	else
+		snprintf(reason, sizeof(reason),
+			 "a receive round on CPU %u ran %llu us in %u NAPI polls, into its time limit, with more waiting (%" PRIu64 " squeezes counted)",
+			 e->cpu, (unsigned long long)e->round_ns / 1000, e->polls,
+			 delta);
+	set_grown(ev, tunable, ev->scenario_id, cur, want, reason);
+}
+
+/* ---- the timer: shrink what is no longer needed -------------------------- */
+
+static void timer_event(struct bpftune_event *ev)
+{
+	struct timespec ts;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->tuner_id = state->tuner->id;
+	ev->scenario_id = NET_BUFFER_SHRINK;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
+		       uint64_t now)
+{
+	struct grown *g = &state->grown[tunable];
+	char inputs[128], reason[256];
+	long cur, want;
+
+	if (g->orig < 0 || !bpftune_quiet_for(now, g->need_ms, SHRINK_QUIET_MS))
+		return;
+	if (get1(tunable, &cur))
+		return;
+	want = tunable == NB_FLOW_LIMIT ? g->orig :
+	       bpftune_shrink_step(cur, g->orig, bpftune_learning_rate());
+	if (want >= cur && tunable != NB_FLOW_LIMIT) {
+		g->orig = -1;
+		return;
+	}
+	if (want == cur) {
+		g->orig = -1;
+		return;
+	}
+	snprintf(inputs, sizeof(inputs), "cur=%ld orig=%ld quiet_ms=%llu", cur,
+		 g->orig, (unsigned long long)(now - g->need_ms));
+	decide(ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+	       "shrink");
+	snprintf(reason, sizeof(reason),
+		 "no drop or squeeze has needed it for %llu s: %s %ld",
+		 (unsigned long long)(now - g->need_ms) / 1000,
+		 tunable == NB_FLOW_LIMIT ? "back to" : "one step back toward",
+		 g->orig);
+	set_grown(ev, tunable, NET_BUFFER_SHRINK, cur, want, reason);
+	if (want == g->orig)
+		g->orig = -1;
+}
+
+static void on_timer(int fd, uint32_t events, void *ctx)
+{
+	uint64_t expirations, now = now_ms();
+	struct bpftune_event ev;
+	unsigned int i;
+
+	(void)events;
+	(void)ctx;
+	if (read(fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	timer_event(&ev);
+	for (i = 0; i < NB_HIGH_ORDER_OFF; i++)
+		shrink_one(&ev, i, now);
+	timer_update();
+}
+
+/* ---- plumbing ----------------------------------------------------------- */
+
+static void net_buffer_event(struct bpftune_tuner *t,
+			     const struct bpftune_event *ev)
+{
+	const struct net_buffer_event *e = (const void *)ev->payload;
+
+	(void)t;
+	if (ev->payload_len < sizeof(*e))
+		return;
+	switch (ev->scenario_id) {
+	case NET_BUFFER_BACKLOG_DROP:
+		backlog_drop(ev, e);
+		break;
+	case NET_BUFFER_BUDGET_SQUEEZE:
+	case NET_BUFFER_TIME_SQUEEZE:
+		squeeze(ev, e);
+		break;
+	default:
+		break;
+	}
+}
+
+static void forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NB_NUM_TUNABLES; i++) {
+		state->grown[i].orig = -1;
+		state->grown[i].raised_from = -1;
+	}
+}
+
+static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
+		     enum bpftune_state s, const char *cause)
+{
+	(void)cause;
+	if (!state || t != state->tuner || s != BPFTUNE_STATE_MANUAL ||
+	    !bpftune_netns_is_global(cookie))
+		return;
+	forget();
+	bpftune_corr_forget(t->id, 0, true);
+	timer_update();
+}
+
+static int net_buffer_init(struct bpftune_tuner *t)
+{
+	uint64_t sq[NB_MAX_CPUS];
+	long hz = 0, flow;
+	unsigned int cpu;
+	double wait;
+	long n;
+	int err;
+
+	state = calloc(1, sizeof(*state));
+	if (!state)
+		return -ENOMEM;
+	state->tuner = t;
+	forget();
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	state->ncpus = n > 0 ? (unsigned int)n : 1;
+	/* a long holds the mask: CPUs 0..62 */
+	state->flow_limit = state->ncpus < NB_MAX_CPUS &&
+			    bpftune_sysctl_read(-1, tunables[NB_FLOW_LIMIT].name,
+						&flow, 1) == 1;
+	if (state->ncpus < NB_MAX_CPUS)
+		tunables[NB_FLOW_LIMIT].max = (long)((1ULL << state->ncpus) - 1);
+	/* the kernel's time limit is whole jiffies: allow one for rounding */
+	if (bpftune_kernel_config_long("CONFIG_HZ", &hz) || hz <= 0)
+		hz = 100;	/* the coarsest: no false squeeze is missed */
+	state->slack_ns = 1000000000L / hz;
+	state->wait_source = access("/proc/pressure/cpu", R_OK) ? "run delay" : "PSI";
+	if (cpu_wait(&wait))
+		state->wait_source = NULL;
+	if (softnet_read(1, state->dropped) < 0)
+		memset(state->dropped, 0, sizeof(state->dropped));
+	if (softnet_read(2, sq) >= 0)
+		for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
+			state->squeezed += sq[cpu];
+	state->limits_fd = bpftune_tuner_map_fd(t, "limits");
+	limits_update();
+	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (state->timer_fd < 0) {
+		err = -errno;
+		free(state);
+		state = NULL;
+		return err;
+	}
+	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
+	if (err) {
+		close(state->timer_fd);
+		free(state);
+		state = NULL;
+		return err;
+	}
+	state->observer.state = on_state;
+	bpftune_observer_add(&state->observer);
+	bpftune_log(LOG_INFO, "tuner net_buffer: caps: netdev_max_backlog %d, netdev_budget %d, netdev_budget_usecs %d; flow limit %s; HZ %ld; wait guard %s",
+		    NB_BACKLOG_CAP, NB_BUDGET_CAP, NB_USECS_CAP,
+		    state->flow_limit ? "on drops" : "unavailable", hz,
+		    state->wait_source ? state->wait_source : "unavailable (no PSI, no schedstat)");
+	if (!state->wait_source)
+		state->wait_source = "none";
+	return 0;
+}
+
+static void net_buffer_fini(struct bpftune_tuner *t)
+{
+	if (!state)
+		return;
+	bpftune_observer_remove(&state->observer);
+	bpftune_loop_del(state->timer_fd);
+	close(state->timer_fd);
+	bpftune_corr_forget(t->id, 0, true);
+	free(state);
+	state = NULL;
+}
+
+BPFTUNE_TUNER("net_buffer",
+	      "per-CPU receive backlog, flow limit and the NET_RX budget, with a CPU wait guard",
+	      net_buffer_tuner_bpf, tunables, scenarios, net_buffer_init,
+	      net_buffer_fini, net_buffer_event);

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * udp_buffer tuner: UDP receive buffers and UDP memory.
+ *
+ *  - net.core.rmem_default (with rmem_max kept at or above it): raised by
+ *    delta when a UDP socket sized by the default drops datagrams because
+ *    its receive buffer is full.  Sockets whose application set SO_RCVBUF
+ *    are left alone (the BPF side does not even report them), and so are
+ *    sockets created before the last raise (they keep their old size).
+ *    These sysctls are global: a netns may read them but not write them.
+ *  - net.ipv4.udp_mem (global): grown by delta when the kernel refuses
+ *    UDP memory, up to what UDP holds plus a quarter of available memory,
+ *    capped at a quarter of RAM.  For UDP, udp_mem[1] is where receive
+ *    allocations start to fail, so it is the value that matters.
+ *  - Shrink: once no drop has asked for them for SHRINK_QUIET_MS, every
+ *    SHRINK_EVERY_MS one step goes back toward the value found before the
+ *    first raise, never below it (udp_mem only while UDP holds less than
+ *    the lower value would allow).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "loop.h"
+#include "grow.h"
+#include "udp_buffer_tuner.h"
+#include "udp_buffer_tuner.skel.h"
+#include "udp_buffer_tuner.legacy.skel.h"
+
+enum udp_buffer_tunable {
+	UB_RMEM_DEFAULT,
+	UB_RMEM_MAX,
+	UB_UDP_MEM,
+	UB_NUM_TUNABLES,
+};
+
+#define RMEM_DEFAULT_CAP	(4L << 20)
+#define RMEM_MAX_CAP		(32L << 20)
+
+/* not const: init() sets the udp_mem cap from this machine's RAM */
+static struct bpftune_tunable_desc tunables[] = {
+	[UB_RMEM_DEFAULT] = {
+		.name = "net.core.rmem_default", .num_values = 1,
+		.min = 4096, .max = RMEM_DEFAULT_CAP,
+		.cap_reason = "every new socket that does not size its own buffer "
+			      "(UDP, raw, netlink, unix...) may queue this much; "
+			      "4 MiB absorbs a 30 ms burst at 1 Gbit/s, and "
+			      "applications that need more set SO_RCVBUF",
+	},
+	[UB_RMEM_MAX] = {
+		.name = "net.core.rmem_max", .num_values = 1,
+		.min = 4096, .max = RMEM_MAX_CAP,
+		.cap_reason = "the most an application may ask for with SO_RCVBUF; "
+			      "32 MiB absorbs 100 ms at 2.5 Gbit/s, more only lets "
+			      "one socket pin memory that udp_mem shares",
+	},
+	[UB_UDP_MEM] = {
+		.name = "net.ipv4.udp_mem", .num_values = 3, .min = 1,
+		.max = 1L << 20,	/* replaced by a quarter of RAM in init() */
+		.cap_reason = "a quarter of RAM (in pages): UDP must not be able to "
+			      "starve the rest of the system",
+	},
+};
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[UDP_BUFFER_RCVBUF_FULL] = {
+		"UDP receive buffer full",
+		"a UDP socket sized by rmem_default dropped datagrams: its receive buffer was full",
+	},
+	[UDP_BUFFER_MEM_EXHAUSTED] = {
+		"UDP memory exhausted",
+		"the kernel refused UDP socket memory at the udp_mem limit",
+	},
+	[UDP_BUFFER_SHRINK] = {
+		"UDP buffers no longer needed",
+		"no UDP drop has asked for the raised limits for a while: one step back",
+	},
+};
+
+#define SHRINK_QUIET_MS		(30 * 1000ULL)
+#define SHRINK_EVERY_MS		(5 * 1000ULL)
+
+struct grown {
+	long orig[3];		/* before our first raise; orig[0] < 0: none */
+	uint64_t need_ms;	/* last drop that asked for it */
+};
+
+struct ub_state {
+	struct bpftune_tuner *tuner;
+	struct grown grown[UB_NUM_TUNABLES];
+	int timer_fd;
+	bool timer_armed;
+	long page_size;
+	struct bpftune_observer observer;
+};
+
+static struct ub_state *state;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void decide(const struct bpftune_event *ev, unsigned int scenario,
+		   int tunable, const char *policy, const char *inputs,
+		   const char *action)
+{
+	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
+		.scenario = scenario, .policy = policy, .inputs = inputs,
+		.action = action, .tunable = tunable, .epsilon = -1,
+		.explored = -1 });
+}
+
+static void timer_update(void)
+{
+	struct itimerspec its = { 0 };
+	bool want = false;
+	unsigned int i;
+
+	for (i = 0; i < UB_NUM_TUNABLES; i++)
+		want |= state->grown[i].orig[0] >= 0;
+	if (want == state->timer_armed || state->timer_fd < 0)
+		return;
+	if (want) {
+		its.it_value.tv_sec = SHRINK_EVERY_MS / 1000;
+		its.it_interval = its.it_value;
+	}
+	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
+		state->timer_armed = want;
+}
+
+/* Set @tunable; remember where it started on the first change. */
+static int set_grown(const struct bpftune_event *ev, unsigned int tunable,
+		     unsigned int scenario, const long *old, const long *want,
+		     const char *reason)
+{
+	struct grown *g = &state->grown[tunable];
+	int ret;
+
+	ret = bpftune_tunable_set(state->tuner, tunable, ev, scenario, want,
+				  tunables[tunable].num_values, reason);
+	if (ret == 1 && g->orig[0] < 0 && scenario != UDP_BUFFER_SHRINK)
+		memcpy(g->orig, old, tunables[tunable].num_values * sizeof(long));
+	timer_update();
+	return ret;
+}
+
+static long mem_available_pages(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / (state->page_size / 1024);
+}
+
+/* pages UDP holds (/proc/net/sockstat "UDP: inuse N mem M") */
+static long udp_pages(void)
+{
+	char line[256];
+	long inuse, mem = -1;
+	FILE *f;
+
+	f = fopen("/proc/net/sockstat", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "UDP: inuse %ld mem %ld", &inuse, &mem) == 2)
+			break;
+	fclose(f);
+	return mem;
+}
+
+/* A socket sized by rmem_default dropped: raise the default (and max). */
+static void rcvbuf_full(const struct bpftune_event *ev,
+			const struct udp_buffer_event *e)
+{
+	long def, max, want, want_max;
+	char inputs[256], reason[320];
+
+	if (bpftune_tunable_get(state->tuner, UB_RMEM_DEFAULT, ev, &def) != 1 ||
+	    bpftune_tunable_get(state->tuner, UB_RMEM_MAX, ev, &max) != 1)
+		return;
+	snprintf(inputs, sizeof(inputs),
+		 "port=%u family=%u rcvbuf=%d queued=%d rmem_default=%ld rmem_max=%ld udp_pages=%lld udp_mem1=%lld",
+		 e->port, e->family, e->rcvbuf, e->rmem_alloc, def, max,
+		 (long long)e->allocated, (long long)e->udp_mem[1]);
+	state->grown[UB_RMEM_DEFAULT].need_ms = now_ms();
+	state->grown[UB_RMEM_MAX].need_ms = now_ms();
+	if (e->rcvbuf < def) {
+		decide(ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+		       inputs, "none: the socket predates the current default");
+		return;
+	}
+	/* past the cap the library clamps, and says so */
+	want = bpftune_grow_step(def, LONG_MAX, bpftune_learning_rate());
+	if (def >= RMEM_DEFAULT_CAP) {
+		decide(ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+		       inputs, "none: at the cap");
+		return;
+	}
+	decide(ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+	       inputs, "raise");
+	snprintf(reason, sizeof(reason),
+		 "a UDP socket on port %u dropped datagrams with its receive buffer (%d bytes, the rmem_default size) full",
+		 e->port, e->rcvbuf);
+	/* rmem_max first: the default stays within what SO_RCVBUF may ask */
+	if (want > max) {
+		want_max = want < RMEM_DEFAULT_CAP ? want : RMEM_DEFAULT_CAP;
+		if (set_grown(ev, UB_RMEM_MAX, UDP_BUFFER_RCVBUF_FULL, &max,
+			      &want_max, reason) < 0)
+			return;
+	}
+	set_grown(ev, UB_RMEM_DEFAULT, UDP_BUFFER_RCVBUF_FULL, &def, &want, reason);
+}
+
+/* The kernel refused UDP memory: grow udp_mem while there is room. */
+static void mem_exhausted(const struct bpftune_event *ev,
+			  const struct udp_buffer_event *e)
+{
+	const struct bpftune_tunable_desc *d = &tunables[UB_UDP_MEM];
+	long cur[3], want[3], pages, avail, ceiling;
+	char inputs[256], reason[320];
+	unsigned int i;
+
+	if (bpftune_tunable_get(state->tuner, UB_UDP_MEM, NULL, cur) != 3)
+		return;
+	state->grown[UB_UDP_MEM].need_ms = now_ms();
+	pages = udp_pages();
+	if (pages < 0)
+		pages = e->allocated;
+	avail = mem_available_pages();
+	ceiling = avail > 0 ? pages + avail / 4 : cur[2];
+	if (ceiling > d->max)
+		ceiling = d->max;
+	snprintf(inputs, sizeof(inputs),
+		 "udp_pages=%ld event_pages=%lld udp_mem=%ld,%ld,%ld avail_pages=%ld ceiling=%ld port=%u",
+		 pages, (long long)e->allocated, cur[0], cur[1], cur[2], avail,
+		 ceiling, e->port);
+	if (cur[2] >= ceiling) {
+		decide(ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
+		       inputs, "none: at the ceiling");
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		want[i] = bpftune_grow_step(cur[i], ceiling, bpftune_learning_rate());
+	decide(ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem", inputs,
+	       "raise");
+	snprintf(reason, sizeof(reason),
+		 "the kernel refused UDP socket memory (UDP holds %ld pages, udp_mem %ld %ld %ld); growing up to %ld pages at most (what UDP holds plus a quarter of available memory)",
+		 pages, cur[0], cur[1], cur[2], ceiling);
+	set_grown(ev, UB_UDP_MEM, UDP_BUFFER_MEM_EXHAUSTED, cur, want, reason);
+}
+
+/* An event to act from the timer (global tunables: no netns). */
+static void timer_event(struct bpftune_event *ev)
+{
+	struct timespec ts;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->tuner_id = state->tuner->id;
+	ev->scenario_id = UDP_BUFFER_SHRINK;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* One step back toward the original value of @tunable, if it is due. */
+static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
+		       uint64_t now)
+{
+	const struct bpftune_tunable_desc *d = &tunables[tunable];
+	struct grown *g = &state->grown[tunable];
+	long cur[3], want[3], def, pages = -1;
+	char inputs[192], reason[256];
+	unsigned int n = d->num_values;
+
+	if (g->orig[0] < 0 || !bpftune_quiet_for(now, g->need_ms, SHRINK_QUIET_MS))
+		return;
+	if (bpftune_tunable_get(state->tuner, tunable, NULL, cur) != (int)n)
+		return;
+	if (!bpftune_shrink_toward(cur, g->orig, n, bpftune_learning_rate(), want)) {
+		g->orig[0] = -1;	/* back where it started */
+		return;
+	}
+	/* rmem_max stays at or above rmem_default */
+	if (tunable == UB_RMEM_MAX &&
+	    bpftune_tunable_get(state->tuner, UB_RMEM_DEFAULT, NULL, &def) == 1 &&
+	    want[0] < def)
+		want[0] = def;
+	if (tunable == UB_UDP_MEM) {
+		pages = udp_pages();
+		if (pages < 0 || pages + bpftune_delta(want[1]) >= want[1])
+			return;
+	}
+	snprintf(inputs, sizeof(inputs), "quiet_ms=%llu cur=%ld orig=%ld udp_pages=%ld",
+		 (unsigned long long)(now - g->need_ms), cur[n - 1],
+		 g->orig[n - 1], pages);
+	if (!memcmp(want, cur, n * sizeof(long))) {
+		decide(ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+		       "none: held by rmem_default");
+		return;
+	}
+	decide(ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+	       "shrink");
+	snprintf(reason, sizeof(reason),
+		 "no UDP drop has needed it for %llu s: one step back toward %ld",
+		 (unsigned long long)(now - g->need_ms) / 1000, g->orig[n - 1]);
+	set_grown(ev, tunable, UDP_BUFFER_SHRINK, cur, want, reason);
+}
+
+static void on_timer(int fd, uint32_t events, void *ctx)
+{
+	uint64_t expirations, now = now_ms();
+	struct bpftune_event ev;
+
+	(void)events;
+	(void)ctx;
+	if (read(fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	timer_event(&ev);
+	/* the default first: rmem_max may then follow it down */
+	shrink_one(&ev, UB_RMEM_DEFAULT, now);
+	shrink_one(&ev, UB_RMEM_MAX, now);
+	shrink_one(&ev, UB_UDP_MEM, now);
+	timer_update();
+	bpftune_netns_release();
+}
+
+static void udp_buffer_event(struct bpftune_tuner *t,
+			     const struct bpftune_event *ev)
+{
+	const struct udp_buffer_event *e = (const void *)ev->payload;
+
+	(void)t;
+	if (ev->payload_len < sizeof(*e))
+		return;
+	switch (ev->scenario_id) {
+	case UDP_BUFFER_RCVBUF_FULL:
+		rcvbuf_full(ev, e);
+		break;
+	case UDP_BUFFER_MEM_EXHAUSTED:
+		mem_exhausted(ev, e);
+		break;
+	default:
+		break;
+	}
+}
+
+static void forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < UB_NUM_TUNABLES; i++)
+		state->grown[i].orig[0] = -1;
+}
+
+/* The admin took the tuner over (its tunables are global): stop shrinking. */
+static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
+		     enum bpftune_state s, const char *cause)
+{
+	(void)cause;
+	if (!state || t != state->tuner || s != BPFTUNE_STATE_MANUAL ||
+	    !bpftune_netns_is_global(cookie))
+		return;
+	forget();
+	timer_update();
+}
+
+static int udp_buffer_init(struct bpftune_tuner *t)
+{
+	struct sysinfo si;
+	long pages;
+	int err;
+
+	state = calloc(1, sizeof(*state));
+	if (!state)
+		return -ENOMEM;
+	state->tuner = t;
+	forget();
+	state->page_size = sysconf(_SC_PAGESIZE);
+	if (state->page_size < 4096)
+		state->page_size = 4096;
+	if (!sysinfo(&si)) {
+		pages = (long)((unsigned long long)si.totalram * si.mem_unit /
+			       state->page_size / 4);
+		if (pages > 0)
+			tunables[UB_UDP_MEM].max = pages;
+	}
+	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (state->timer_fd < 0) {
+		err = -errno;
+		free(state);
+		state = NULL;
+		return err;
+	}
+	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
+	if (err) {
+		close(state->timer_fd);
+		free(state);
+		state = NULL;
+		return err;
+	}
+	state->observer.state = on_state;
+	bpftune_observer_add(&state->observer);
+	bpftune_log(LOG_INFO, "tuner udp_buffer: caps: rmem_default %ld bytes, rmem_max %ld bytes, udp_mem %ld pages (a quarter of RAM)",
+		    RMEM_DEFAULT_CAP, RMEM_MAX_CAP, tunables[UB_UDP_MEM].max);
+	return 0;
+}
+
+static void udp_buffer_fini(struct bpftune_tuner *t)
+{
+	(void)t;
+	if (!state)
+		return;
+	bpftune_observer_remove(&state->observer);
+	bpftune_loop_del(state->timer_fd);
+	close(state->timer_fd);
+	free(state);
+	state = NULL;
+}
+
+BPFTUNE_TUNER("udp_buffer",
+	      "UDP receive buffers (rmem_default, rmem_max) and udp_mem",
+	      udp_buffer_tuner_bpf, tunables, scenarios, udp_buffer_init,
+	      udp_buffer_fini, udp_buffer_event);

@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The ip_frag tuner on this machine's kernel: large fragmented datagrams
+# (IPv4 and IPv6) over a veth pair, into a netns and into the global netns.  The
+# thresholds are per netns; the global test saves and restores the
+# global ones and loads only this tuner (-a).
+
+load helpers
+
+GLOBALS="net.ipv4.ipfrag_high_thresh net.ipv4.ipfrag_low_thresh net.ipv6.ip6frag_high_thresh net.ipv6.ip6frag_low_thresh"
+
+setup() {
+	make_plugin_dir sysctl ip_frag
+	SAVED_GLOBALS=()
+	local s
+	for s in $GLOBALS; do
+		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
+	done
+	GLOBAL_LINK=
+}
+
+teardown() {
+	local kv
+	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
+		grep -E "ip_frag|error|warning" "$LOG" | tail -40 | sed 's/^/# log: /' >&3
+	fi
+	common_teardown
+	[ -n "$GLOBAL_LINK" ] && ip link del "$GLOBAL_LINK" 2>/dev/null
+	# high thresholds first: a low one may not exceed its high one
+	for kv in "${SAVED_GLOBALS[@]}"; do
+		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
+		sysctl -qw "${kv%%=*}=${kv#*=}" || true
+	done
+}
+
+start_tuner() {
+	start_daemon -a sysctl -a ip_frag "$@"
+}
+
+# thresholds NS LOW HIGH: both families ("-": global netns)
+thresholds() {
+	local exec=()
+	[ "$1" = - ] || exec=(ip netns exec "$1")
+	"${exec[@]}" sysctl -qw net.ipv4.ipfrag_low_thresh="$2" net.ipv6.ip6frag_low_thresh="$2"
+	"${exec[@]}" sysctl -qw net.ipv4.ipfrag_high_thresh="$3" net.ipv6.ip6frag_high_thresh="$3"
+}
+
+high_in() {
+	if [ "$1" = - ]; then
+		sysctl -n "$2"
+	else
+		ip netns exec "$1" sysctl -n "$2"
+	fi
+}
+
+# $CLI -- veth -- $SRV, IPv4 192.168.73.0/24 and IPv6 fd00:73::/64
+make_pair() {
+	CLI="$(make_netns)"
+	SRV="$(make_netns)"
+	ip link add ifc netns "$CLI" type veth peer name ifs netns "$SRV"
+	ip -n "$CLI" addr add 192.168.73.1/24 dev ifc
+	ip -n "$SRV" addr add 192.168.73.2/24 dev ifs
+	ip -n "$CLI" addr add fd00:73::1/64 dev ifc nodad
+	ip -n "$SRV" addr add fd00:73::2/64 dev ifs nodad
+	ip -n "$CLI" link set ifc up
+	ip -n "$SRV" link set ifs up
+}
+
+# big_pings NS DST PATTERN [TRIES]: 30000-byte datagrams, fragmented by the
+# sender and reassembled by DST's netns, until the log shows PATTERN.
+# (UDP rather than ICMP echo: the reassembly is the same, and ping is not
+# installed everywhere.)
+big_pings() {
+	local ns="$1" dst="$2" pattern="$3" i
+	for i in $(seq 1 "${4:-40}"); do
+		ip netns exec "$ns" python3 -c '
+import socket, sys, time
+dst = sys.argv[1]
+s = socket.socket(socket.AF_INET6 if ":" in dst else socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(5):
+    try:
+        s.sendto(b"x" * 30000, (dst, 9))
+    except OSError:
+        pass
+    time.sleep(0.05)
+' "$dst"
+		grep -qE -- "$pattern" "$LOG" && return 0
+	done
+	return 1
+}
+
+@test "ip_frag starts in every mode with its caps logged" {
+	start_tuner
+	grep -q "tuner ip_frag started" "$LOG"
+	grep -q "tuner ip_frag: caps: ipfrag_high_thresh and ip6frag_high_thresh 33554432 bytes per netns" "$LOG"
+}
+
+@test "IPv4 and IPv6 thresholds at 8 KB in a netns grow with large fragmented datagrams, there only" {
+	local g4 g6
+	make_pair
+	thresholds "$SRV" 4096 8192
+	g4="$(high_in - net.ipv4.ipfrag_high_thresh)"
+	g6="$(high_in - net.ipv6.ip6frag_high_thresh)"
+	start_tuner
+	big_pings "$CLI" 192.168.73.2 "net.ipv4.ipfrag_high_thresh 8192 -> 10240 in netns $SRV"
+	grep -qE "reassembly memory near its limit: net.ipv4.ipfrag_high_thresh 8192 -> 10240 in netns $SRV \(cookie [0-9]+\): IPv4 fragments awaiting reassembly hold [0-9]+ bytes, within 25% of the threshold" "$LOG"
+	big_pings "$CLI" fd00:73::2 "net.ipv6.ip6frag_high_thresh 8192 -> 10240 in netns $SRV"
+	grep -qE "reassembly memory near its limit: net.ipv6.ip6frag_high_thresh 8192 -> 10240 in netns $SRV \(cookie [0-9]+\): IPv6 fragments awaiting reassembly" "$LOG"
+	[ "$(high_in "$SRV" net.ipv4.ipfrag_high_thresh)" -ge 10240 ]
+	[ "$(high_in "$SRV" net.ipv6.ip6frag_high_thresh)" -ge 10240 ]
+	# the sender's netns and the global one were not touched
+	[ "$(high_in "$CLI" net.ipv4.ipfrag_high_thresh)" -eq 4194304 ]
+	[ "$(high_in - net.ipv4.ipfrag_high_thresh)" -eq "$g4" ]
+	[ "$(high_in - net.ipv6.ip6frag_high_thresh)" -eq "$g6" ]
+}
+
+@test "IPv4 and IPv6 thresholds at 8 KB in the global netns grow with large fragmented datagrams" {
+	CLI="$(make_netns)"
+	GLOBAL_LINK="ifg$$"
+	ip link add "$GLOBAL_LINK" type veth peer name ifp netns "$CLI"
+	ip addr add 192.168.74.1/24 dev "$GLOBAL_LINK"
+	ip addr add fd00:74::1/64 dev "$GLOBAL_LINK" nodad
+	ip -n "$CLI" addr add 192.168.74.2/24 dev ifp
+	ip -n "$CLI" addr add fd00:74::2/64 dev ifp nodad
+	ip link set "$GLOBAL_LINK" up
+	ip -n "$CLI" link set ifp up
+	thresholds - 4096 8192
+	start_tuner
+	big_pings "$CLI" 192.168.74.1 "net.ipv4.ipfrag_high_thresh 8192 -> 10240 in global netns: IPv4 fragments awaiting reassembly"
+	big_pings "$CLI" fd00:74::1 "net.ipv6.ip6frag_high_thresh 8192 -> 10240 in global netns: IPv6 fragments awaiting reassembly"
+	[ "$(high_in - net.ipv4.ipfrag_high_thresh)" -ge 10240 ]
+	[ "$(high_in - net.ipv6.ip6frag_high_thresh)" -ge 10240 ]
+}
+
+@test "the threshold cap holds: a flood of fragments that never complete stops it at 32 MiB" {
+	make_pair
+	thresholds "$SRV" 3145728 30000000
+	cat >"$BATS_TEST_TMPDIR/fragflood.py" <<'PY'
+# first fragments (MF set) that are never completed, N distinct ids
+import socket, struct, sys
+dst, n = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+payload = b'x' * 1400
+for i in range(n):
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(payload), i & 0xffff,
+                     0x2000, 64, 17, 0, socket.inet_aton('192.168.73.1'),
+                     socket.inet_aton(dst))
+    s.sendto(ip + payload, (dst, 0))
+PY
+	start_tuner
+	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/fragflood.py" 192.168.73.2 30000
+	wait_for_log "net.ipv4.ipfrag_high_thresh 30000000 -> 33554432 in netns $SRV \(cookie [0-9]+\): IPv4 fragments awaiting reassembly hold [0-9]+ bytes, within 25% of the threshold \(held at the tunable's cap\)"
+	# more of it: at the cap nothing more is written
+	ip netns exec "$CLI" python3 "$BATS_TEST_TMPDIR/fragflood.py" 192.168.73.2 30000
+	[ "$(high_in "$SRV" net.ipv4.ipfrag_high_thresh)" -eq 33554432 ]
+	stop_daemon
+	[ "$(grep -c 'net.ipv4.ipfrag_high_thresh [0-9]* -> ' "$LOG")" -eq 1 ]
+}
+
+@test "an admin write to ipfrag_high_thresh in a netns stops the tuner there and only there" {
+	local admin_srv admin_cli
+	make_pair
+	admin_cli="$CLI" admin_srv="$SRV"
+	thresholds "$SRV" 4096 8192
+	start_tuner
+	ip netns exec "$admin_srv" sysctl -qw net.ipv4.ipfrag_high_thresh=9000
+	wait_for_log "tuner ip_frag stopped in netns $admin_srv"
+	# traffic there changes nothing now
+	big_pings "$admin_cli" 192.168.73.2 "will not match: only traffic" 5 || true
+	[ "$(high_in "$admin_srv" net.ipv4.ipfrag_high_thresh)" -eq 9000 ]
+	! grep -q "ipfrag_high_thresh .* in netns $admin_srv (" "$LOG"
+	stop_daemon
+	grep -qE "summary: tuner ip_frag: [0-9]+ events, [1-9][0-9]* ignored" "$LOG"
+}

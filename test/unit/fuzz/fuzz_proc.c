@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for the /proc parsers the receive-path tuners read:
+ * bpftune_cpumask_parse()/format() (src/lib/sysctl_value.c) and
+ * bpftune_snmp_parse()/bpftune_softnet_parse() (src/lib/snmp_parse.c).
+ * Not part of the unit-test binary or of make check.  Build and run from
+ * the top of the tree with clang:
+ *
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+ *	-Iinclude -Isrc/lib -o build/fuzz_proc test/unit/fuzz/fuzz_proc.c \
+ *	src/lib/sysctl_value.c src/lib/snmp_parse.c
+ *   mkdir -p build/fuzz-proc && build/fuzz_proc -max_total_time=60 build/fuzz-proc
+ *
+ * Checks, besides the sanitizers: a mask that parses formats and parses
+ * back the same; the parsers return a count or -EINVAL, never more rows
+ * than asked for.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "snmp_parse.h"
+
+#define FUZZ_MAX_INPUT	8192
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = { "ReasmOKs", "ReasmFails", "Ip6ReasmOKs" };
+	uint64_t v[3], rows[8];
+	unsigned int cpus[8];
+	long m, again;
+	char *in, out[32];
+	FILE *f;
+	int n;
+
+	if (!size || size > FUZZ_MAX_INPUT)
+		return 0;
+	in = malloc(size + 1);
+	if (!in)
+		return 0;
+	memcpy(in, data, size);
+	in[size] = '\0';
+
+	n = bpftune_cpumask_parse(in, &m);
+	if (n == 1) {
+		if (m < 0 || bpftune_cpumask_format(m, out, sizeof(out)) <= 0 ||
+		    bpftune_cpumask_parse(out, &again) != 1 || again != m)
+			abort();
+	} else if (n != -EINVAL && n != -ERANGE) {
+		abort();
+	}
+
+	f = fmemopen(in, size, "r");
+	if (f) {
+		n = bpftune_snmp_parse(f, data[0] & 1 ? "Ip" : NULL, names, v, 3);
+		if (n > 3 || (n < 0 && n != -EINVAL && n != -ENOMEM))
+			abort();
+		rewind(f);
+		n = bpftune_softnet_parse(f, data[0] % 16, rows, cpus, 8);
+		if (n > 8 || (n < 0 && n != -EINVAL))
+			abort();
+		fclose(f);
+	}
+	free(in);
+	return 0;
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Growth and shrink steps (src/lib/grow.c), hex CPU-mask sysctl values
+ * (src/lib/sysctl_value.c), /proc counter parsers (src/lib/snmp_parse.c)
+ * and net_buffer's squeeze classification (src/tuners/net_buffer_tuner.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "internal.h"
+#include "grow.h"
+#include "snmp_parse.h"
+#include "../../src/tuners/net_buffer_tuner.h"
+#include "unit.h"
+
+/* ---- grow / shrink ---------------------------------------------------- */
+
+static void test_grow_step(void **state)
+{
+	(void)state;
+	/* rate 4: a quarter */
+	assert_int_equal(bpftune_grow_step(16384, LONG_MAX, 4), 20480);
+	assert_int_equal(bpftune_grow_step(8, 1000, 4), 10);
+	/* rate 0: 1/64, at least 1 */
+	assert_int_equal(bpftune_grow_step(6400, LONG_MAX, 0), 6500);
+	assert_int_equal(bpftune_grow_step(3, LONG_MAX, 0), 4);
+	assert_int_equal(bpftune_grow_step(0, LONG_MAX, 4), 1);
+	/* never past the cap, never a cut */
+	assert_int_equal(bpftune_grow_step(4000000, 4194304, 4), 4194304);
+	assert_int_equal(bpftune_grow_step(4194304, 4194304, 4), 4194304);
+	assert_int_equal(bpftune_grow_step(5000000, 4194304, 4), 5000000);
+	/* no overflow near LONG_MAX */
+	assert_true(bpftune_grow_step(LONG_MAX - 1, LONG_MAX, 4) == LONG_MAX);
+	/* out-of-range rates are clamped like the BPF side's */
+	assert_int_equal(bpftune_grow_step(16384, LONG_MAX, 9), 20480);
+}
+
+static void test_shrink_step(void **state)
+{
+	(void)state;
+	assert_int_equal(bpftune_shrink_step(20480, 16384, 4), 16384);
+	assert_int_equal(bpftune_shrink_step(40000, 16384, 4), 30000);
+	assert_int_equal(bpftune_shrink_step(16384, 16384, 4), 16384);
+	assert_int_equal(bpftune_shrink_step(100, 200, 4), 100);
+	assert_int_equal(bpftune_shrink_step(2, 0, 0), 1);
+}
+
+static void test_shrink_toward(void **state)
+{
+	long cur[3] = { 100, 200, 300 }, orig[3] = { 100, 160, 400 }, out[3];
+
+	(void)state;
+	assert_int_equal(bpftune_shrink_toward(cur, orig, 3, 4, out), 1);
+	assert_int_equal(out[0], 100);
+	assert_int_equal(out[1], 160);
+	assert_int_equal(out[2], 300);	/* below its original: stays */
+	assert_int_equal(bpftune_shrink_toward(out, orig, 3, 4, cur), 0);
+}
+
+/* grow then shrink at every rate returns to the start, never overshoots */
+static void test_grow_shrink_roundtrip(void **state)
+{
+	unsigned int rate, i;
+	long v, start = 1000, cap = 1000000;
+
+	(void)state;
+	for (rate = 0; rate <= 4; rate++) {
+		v = start;
+		for (i = 0; i < 2000 && v < cap; i++) {
+			long next = bpftune_grow_step(v, cap, rate);
+
+			assert_true(next > v && next <= cap);
+			v = next;
+		}
+		assert_int_equal(v, cap);
+		for (i = 0; i < 5000 && v > start; i++) {
+			long next = bpftune_shrink_step(v, start, rate);
+
+			assert_true(next < v && next >= start);
+			v = next;
+		}
+		assert_int_equal(v, start);
+	}
+}
+
+static void test_quiet_for(void **state)
+{
+	(void)state;
+	assert_true(bpftune_quiet_for(40000, 10000, 30000));
+	assert_false(bpftune_quiet_for(39999, 10000, 30000));
+	/* a clock that went backwards is never quiet */
+	assert_false(bpftune_quiet_for(5000, 10000, 0));
+}
+
+/* ---- CPU masks -------------------------------------------------------- */
+
+static void test_cpumask_is(void **state)
+{
+	(void)state;
+	assert_true(bpftune_sysctl_is_cpumask("net.core.flow_limit_cpu_bitmap"));
+	assert_true(bpftune_sysctl_is_cpumask("net/core/flow_limit_cpu_bitmap"));
+	assert_false(bpftune_sysctl_is_cpumask("net.core.netdev_budget"));
+	assert_false(bpftune_sysctl_is_cpumask(NULL));
+}
+
+static void test_cpumask_parse(void **state)
+{
+	long m = -1;
+
+	(void)state;
+	assert_int_equal(bpftune_cpumask_parse("0\n", &m), 1);
+	assert_int_equal(m, 0);
+	assert_int_equal(bpftune_cpumask_parse("3\n", &m), 1);
+	assert_int_equal(m, 3);
+	assert_int_equal(bpftune_cpumask_parse("ff", &m), 1);
+	assert_int_equal(m, 255);
+	assert_int_equal(bpftune_cpumask_parse("00000000,00000003\n", &m), 1);
+	assert_int_equal(m, 3);
+	assert_int_equal(bpftune_cpumask_parse("1,0000000A", &m), 1);
+	assert_int_equal(m, 0x10000000aL);
+	assert_int_equal(bpftune_cpumask_parse("0,00000000,00000001", &m), 1);
+	assert_int_equal(m, 1);
+	/* groups are 32 bits wide whatever their number of digits */
+	assert_int_equal(bpftune_cpumask_parse("1,1", &m), 1);
+	assert_int_equal(m, 0x100000001L);
+	assert_int_equal(bpftune_cpumask_parse("7fffffff,ffffffff", &m), 1);
+	assert_int_equal(m, 0x7fffffffffffffffL);
+	assert_int_equal(bpftune_cpumask_parse("80000000,00000000", &m), -ERANGE);
+	/* a CPU past 63 cannot be held */
+	assert_int_equal(bpftune_cpumask_parse("1,00000000,00000000", &m), -ERANGE);
+	assert_int_equal(bpftune_cpumask_parse("", &m), -EINVAL);
+	assert_int_equal(bpftune_cpumask_parse("\n", &m), -EINVAL);
+	assert_int_equal(bpftune_cpumask_parse("3 4", &m), -EINVAL);
+	assert_int_equal(bpftune_cpumask_parse("g", &m), -EINVAL);
+	assert_int_equal(bpftune_cpumask_parse(",3", &m), -EINVAL);
+	assert_int_equal(bpftune_cpumask_parse("123456789", &m), -EINVAL);
+	assert_int_equal(bpftune_cpumask_parse(NULL, &m), -EINVAL);
+}
+
+static void test_cpumask_format(void **state)
+{
+	char buf[32];
+	long m;
+
+	(void)state;
+	assert_int_equal(bpftune_cpumask_format(0, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "0");
+	bpftune_cpumask_format(10, buf, sizeof(buf));
+	assert_string_equal(buf, "a");
+	bpftune_cpumask_format(0x10000000aL, buf, sizeof(buf));
+	assert_string_equal(buf, "1,0000000a");
+	assert_int_equal(bpftune_cpumask_parse(buf, &m), 1);
+	assert_int_equal(m, 0x10000000aL);
+	assert_int_equal(bpftune_cpumask_format(-1, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(bpftune_cpumask_format(0x10000000aL, buf, 5), -ENOSPC);
+}
+
+/* ---- /proc counters --------------------------------------------------- */
+
+static FILE *text(const char *s)
+{
+	return fmemopen((void *)s, strlen(s), "r");
+}
+
+static void test_snmp_pairs(void **state)
+{
+	static const char *const names[] = { "ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout" };
+	const char *snmp =
+		"Ip: Forwarding DefaultTTL ReasmTimeout ReasmReqds ReasmOKs ReasmFails\n"
+		"Ip: 2 64 7 120 3 97\n"
+		"Icmp: InMsgs ReasmOKs\n"
+		"Icmp: 5 999\n";
+	uint64_t v[4] = { 0 };
+	FILE *f = text(snmp);
+
+	(void)state;
+	assert_int_equal(bpftune_snmp_parse(f, "Ip", names, v, 4), 4);
+	fclose(f);
+	assert_int_equal(v[0], 120);
+	assert_int_equal(v[1], 3);
+	assert_int_equal(v[2], 97);
+	assert_int_equal(v[3], 7);
+	/* a table with a header and no values is malformed */
+	f = text("Ip: ReasmOKs\nIcmp: 1\n");
+	assert_int_equal(bpftune_snmp_parse(f, "Ip", names, v, 4), -EINVAL);
+	fclose(f);
+	/* "Ip" must not match "IpExt" */
+	f = text("IpExt: ReasmOKs\nIpExt: 5\n");
+	v[1] = 0;
+	assert_int_equal(bpftune_snmp_parse(f, "Ip", names, v, 4), 0);
+	assert_int_equal(v[1], 0);
+	fclose(f);
+	assert_int_equal(bpftune_snmp_parse(NULL, "Ip", names, v, 4), -EINVAL);
+}
+
+static void test_snmp_keyval(void **state)
+{
+	static const char *const names[] = { "Ip6ReasmReqds", "Ip6ReasmOKs" };
+	uint64_t v[2] = { 0 };
+	FILE *f = text("Ip6InReceives 10\nIp6ReasmReqds 44\ngarbage\nIp6ReasmOKs 2\n");
+
+	(void)state;
+	assert_int_equal(bpftune_snmp_parse(f, NULL, names, v, 2), 2);
+	fclose(f);
+	assert_int_equal(v[0], 44);
+	assert_int_equal(v[1], 2);
+}
+
+static void test_softnet(void **state)
+{
+	const char *stat =
+		"00cf6b7e 00000010 00000009 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+		"00ffc5fb 00000001 0000000a 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000003 00000000 00000000\n";
+	uint64_t v[4];
+	unsigned int cpus[4];
+	FILE *f = text(stat);
+
+	(void)state;
+	assert_int_equal(bpftune_softnet_parse(f, 1, v, cpus, 4), 2);
+	fclose(f);
+	assert_int_equal(v[0], 16);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(v[1], 1);
+	assert_int_equal(cpus[1], 3);	/* the row names its CPU */
+	/* old kernels: no CPU column, the position is the CPU */
+	f = text("00000001 00000002 00000003\n00000004 00000005 00000006\n");
+	assert_int_equal(bpftune_softnet_parse(f, 2, v, cpus, 4), 2);
+	fclose(f);
+	assert_int_equal(v[1], 6);
+	assert_int_equal(cpus[1], 1);
+	/* a column the rows do not have */
+	f = text("00000001 00000002\n");
+	assert_int_equal(bpftune_softnet_parse(f, 5, v, cpus, 4), -EINVAL);
+	fclose(f);
+	f = text("");
+	assert_int_equal(bpftune_softnet_parse(f, 1, v, cpus, 4), 0);
+	fclose(f);
+}
+
+/* ---- net_buffer: which limit ended a round ---------------------------- */
+
+static void test_squeeze_kind(void **state)
+{
+	const __u64 ms = 1000000, slack = 4 * ms;
+
+	(void)state;
+	/* the whole budget used: budget, whatever the time */
+	assert_int_equal(net_buffer_squeeze_kind(300, 1 * ms, 300, 8000, slack),
+			 NET_BUFFER_BUDGET_SQUEEZE);
+	assert_int_equal(net_buffer_squeeze_kind(64, 30 * ms, 8, 8000, slack),
+			 NET_BUFFER_BUDGET_SQUEEZE);
+	/* within a jiffy of the time limit: time */
+	assert_int_equal(net_buffer_squeeze_kind(100, 5 * ms, 300, 8000, slack),
+			 NET_BUFFER_TIME_SQUEEZE);
+	assert_int_equal(net_buffer_squeeze_kind(100, 9 * ms, 300, 8000, slack),
+			 NET_BUFFER_TIME_SQUEEZE);
+	/* a short round that had packets to spare: neither */
+	assert_int_equal(net_buffer_squeeze_kind(10, 1 * ms, 300, 8000, slack),
+			 NET_BUFFER_NUM_SCENARIOS);
+	/* limits not known yet: neither */
+	assert_int_equal(net_buffer_squeeze_kind(1000, 100 * ms, 0, 0, slack),
+			 NET_BUFFER_NUM_SCENARIOS);
+}
+
+int unit_run_grow(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grow_step),
+		cmocka_unit_test(test_shrink_step),
+		cmocka_unit_test(test_shrink_toward),
+		cmocka_unit_test(test_grow_shrink_roundtrip),
+		cmocka_unit_test(test_quiet_for),
+		cmocka_unit_test(test_cpumask_is),
+		cmocka_unit_test(test_cpumask_parse),
+		cmocka_unit_test(test_cpumask_format),
+		cmocka_unit_test(test_snmp_pairs),
+		cmocka_unit_test(test_snmp_keyval),
+		cmocka_unit_test(test_softnet),
+		cmocka_unit_test(test_squeeze_kind),
+	};
+
+	return cmocka_run_group_tests_name("grow", tests, NULL, NULL);
+}
