@@ -226,7 +226,7 @@ UNIT_LIB  += src/lib/correlation.c
 UNIT_LIB  += src/lib/telemetry_schema.c src/lib/telemetry_proc.c
 UNIT_LIB  += src/lib/proc_file.c
 UNIT_LIB  += src/tuners/table_policy.c
-UNIT_LIB  += src/lib/grow.c src/lib/snmp_parse.c
+UNIT_LIB  += src/lib/grow.c src/lib/softnet_parse.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h src/tuners/*.h)
 	@mkdir -p $(@D)

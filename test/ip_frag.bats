@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The ip_frag tuner on this machine's kernel: large fragmented datagrams
 # (IPv4 and IPv6) over a veth pair, into a netns and into the global netns.  The
 # thresholds are per netns; the global test saves and restores the

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The net_buffer tuner on this machine's kernel.  Its sysctls are global
 # (initial netns only): each test saves them, sets its starting values
 # before the daemon starts (a write while it runs is an admin override),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # The udp_buffer tuner on this machine's kernel: UDP traffic between two
 # network namespaces joined by a veth pair.  rmem_default, rmem_max and
 # udp_mem are global sysctls (a netns can read rmem_* but not write

@@ -32,7 +32,7 @@
 #include "loop.h"
 #include "grow.h"
 #include "correlation.h"
-#include "snmp_parse.h"
+#include "proc_file.h"
 #include "ip_frag_tuner.h"
 #include "ip_frag_tuner.skel.h"
 #include "ip_frag_tuner.legacy.skel.h"
@@ -223,62 +223,53 @@ static int read_counters(int netns_fd, unsigned int family,
 			 struct frag_counters *c)
 {
 	static const char *const v4[] = {
-		"ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout",
+		"Ip.ReasmReqds", "Ip.ReasmOKs", "Ip.ReasmFails", "Ip.ReasmTimeout",
 	};
 	static const char *const v6[] = {
 		"Ip6ReasmReqds", "Ip6ReasmOKs", "Ip6ReasmFails", "Ip6ReasmTimeout",
 	};
-	uint64_t v[4] = { 0 };
+	struct bpftune_proc_value v[4];
 	int saved, err;
-	FILE *f;
 
 	err = bpftune_netns_enter(netns_fd, &saved);
 	if (err)
 		return err;
-	f = fopen(family == IP_FRAG_V6 ? "/proc/thread-self/net/snmp6" :
-					  "/proc/thread-self/net/snmp", "re");
-	if (!f)
-		err = -errno;
+	if (family == IP_FRAG_V6)
+		err = bpftune_proc_file_lookup("/proc/thread-self/net/snmp6",
+					       BPFTUNE_PROC_KEYVAL, v6, v, 4);
 	else
-		err = bpftune_snmp_parse(f, family == IP_FRAG_V6 ? NULL : "Ip",
-					 family == IP_FRAG_V6 ? v6 : v4, v, 4);
-	if (f)
-		fclose(f);
+		err = bpftune_proc_file_lookup("/proc/thread-self/net/snmp",
+					       BPFTUNE_PROC_SNMP, v4, v, 4);
 	bpftune_netns_leave(saved);
 	if (err < 0)
 		return err;
 	if (err < 4)
 		return -ENOENT;
-	c->reqds = v[0];
-	c->oks = v[1];
-	c->fails = v[2];
-	c->timeouts = v[3];
+	c->reqds = v[0].i;
+	c->oks = v[1].i;
+	c->fails = v[2].i;
+	c->timeouts = v[3].i;
 	return 0;
 }
 
 /* bytes held by reassembly now ("FRAG: inuse N memory M") */
 static long frag_memory(int netns_fd, unsigned int family)
 {
-	char line[256], key[16];
-	long inuse, mem = -1;
-	int saved;
-	FILE *f;
+	static const char *const v4[] = { "FRAG.memory" };
+	static const char *const v6[] = { "FRAG6.memory" };
+	struct bpftune_proc_value mem;
+	int saved, n;
 
 	if (bpftune_netns_enter(netns_fd, &saved))
 		return -1;
-	f = fopen(family == IP_FRAG_V6 ? "/proc/thread-self/net/sockstat6" :
-					  "/proc/thread-self/net/sockstat", "re");
+	if (family == IP_FRAG_V6)
+		n = bpftune_proc_file_lookup("/proc/thread-self/net/sockstat6",
+					     BPFTUNE_PROC_SOCKSTAT, v6, &mem, 1);
+	else
+		n = bpftune_proc_file_lookup("/proc/thread-self/net/sockstat",
+					     BPFTUNE_PROC_SOCKSTAT, v4, &mem, 1);
 	bpftune_netns_leave(saved);
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%15s inuse %ld memory %ld", key, &inuse, &mem) == 3 &&
-		    !strcmp(key, family == IP_FRAG_V6 ? "FRAG6:" : "FRAG:"))
-			break;
-		else
-			mem = -1;
-	fclose(f);
-	return mem;
+	return n == 1 ? mem.i : -1;
 }
 
 static uint64_t sub(uint64_t now, uint64_t before)

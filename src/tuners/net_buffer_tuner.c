@@ -44,7 +44,7 @@
 #include "loop.h"
 #include "grow.h"
 #include "correlation.h"
-#include "snmp_parse.h"
+#include "softnet_parse.h"
 #include "net_buffer_tuner.h"
 #include "net_buffer_tuner.skel.h"
 #include "net_buffer_tuner.legacy.skel.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Growth and shrink steps (src/lib/grow.c), hex CPU-mask sysctl values
- * (src/lib/sysctl_value.c), /proc counter parsers (src/lib/snmp_parse.c)
+ * (src/lib/sysctl_value.c), softnet_stat parser (src/lib/softnet_parse.c)
  * and net_buffer's squeeze classification (src/tuners/net_buffer_tuner.h).
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "internal.h"
 #include "grow.h"
-#include "snmp_parse.h"
+#include "softnet_parse.h"
 #include "../../src/tuners/net_buffer_tuner.h"
 #include "unit.h"
 
@@ -165,50 +165,6 @@ static FILE *text(const char *s)
 	return fmemopen((void *)s, strlen(s), "r");
 }
 
-static void test_snmp_pairs(void **state)
-{
-	static const char *const names[] = { "ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout" };
-	const char *snmp =
-		"Ip: Forwarding DefaultTTL ReasmTimeout ReasmReqds ReasmOKs ReasmFails\n"
-		"Ip: 2 64 7 120 3 97\n"
-		"Icmp: InMsgs ReasmOKs\n"
-		"Icmp: 5 999\n";
-	uint64_t v[4] = { 0 };
-	FILE *f = text(snmp);
-
-	(void)state;
-	assert_int_equal(bpftune_snmp_parse(f, "Ip", names, v, 4), 4);
-	fclose(f);
-	assert_int_equal(v[0], 120);
-	assert_int_equal(v[1], 3);
-	assert_int_equal(v[2], 97);
-	assert_int_equal(v[3], 7);
-	/* a table with a header and no values is malformed */
-	f = text("Ip: ReasmOKs\nIcmp: 1\n");
-	assert_int_equal(bpftune_snmp_parse(f, "Ip", names, v, 4), -EINVAL);
-	fclose(f);
-	/* "Ip" must not match "IpExt" */
-	f = text("IpExt: ReasmOKs\nIpExt: 5\n");
-	v[1] = 0;
-	assert_int_equal(bpftune_snmp_parse(f, "Ip", names, v, 4), 0);
-	assert_int_equal(v[1], 0);
-	fclose(f);
-	assert_int_equal(bpftune_snmp_parse(NULL, "Ip", names, v, 4), -EINVAL);
-}
-
-static void test_snmp_keyval(void **state)
-{
-	static const char *const names[] = { "Ip6ReasmReqds", "Ip6ReasmOKs" };
-	uint64_t v[2] = { 0 };
-	FILE *f = text("Ip6InReceives 10\nIp6ReasmReqds 44\ngarbage\nIp6ReasmOKs 2\n");
-
-	(void)state;
-	assert_int_equal(bpftune_snmp_parse(f, NULL, names, v, 2), 2);
-	fclose(f);
-	assert_int_equal(v[0], 44);
-	assert_int_equal(v[1], 2);
-}
-
 static void test_softnet(void **state)
 {
 	const char *stat =
@@ -276,8 +232,6 @@ int unit_run_grow(void)
 		cmocka_unit_test(test_cpumask_is),
 		cmocka_unit_test(test_cpumask_parse),
 		cmocka_unit_test(test_cpumask_format),
-		cmocka_unit_test(test_snmp_pairs),
-		cmocka_unit_test(test_snmp_keyval),
 		cmocka_unit_test(test_softnet),
 		cmocka_unit_test(test_squeeze_kind),
 	};

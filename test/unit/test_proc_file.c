@@ -55,6 +55,55 @@ static void test_netstat_keys(void **state)
 	assert_int_equal(v[3].i, 5);
 }
 
+/* the reassembly counters ip_frag reads: "Ip" is not "IpExt" nor "Icmp" */
+static void test_snmp_sections(void **state)
+{
+	static const char text[] =
+		"IpExt: ReasmOKs\n"
+		"IpExt: 5\n"
+		"Ip: Forwarding DefaultTTL ReasmTimeout ReasmReqds ReasmOKs ReasmFails\n"
+		"Ip: 2 64 7 120 3 97\n"
+		"Icmp: InMsgs ReasmOKs\n"
+		"Icmp: 5 999\n";
+	static const char *const keys[] = {
+		"Ip.ReasmReqds", "Ip.ReasmOKs", "Ip.ReasmFails", "Ip.ReasmTimeout",
+	};
+	struct bpftune_proc_value v[4];
+
+	(void)state;
+	write_tmp(text, sizeof(text) - 1);
+	assert_int_equal(bpftune_proc_file_lookup(path, BPFTUNE_PROC_SNMP,
+						  keys, v, 4), 4);
+	assert_int_equal(v[0].i, 120);
+	assert_int_equal(v[1].i, 3);
+	assert_int_equal(v[2].i, 97);
+	assert_int_equal(v[3].i, 7);
+}
+
+/* snmp6 and sockstat6, as ip_frag reads them for IPv6 */
+static void test_snmp6_and_sockstat(void **state)
+{
+	static const char snmp6[] = "Ip6InReceives 10\nIp6ReasmReqds 44\n"
+				    "garbage\nIp6ReasmOKs 2\n";
+	static const char sockstat6[] = "TCP6: inuse 3\nUDP6: inuse 1\n"
+					"FRAG6: inuse 2 memory 4480\n";
+	static const char *const k6[] = { "Ip6ReasmReqds", "Ip6ReasmOKs" };
+	static const char *const kf[] = { "FRAG6.memory", "FRAG.memory" };
+	struct bpftune_proc_value v[2];
+
+	(void)state;
+	write_tmp(snmp6, sizeof(snmp6) - 1);
+	assert_int_equal(bpftune_proc_file_lookup(path, BPFTUNE_PROC_KEYVAL,
+						  k6, v, 2), 2);
+	assert_int_equal(v[0].i, 44);
+	assert_int_equal(v[1].i, 2);
+	teardown(NULL);
+	write_tmp(sockstat6, sizeof(sockstat6) - 1);
+	assert_int_equal(bpftune_proc_file_lookup(path, BPFTUNE_PROC_SOCKSTAT,
+						  kf, v, 2), 1);
+	assert_int_equal(v[0].i, 4480);
+}
+
 static void test_meminfo_units(void **state)
 {
 	static const char text[] = "MemTotal:       24000000 kB\n"
@@ -120,6 +169,8 @@ int unit_run_proc_file(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_netstat_keys, teardown),
+		cmocka_unit_test_teardown(test_snmp_sections, teardown),
+		cmocka_unit_test_teardown(test_snmp6_and_sockstat, teardown),
 		cmocka_unit_test_teardown(test_meminfo_units, teardown),
 		cmocka_unit_test_teardown(test_large_file, teardown),
 		cmocka_unit_test_teardown(test_errors, teardown),

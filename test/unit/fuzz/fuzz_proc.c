@@ -2,13 +2,13 @@
 /*
  * libFuzzer target for the /proc parsers the receive-path tuners read:
  * bpftune_cpumask_parse()/format() (src/lib/sysctl_value.c) and
- * bpftune_snmp_parse()/bpftune_softnet_parse() (src/lib/snmp_parse.c).
+ * bpftune_softnet_parse() (src/lib/softnet_parse.c).
  * Not part of the unit-test binary or of make check.  Build and run from
  * the top of the tree with clang:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
  *	-Iinclude -Isrc/lib -o build/fuzz_proc test/unit/fuzz/fuzz_proc.c \
- *	src/lib/sysctl_value.c src/lib/snmp_parse.c
+ *	src/lib/sysctl_value.c src/lib/softnet_parse.c
  *   mkdir -p build/fuzz-proc && build/fuzz_proc -max_total_time=60 build/fuzz-proc
  *
  * Checks, besides the sanitizers: a mask that parses formats and parses
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "snmp_parse.h"
+#include "softnet_parse.h"
 
 #define FUZZ_MAX_INPUT	8192
 
@@ -30,8 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const names[] = { "ReasmOKs", "ReasmFails", "Ip6ReasmOKs" };
-	uint64_t v[3], rows[8];
+	uint64_t rows[8];
 	unsigned int cpus[8];
 	long m, again;
 	char *in, out[32];
@@ -57,10 +56,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	f = fmemopen(in, size, "r");
 	if (f) {
-		n = bpftune_snmp_parse(f, data[0] & 1 ? "Ip" : NULL, names, v, 3);
-		if (n > 3 || (n < 0 && n != -EINVAL && n != -ENOMEM))
-			abort();
-		rewind(f);
 		n = bpftune_softnet_parse(f, data[0] % 16, rows, cpus, 8);
 		if (n > 8 || (n < 0 && n != -EINVAL))
 			abort();
