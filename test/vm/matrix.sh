@@ -11,7 +11,9 @@
 # earlier one failed; the exit status is non-zero if any step failed or did
 # not run.  See test/vm/README.md.
 #
-# Usage: test/vm/matrix.sh [KERNEL...]        (default: 6.1 6.12)
+# Usage: test/vm/matrix.sh [KERNEL[:MODE,...]...]   (default: 6.1 6.12)
+#   A kernel alone runs the bats steps in every mode of VM_MODES;
+#   "6.1:legacy 6.12:full" picks the modes per kernel (the CI subset).
 #
 # Environment:
 #   VM_MODES            bats modes (default "full legacy")
@@ -37,8 +39,8 @@ set -u -o pipefail
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 RUNNER=$VM_DIR/run-in-vm.sh
-KERNELS=("$@")
-[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
+SPECS=("$@")
+[ ${#SPECS[@]} -gt 0 ] || SPECS=(6.1 6.12)
 read -r -a MODES <<<"${VM_MODES-full legacy}"
 BATS=${VM_BATS:-1}
 SUPPORT_TIMEOUT=${VM_SUPPORT_TIMEOUT:-300}
@@ -52,9 +54,26 @@ SUPPORT_RESERVE=60
 mkdir -p "$LOGDIR" || exit 1
 [ -x "$BPFTUNE" ] || { echo "matrix: $BPFTUNE missing: run make all first" >&2; exit 1; }
 
-SUPPORT_LEFT=${#KERNELS[@]}
+# spec_modes SPEC: the bats modes of one KERNEL[:MODE,...] argument
+spec_modes() {
+	if [[ "$1" == *:* ]]; then
+		tr ',' ' ' <<<"${1#*:}"
+	else
+		echo "${MODES[@]}"
+	fi
+}
+
+SUPPORT_LEFT=${#SPECS[@]}
 BATS_LEFT=0
-[ "$BATS" = 1 ] && BATS_LEFT=$((${#KERNELS[@]} * ${#MODES[@]}))
+for spec in "${SPECS[@]}"; do
+	for mode in $(spec_modes "$spec"); do
+		case $mode in
+		full|legacy) ;;
+		*) echo "matrix: unknown mode '$mode' in '$spec' (full, legacy)" >&2; exit 1 ;;
+		esac
+		[ "$BATS" = 1 ] && BATS_LEFT=$((BATS_LEFT + 1))
+	done
+done
 
 RESULTS=()
 FAILED=0
@@ -108,7 +127,8 @@ have_bats_suite() {
 	return 1
 }
 
-for k in "${KERNELS[@]}"; do
+for spec in "${SPECS[@]}"; do
+	k=${spec%%:*}
 	name="$k-support"
 	step "$name" "$(support_timeout)" "$k" -- \
 		sh -c 'echo "guest kernel: $(uname -r)"; exec "$0" -S -l "$1"' \
@@ -123,7 +143,7 @@ for k in "${KERNELS[@]}"; do
 	fi
 
 	[ "$BATS" = 1 ] || continue
-	for mode in "${MODES[@]}"; do
+	for mode in $(spec_modes "$spec"); do
 		name="$k-bats-$mode"
 		if ! have_bats_suite; then
 			took=0

@@ -5,17 +5,24 @@
 #
 #   make test-matrix               bpftune -S + bats (full, legacy) per kernel
 #   make test-matrix VM_KERNELS=6.12
+#   make test-matrix-ci            the CI subset: each kernel once, each mode once
 #   make test-matrix-selftest      a broken legacy kprobe must fail the matrix
 #   make vm-fetch                  download/prepare kernels, busybox, kmod, qemu
 #   make vm-clean                  remove test/vm/cache
 
 VM_KERNELS	?= 6.1 6.12
+# CI: 6.1 with kprobes (-L), 6.12 with fentry: every kernel and every mode
+# is exercised once, in half the time of the whole matrix
+VM_CI_MATRIX	?= 6.1:legacy 6.12:full
 VM_QEMU_PKG	:= qemu-system-x86
 
-.PHONY: test-matrix test-matrix-selftest vm-fetch vm-clean
+.PHONY: test-matrix test-matrix-ci test-matrix-selftest vm-fetch vm-clean
 
 test-matrix: all $(FIXTURE_SOS) vm-fetch
 	test/vm/matrix.sh $(VM_KERNELS)
+
+test-matrix-ci: all $(FIXTURE_SOS) vm-fetch
+	test/vm/matrix.sh $(VM_CI_MATRIX)
 
 test-matrix-selftest: vm-fetch
 	test/vm/selftest-broken-legacy.sh $(lastword $(VM_KERNELS))
