@@ -950,8 +950,7 @@ static unsigned int sample_all(uint64_t ts)
 	fed = targets.gauges_fed;
 	pthread_mutex_unlock(&targets.lock);
 
-	/* map reads and setns() need the capabilities: this thread's only */
-	bpftune_cap_raise();
+	/* the map fd is ours already; entering a netns raises what it needs */
 	for (i = 0; i < tm.num_files; i++)
 		read_proc_file(&tm.files[i]);
 	have = take_gauges(bpftune_global_netns_cookie(), &g);
@@ -974,20 +973,26 @@ static unsigned int sample_all(uint64_t ts)
 		ok += sample_tables(now_us(), w_refs[i].cookie, false,
 				    have ? &g : NULL, fed);
 	}
-	bpftune_cap_lower();
 	return ok;
 }
 
+/* no stdio: nothing allocated per interval */
 static long self_rss_kb(void)
 {
 	long size, resident = -1;
-	FILE *f = fopen("/proc/self/statm", "re");
+	char buf[128];
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld %ld", &size, &resident) != 2)
 		resident = -1;
-	fclose(f);
 	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
