@@ -8,15 +8,19 @@
 #   dnf install gcc make clang llvm bpftool libbpf-devel elfutils-libelf-devel \
 #       zlib-devel libcap-devel systemd-devel libcmocka-devel libmnl-devel pkgconf-pkg-config \
 #       iproute bats python3 cppcheck xz binutils procps-ng iperf3 \
-#       sqlite-devel sqlite python3-pandas python3-matplotlib
+#       sqlite-devel sqlite python3-pandas python3-matplotlib \
+#       qperf rt-tests sysbench
 #   (--vm: qemu-system-x86 busybox cpio)
 set -eu
 
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 libcap-dev libsystemd-dev libcmocka-dev libmnl-dev pkg-config iproute2 bats python3 \
 cppcheck xz-utils binutils procps iperf3 systemd"
-# telemetry: SQLite for the daemon, pandas/matplotlib for bpftune-telemetry plot
+# telemetry: SQLite for the daemon, pandas/matplotlib for bpftune-telemetry plot,
+# and the workloads bpftune-telemetry collect runs when they are there
+# (qperf; hackbench from rt-tests; sysbench)
 APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib"
+APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
 VM_PKGS="qemu-system-x86 busybox-static cpio"
 
 if [ "${1:-}" = --vm ]; then

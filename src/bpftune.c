@@ -39,6 +39,7 @@ struct options {
 	const char *telemetry_dir, *label;
 	bool no_telemetry, observe;
 	unsigned int sample_interval_ms;
+	long sample_netns, telemetry_keep, telemetry_max_mb;	/* -1: default */
 	const char *query;		/* -q: be the control socket's client */
 	bool json;
 	const char *socket_path;
@@ -63,6 +64,9 @@ enum {
 	OPT_SAMPLE_INTERVAL,
 	OPT_LABEL,
 	OPT_OBSERVE,
+	OPT_SAMPLE_NETNS,
+	OPT_TELEMETRY_KEEP,
+	OPT_TELEMETRY_MAX_MB,
 };
 
 static void usage(FILE *f)
@@ -102,9 +106,16 @@ static void usage(FILE *f)
 "                         (default %s)\n"
 "      --no-telemetry     record no telemetry\n"
 "      --sample-interval MS  telemetry samples every MS ms (default %d)\n"
+"      --sample-netns N   sample at most N network namespaces besides the\n"
+"                         daemon's per interval, in turns (default %d, max %d)\n"
+"      --telemetry-keep N  at start, remove the oldest runs' files beyond N\n"
+"                         runs (default %d; 0: keep all)\n"
+"      --telemetry-max-mb MB  ... and beyond MB megabytes (default %d; 0: no limit)\n"
 "      --label NAME       workload/experiment name stored with the run\n"
 "      --observe          decide and record, but write no tunable\n",
-		BPFTUNE_TELEMETRY_DIR, BPFTUNE_SAMPLE_INTERVAL_MS);
+		BPFTUNE_TELEMETRY_DIR, BPFTUNE_SAMPLE_INTERVAL_MS,
+		BPFTUNE_SAMPLE_NETNS_DEFAULT, BPFTUNE_SAMPLE_NETNS_MAX,
+		BPFTUNE_TELEMETRY_KEEP_DEFAULT, BPFTUNE_TELEMETRY_MAX_MB_DEFAULT);
 }
 
 static int parse_rate(const char *arg, unsigned int *rate)
@@ -117,6 +128,20 @@ static int parse_rate(const char *arg, unsigned int *rate)
 	if (errno || end == arg || *end || v < 0 || v > BPFTUNE_LEARNING_RATE_MAX)
 		return -EINVAL;
 	*rate = v;
+	return 0;
+}
+
+/* a decimal number in [min, max]; -EINVAL otherwise */
+static int parse_long(const char *arg, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
 	return 0;
 }
 
@@ -160,12 +185,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
 		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "observe", no_argument, NULL, OPT_OBSERVE },
+		{ "sample-netns", required_argument, NULL, OPT_SAMPLE_NETNS },
+		{ "telemetry-keep", required_argument, NULL, OPT_TELEMETRY_KEEP },
+		{ "telemetry-max-mb", required_argument, NULL, OPT_TELEMETRY_MAX_MB },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 	o->libdir = BPFTUNE_PLUGIN_DIR;
+	o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
 	o->allow.names = o->allow_names;
 	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
 				"q:", longopts, NULL)) != -1) {
@@ -253,6 +282,27 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_OBSERVE:
 			o->observe = true;
+			break;
+		case OPT_SAMPLE_NETNS:
+			if (parse_long(optarg, 0, BPFTUNE_SAMPLE_NETNS_MAX, &o->sample_netns)) {
+				fprintf(stderr, "bpftune: --sample-netns takes 0 to %d namespaces, not '%s'\n",
+					BPFTUNE_SAMPLE_NETNS_MAX, optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_TELEMETRY_KEEP:
+			if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_KEEP_MAX, &o->telemetry_keep)) {
+				fprintf(stderr, "bpftune: --telemetry-keep takes 0 to %d runs, not '%s'\n",
+					BPFTUNE_TELEMETRY_KEEP_MAX, optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_TELEMETRY_MAX_MB:
+			if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_MAX_MB_MAX, &o->telemetry_max_mb)) {
+				fprintf(stderr, "bpftune: --telemetry-max-mb takes 0 to %ld megabytes, not '%s'\n",
+					BPFTUNE_TELEMETRY_MAX_MB_MAX, optarg);
+				return -EINVAL;
+			}
 			break;
 		default:
 			usage(stderr);
@@ -508,6 +558,9 @@ static void init_telemetry(const struct options *o, int argc, char **argv)
 	struct bpftune_telemetry_opts t = {
 		.dir = o->telemetry_dir, .label = o->label,
 		.sample_interval_ms = o->sample_interval_ms,
+		.sample_netns = o->sample_netns,
+		.keep_files = o->telemetry_keep,
+		.max_mb = o->telemetry_max_mb,
 		.learning_rate = o->learning_rate, .legacy = o->legacy,
 		.observe_only = o->observe, .argc = argc, .argv = argv,
 	};

@@ -89,8 +89,8 @@ EOF
 	# the run
 	[ "$(sql "SELECT label, exit_status, observe_only, learning_rate FROM runs")" = "bats-change|0|0|4" ]
 	[ "$(sql "SELECT count(*) FROM runs WHERE end_ts_uptime_us > ts_uptime_us AND kernel_release = '$(uname -r)' AND tuners LIKE '%sample%' AND host_id != '' AND boot_id = '$(cat /proc/sys/kernel/random/boot_id)'")" -eq 1 ]
-	[ "$(sql "PRAGMA user_version")" -eq 1 ]
-	[ "$(sql "SELECT value FROM meta WHERE key = 'schema_version'")" -eq 1 ]
+	[ "$(sql "PRAGMA user_version")" -eq "$("$REPO/build/bin/telemetry-schema" --version)" ]
+	[ "$(sql "SELECT value FROM meta WHERE key = 'schema_version'")" -eq "$(sql "PRAGMA user_version")" ]
 	[ "$(sql "SELECT count(DISTINCT run_id) FROM events")" -eq 1 ]
 	[ "$(sql "SELECT count(*) FROM events e JOIN runs r USING (run_id, host_id)")" -eq "$(sql "SELECT count(*) FROM events")" ]
 	# tuners, tunables with their caps and initial value, states
@@ -126,6 +126,10 @@ EOF
 	done
 	[ "$(sql "SELECT count(*) FROM samples_system WHERE mem_total_kb > 0 AND threads > 0 AND cpu_idle > 0")" -ge 2 ]
 	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE in_segs IS NULL OR sock_inuse IS NULL")" -eq 0 ]
+	# the daemon's own netns is the row with netns_cookie 0, every interval
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = 0")" -eq "$(sql "SELECT count(*) FROM samples_system")" ]
+	# no tuner feeding the BPF gauges was loaded: NULL, not 0
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE srtt_n IS NOT NULL OR rcvbuf_near_max IS NOT NULL")" -eq 0 ]
 	[ "$(sql "SELECT rows_dropped, events_dropped, queue_capacity FROM health ORDER BY seq DESC LIMIT 1")" = "0|0|4096" ]
 	[ "$(sql "SELECT events_seen FROM health ORDER BY seq DESC LIMIT 1")" -eq "$(sql "SELECT count(*) FROM events")" ]
 	[ "$(sql "SELECT count(*) FROM health WHERE rss_kb > 0 AND cpu_user_us + cpu_system_us > 0 AND db_bytes > 0")" -ge 2 ]
@@ -279,4 +283,183 @@ main_wakeups() {
 	  "0|128|1024|1"$'\n'"1||128|1" ]
 	[ "$(sql "SELECT tuner, tunable, decision_seq IS NULL FROM changes WHERE netns_cookie = $c AND rollback = 1")" = \
 	  "sample|net.core.somaxconn|1" ]
+}
+
+# pair NAME: two namespaces joined by a veth pair, $1-s 10.78.N.1 and $1-c .2
+make_veth_pair() {
+	SRV="$(make_netns)"
+	CLI="$(make_netns)"
+	ip link add tlc netns "$CLI" type veth peer name tls netns "$SRV"
+	ip -n "$SRV" addr add 10.78.0.1/24 dev tls
+	ip -n "$CLI" addr add 10.78.0.2/24 dev tlc
+	ip -n "$SRV" link set tls up
+	ip -n "$CLI" link set tlc up
+}
+
+# cookie of a netns as the daemon logs it ("netns NAME (cookie N)")
+netns_cookie_of() {
+	ip netns exec "$1" python3 -c 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); print(int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 71, 8), "little"))'
+}
+
+@test "per-netns samples with the tcp_buffer tuner's BPF gauges: iperf3 across a netns pair" {
+	local srv_c cli_c
+	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
+	make_veth_pair
+	srv_c="$(netns_cookie_of "$SRV")"
+	cli_c="$(netns_cookie_of "$CLI")"
+	make_plugin_dir tcp_buffer netns
+	# observe-only: the test looks, never tunes (tcp_mem is global)
+	start_daemon --telemetry-dir "$TEL" --observe --sample-interval 200
+	ip netns exec "$SRV" iperf3 -s -1 -D -I "$BATS_TEST_TMPDIR/iperf3.pid"
+	local i
+	for i in $(seq 1 50); do
+		ip netns exec "$SRV" ss -Hltn 'sport = :5201' | grep -q . && break
+		sleep 0.1
+	done
+	ip netns exec "$CLI" iperf3 -c 10.78.0.1 -t 2 >/dev/null
+	sleep 0.6
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	sql "SELECT netns_cookie, count(*), max(in_segs), sum(srtt_n), max(srtt_max_us), sum(rcv_rtt_n), max(rcvbuf_max), sum(sndbuf_n) FROM samples_tcp WHERE netns_cookie IN (0, $srv_c, $cli_c) GROUP BY 1"
+	# both namespaces of the pair were sampled, each row with its cookie,
+	# and saw the transfer in their own counters
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $srv_c")" -ge 3 ]
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $cli_c")" -ge 3 ]
+	[ "$(sql "SELECT max(in_segs) FROM samples_tcp WHERE netns_cookie = $srv_c")" -gt 1000 ]
+	[ "$(sql "SELECT max(rx_bytes) FROM samples_netdev WHERE netns_cookie = $srv_c")" -gt 10000000 ]
+	# machine-wide columns only in the daemon's row
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $srv_c AND mem_pages IS NOT NULL")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM samples_netdev WHERE netns_cookie = $srv_c AND softnet_processed IS NOT NULL")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = 0 AND mem_pages IS NULL")" -eq 0 ]
+	# the BPF side's gauges: the sender's srtt in the client's netns, the
+	# receiver's RTT estimate and autotuned buffer in the server's
+	[ "$(sql "SELECT sum(srtt_n) FROM samples_tcp WHERE netns_cookie = $cli_c")" -gt 0 ]
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $cli_c AND srtt_n > 0 AND srtt_mean_us > 0 AND srtt_max_us >= srtt_mean_us")" -gt 0 ]
+	[ "$(sql "SELECT sum(sndbuf_n) FROM samples_tcp WHERE netns_cookie = $cli_c")" -gt 0 ]
+	[ "$(sql "SELECT sum(rcvbuf_n) FROM samples_tcp WHERE netns_cookie = $srv_c")" -gt 0 ]
+	[ "$(sql "SELECT max(rcvbuf_max) FROM samples_tcp WHERE netns_cookie = $srv_c")" -gt 65536 ]
+	# no observation means a count of 0 and no mean or max, never a fake 0
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE srtt_n = 0 AND (srtt_mean_us IS NOT NULL OR srtt_max_us IS NOT NULL)")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE srtt_n IS NULL")" -eq 0 ]
+	# near-max counts are a part of their total
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE rcvbuf_near_max > rcvbuf_n OR sndbuf_near_max > sndbuf_n")" -eq 0 ]
+	# the namespaces were counted in health; nothing failed to be entered
+	# but namespaces other tests deleted meanwhile
+	[ "$(sql "SELECT max(netns_sampled) FROM health")" -ge 2 ]
+	[ "$(sql "SELECT count(*) FROM health WHERE netns_sampled > netns_known")" -eq 0 ]
+	run check_clock_and_seq
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(sql "PRAGMA integrity_check")" = "ok" ]
+}
+
+@test "--sample-netns: at most N namespaces per interval, each in turn; 0: only the daemon's" {
+	local a b c ca cb cc i
+	a="$(make_netns)"; b="$(make_netns)"; c="$(make_netns)"
+	ca="$(netns_cookie_of "$a")"; cb="$(netns_cookie_of "$b")"; cc="$(netns_cookie_of "$c")"
+	make_plugin_dir sample
+	start_daemon --telemetry-dir "$TEL" --sample-interval 50 --sample-netns 1
+	# in turns: each of ours is sampled, and again (other tests' namespaces
+	# take turns too); while that goes on, no netns fd is held between
+	# samples (the writer's lives for a few microseconds: seen rarely)
+	# (the daemon keeps its own netns open: the way back after a setns)
+	local held=0 seen own
+	own="$(readlink /proc/self/ns/net)"
+	for i in $(seq 1 200); do
+		ls -l /proc/"$DAEMON_PID"/fd 2>/dev/null | grep "net:\[" | grep -vqF "$own" &&
+			held=$((held + 1))
+		seen="$(sql "SELECT count(DISTINCT netns_cookie) FROM samples_tcp WHERE netns_cookie IN ($ca, $cb, $cc) GROUP BY netns_cookie HAVING count(*) >= 2" | wc -l)"
+		[ "$seen" -eq 3 ] && break
+		sleep 0.1
+	done
+	stop_daemon
+	echo "netns fds seen open: $held of $i looks"
+	[ "$seen" -eq 3 ]
+	[ "$held" -le 1 ]
+	# one netns besides the daemon's per interval, never more
+	[ "$(sql "SELECT max(netns_sampled) FROM health")" -eq 1 ]
+	[ "$(sql "SELECT count(*) FROM samples_udp WHERE netns_cookie != 0")" -le \
+	  "$(sql "SELECT count(*) FROM samples_udp WHERE netns_cookie = 0")" ]
+	[ "$(sql "SELECT min(netns_known) FROM health")" -ge 3 ]
+
+	start_daemon --telemetry-dir "$TEL" --sample-interval 50 --sample-netns 0
+	sleep 0.5
+	stop_daemon
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie != 0")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = 0")" -ge 3 ]
+	[ "$(sql "SELECT max(netns_sampled) FROM health")" -eq 0 ]
+}
+
+# old_run STAMP BYTES: an earlier run's file in $TEL, STAMP e.g. 20200101T000000Z
+old_run() {
+	local f="$TEL/$1-$(cat /proc/sys/kernel/random/uuid).db"
+	head -c "$2" /dev/zero > "$f"
+	echo "$f"
+}
+
+@test "--telemetry-keep and --telemetry-max-mb remove the oldest runs' files at start, and nothing else" {
+	local r1 r2 r3 r4 r5 inuse notours other link i
+	mkdir -p "$TEL"
+	r1="$(old_run 20200101T000000Z 1000)"
+	touch "$r1-wal" "$r1-shm"
+	r2="$(old_run 20200102T000000Z 1000)"
+	r3="$(old_run 20200103T000000Z 1000)"
+	r4="$(old_run 20200104T000000Z 1000)"
+	r5="$(old_run 20200105T000000Z 1000)"
+	# not ours: other names, another user's file, a symlink to a file of ours
+	notours="$TEL/19990101T000000Z-notes.db"
+	: > "$notours"
+	: > "$TEL/keep-me.txt"
+	other="$(old_run 19990101T000000Z 10)"
+	chown 65534 "$other"
+	link="$TEL/19990102T000000Z-$(cat /proc/sys/kernel/random/uuid).db"
+	ln -s "$r2" "$link"
+	# an old run some reader has open (WAL, as the daemon writes them)
+	inuse="$TEL/19980101T000000Z-$(cat /proc/sys/kernel/random/uuid).db"
+	python3 -c '
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA journal_mode = WAL")
+db.execute("CREATE TABLE t (x)"); db.commit(); db.execute("SELECT * FROM t").fetchall()
+open(sys.argv[2], "w").close(); time.sleep(60)' "$inuse" "$BATS_TEST_TMPDIR/reader-ready" &
+	local reader=$!
+	for i in $(seq 1 50); do [ -f "$BATS_TEST_TMPDIR/reader-ready" ] && break; sleep 0.1; done
+	[ -f "$inuse-shm" ]
+	make_plugin_dir sample
+
+	# keep 4: the in-use file and r1..r5 are 6 runs of ours; with the new
+	# one only 3 old may stay: r1, r2, r3 go (the in-use one cannot)
+	start_daemon --telemetry-dir "$TEL" --telemetry-keep 4
+	stop_daemon
+	kill "$reader"; wait "$reader" || true
+	grep -q "telemetry: removed 3 earlier run(s)" "$LOG"
+	[ ! -e "$r1" ] && [ ! -e "$r1-wal" ] && [ ! -e "$r1-shm" ]
+	[ ! -e "$r2" ] && [ ! -e "$r3" ]
+	[ -f "$r4" ] && [ -f "$r5" ] && [ -f "$inuse" ]
+	[ -f "$notours" ] && [ -f "$TEL/keep-me.txt" ] && [ -f "$other" ] && [ -L "$link" ]
+	# the run just made is there, with its runs row
+	[ "$(ls "$TEL"/2*.db | wc -l)" -eq 3 ]
+	[ "$(sql "SELECT count(*) FROM runs")" -eq 1 ]
+
+	# a size budget: 1 MB; a 2 MB old run goes, the newer small ones stay;
+	# the reader is gone: that run is no longer in use, and the oldest
+	local big
+	big="$(old_run 20000101T000000Z 2100000)"
+	start_daemon --telemetry-dir "$TEL" --telemetry-keep 0 --telemetry-max-mb 1
+	stop_daemon
+	grep -q "telemetry: removed 2 earlier run(s)" "$LOG"
+	[ ! -e "$big" ] && [ ! -e "$inuse" ] && [ ! -e "$inuse-shm" ] && [ ! -e "$inuse-wal" ]
+	[ -f "$r4" ] && [ -f "$r5" ]
+	[ -f "$notours" ] && [ -f "$other" ] && [ -L "$link" ]
+	# 0 and 0: keep everything
+	start_daemon --telemetry-dir "$TEL" --telemetry-keep 0 --telemetry-max-mb 0
+	stop_daemon
+	[ -f "$r4" ] && [ -f "$r5" ]
+	! grep -q "removed" "$LOG"
+	# bad values are refused before anything is touched
+	run "$BPFTUNE" --telemetry-keep -1
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--telemetry-keep takes 0 to"* ]]
+	run "$BPFTUNE" --telemetry-max-mb lots
+	[ "$status" -ne 0 ]
+	[ -f "$r4" ]
 }

@@ -13,6 +13,7 @@ seq and ts_uptime_us.  Deterministic: run ids come from a fixed seed.
 
 import os
 import random
+import re
 import sqlite3
 import sys
 import uuid
@@ -40,9 +41,10 @@ def make_run(ddl, out, label, index, rng):
     db = sqlite3.connect(path)
     db.executescript(ddl)
     c = {"run_id": run_id, "host_id": host}
-    for k, v in (("schema_version", "1"), ("run_id", run_id), ("host_id", host)):
+    version = int(re.search(r"schema version (\d+)", ddl).group(1))
+    for k, v in (("schema_version", str(version)), ("run_id", run_id), ("host_id", host)):
         db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (k, v))
-    insert(db, "runs", c, 1, start, label=label, schema_version=1,
+    insert(db, "runs", c, 1, start, label=label, schema_version=version,
            end_ts_uptime_us=start + 10_000_000, exit_status=0, tuners="sample",
            kernel_release="6.1.0-test", support_mode="full", learning_rate=4,
            observe_only=0, sample_interval_ms=1000, daemon_version="0.1.0")
@@ -67,14 +69,18 @@ def make_run(ddl, out, label, index, rng):
                    tunable="net.core.somaxconn", netns_cookie=4096, num_values=1,
                    old_values=str(value), new_values="2048", old_0=value, new_0=2048,
                    reason="fixture", errno=0, applied=1, rollback=0)
-        for t in ("samples_tcp", "samples_udp", "samples_system"):
-            extra = {"samples_tcp": {"retrans_segs": 10 * i + index, "listen_overflows": i},
-                     "samples_udp": {"rcvbuf_errors": i},
-                     "samples_system": {"load1": 0.5 * i, "mem_available_kb": 1000 - i}}[t]
-            insert(db, t, c, i, ts + 30, **extra)
+        # per-netns tables: the daemon's netns (0), then another one
+        for t in ("samples_tcp", "samples_udp"):
+            for k, cookie in enumerate((0, 4096)):
+                extra = {"samples_tcp": {"retrans_segs": 10 * i + index, "listen_overflows": i,
+                                         "srtt_n": 2 * k, "srtt_mean_us": 150.0 * k or None,
+                                         "srtt_max_us": 200 * k or None},
+                         "samples_udp": {"rcvbuf_errors": i}}[t]
+                insert(db, t, c, 2 * i - 1 + k, ts + 30 + k, netns_cookie=cookie, **extra)
+        insert(db, "samples_system", c, i, ts + 30, load1=0.5 * i, mem_available_kb=1000 - i)
         insert(db, "health", c, i, ts + 40, ringbuf_lost=0, events_seen=i, rows_dropped=0)
     db.commit()
-    db.execute("PRAGMA user_version = 1")
+    db.execute("PRAGMA user_version = %d" % version)
     db.close()
 
 

@@ -186,3 +186,98 @@ print(db.execute("SELECT count(*) FROM events WHERE tuner = ? AND comm = ?",
                  ("sample", "python3")).fetchone()[0])' "$f")" -ge 1 ]
 	done
 }
+
+@test "collect: iperf3 TCP/UDP, forward and reverse, then a dataset split by run with one workload held out" {
+	[ "$MODE" = host ] || skip "runs the daemon itself"
+	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
+	local out="$BATS_TEST_TMPDIR/c" ds="$BATS_TEST_TMPDIR/ds" w held f
+	local wl="iperf3-tcp,iperf3-tcp-reverse,iperf3-udp,iperf3-udp-reverse"
+	make_plugin_dir tcp_buffer netns
+	# observe-only: the runs look, they never tune this shared machine
+	run "$TOOL" collect --workload "$wl" --runs 2 --duration 1 --settle 0.5 \
+		--observe --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
+		--sample-interval 200 --out "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$out"/*.db | wc -l)" -eq 8 ]
+	! echo "$output" | grep -q "warning:"
+	# each run: its workload's label, a clean exit, and the traffic seen
+	# in the pair's namespaces (not the daemon's), by /proc and BPF alike
+	for f in "$out"/*.db; do
+		/usr/bin/python3 - "$f" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+label, status, observe = db.execute("SELECT label, exit_status, observe_only FROM runs").fetchone()
+assert status == 0 and observe == 1, (label, status, observe)
+rx = db.execute("SELECT max(rx_bytes) FROM samples_netdev WHERE netns_cookie != 0").fetchone()[0]
+assert rx and rx > 1000000, (label, rx)
+tcp = db.execute("SELECT coalesce(sum(sndbuf_n), 0) + coalesce(sum(rcvbuf_n), 0) FROM samples_tcp WHERE netns_cookie != 0").fetchone()[0]
+udp = db.execute("SELECT max(in_datagrams) FROM samples_udp WHERE netns_cookie != 0").fetchone()[0]
+if label.startswith("iperf3-tcp"):
+    assert tcp > 0, (label, tcp)
+else:
+    assert udp and udp > 1000, (label, udp)
+print(label, "ok", rx, tcp, udp)
+PY
+	done
+	run "$TOOL" dataset build --seed 1 --out "$ds" "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	held="$(json_get "$ds/dataset_meta.json" 'm["holdout_label"]')"
+	[[ ",$wl," == *",$held,"* ]]
+	[ "$(json_get "$ds/dataset_meta.json" 'len(m["labels"])')" -eq 4 ]
+	# the held-out workload is all of test_unseen and in no other split
+	[ "$(csv_values "$ds/test_unseen/runs.csv" label)" = "$held" ]
+	[ "$(csv_rows "$ds/test_unseen/runs.csv")" -eq 2 ]
+	! csv_values "$ds/train/runs.csv" label | grep -qx "$held"
+	! csv_values "$ds/test_seen/runs.csv" label | grep -qx "$held"
+	# the three others: one run each in train and test_seen
+	[ "$(csv_rows "$ds/train/runs.csv")" -eq 3 ]
+	[ "$(csv_rows "$ds/test_seen/runs.csv")" -eq 3 ]
+	# per-netns samples travel with their run
+	for w in train test_seen test_unseen; do
+		[ "$(csv_values "$ds/$w/samples_tcp.csv" run_id)" = "$(csv_values "$ds/$w/runs.csv" run_id)" ]
+		head -1 "$ds/$w/samples_tcp.csv" | grep -q "netns_cookie"
+		head -1 "$ds/$w/samples_tcp.csv" | grep -q "srtt_mean_us"
+	done
+	# and the plots draw them
+	if /usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null; then
+		run "$TOOL" plot --out "$BATS_TEST_TMPDIR/png" "$out"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$(ls "$BATS_TEST_TMPDIR"/png/*.png | wc -l)" -eq 8 ]
+	fi
+}
+
+@test "collect: qperf, hackbench and sysbench when installed; unknown or missing workloads refused" {
+	[ "$MODE" = host ] || skip "runs the daemon itself"
+	local w have=()
+	run "$TOOL" collect --list
+	echo "$output"
+	for w in qperf:qperf hackbench:hackbench sysbench-cpu:sysbench; do
+		if command -v "${w#*:}" >/dev/null; then
+			[[ "$output" == *"${w%%:*} "*" ok "* ]]
+			have+=("${w%%:*}")
+		else
+			echo "$output" | grep -q "^${w%%:*} .*missing: ${w#*:}"
+		fi
+	done
+	run "$TOOL" collect --workload nosuch --bpftune "$BPFTUNE"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown workload 'nosuch'"* ]]
+	run "$TOOL" collect --workload iperf3-tcp,iperf3-udp --label x --bpftune "$BPFTUNE"
+	[ "$status" -ne 0 ]
+	[ "${#have[@]}" -gt 0 ] || skip "none of qperf, hackbench, sysbench is installed"
+	make_plugin_dir netns
+	run "$TOOL" collect --workload "$(IFS=,; echo "${have[*]}")" --runs 1 --duration 1 \
+		--settle 0.2 --observe --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
+		--sample-interval 200 --out "$BATS_TEST_TMPDIR/o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! echo "$output" | grep -q "warning:"
+	[ "$(ls "$BATS_TEST_TMPDIR"/o/*.db | wc -l)" -eq "${#have[@]}" ]
+	run "$TOOL" runs "$BATS_TEST_TMPDIR/o"
+	for w in "${have[@]}"; do
+		echo "$output" | grep -q " $w "
+	done
+}

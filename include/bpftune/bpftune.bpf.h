@@ -30,6 +30,25 @@ struct {
 	__uint(max_entries, BPFTUNE_RINGBUF_SIZE);
 } bpftune_ringbuf SEC(".maps");
 
+/*
+ * Gauges for the telemetry samples, per netns (see struct bpftune_gauges):
+ * created by the first object, shared by the rest like the ring buffer.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BPFTUNE_GAUGES_MAX_NETNS);
+	__type(key, __u64);	/* netns cookie */
+	__type(value, struct bpftune_gauges);
+} bpftune_gauges SEC(".maps");
+
+/*
+ * Which gauges this object feeds, e.g.
+ *	BPFTUNE_GAUGES_FED(BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SRTT_US));
+ * Columns of gauges no loaded tuner feeds are NULL, not 0.
+ */
+#define BPFTUNE_GAUGES_FED(mask) \
+	const volatile __u64 bpftune_gauges_fed = (mask)
+
 /* Set by the daemon before load (see bpftune_bpf_load()). */
 const volatile __u32 bpftune_tuner_id = 0;
 const volatile __u32 bpftune_daemon_tgid = 0;
@@ -124,6 +143,39 @@ bpftune_event_reserve(__u32 scenario_id, __u64 netns_cookie)
 static __always_inline void bpftune_event_submit(struct bpftune_event *ev)
 {
 	bpf_ringbuf_submit(ev, 0);
+}
+
+/*
+ * The gauges of a netns, created on first use; NULL if the map is full
+ * of busier namespaces.  Look them up once per hook call, then add.
+ */
+static __always_inline struct bpftune_gauges *bpftune_gauges_get(__u64 netns_cookie)
+{
+	struct bpftune_gauges *g, zero = {};
+
+	g = bpf_map_lookup_elem(&bpftune_gauges, &netns_cookie);
+	if (g)
+		return g;
+	bpf_map_update_elem(&bpftune_gauges, &netns_cookie, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&bpftune_gauges, &netns_cookie);
+}
+
+/*
+ * One observation of gauge @id.  n and sum are exact; max is not atomic:
+ * two CPUs raising it at the same instant may keep the smaller value.
+ */
+static __always_inline void bpftune_gauge_add(struct bpftune_gauges *g,
+					      __u32 id, __u64 value)
+{
+	struct bpftune_gauge *s;
+
+	if (!g || id >= BPFTUNE_GAUGE_SLOTS)
+		return;
+	s = &g->g[id];
+	__sync_fetch_and_add(&s->n, 1);
+	__sync_fetch_and_add(&s->sum, value);
+	if (value > s->max)
+		s->max = value;
 }
 
 /* Is this call the task of the daemon itself (its own sysctl writes)? */

@@ -49,4 +49,41 @@ struct bpftune_sysctl_write {
 	char value[BPFTUNE_SYSCTL_VALUE_LEN];	/* start of the new value */
 };
 
+/*
+ * Gauges: values the BPF side of a tuner observes (a socket's smoothed
+ * RTT, its buffer sizes) and adds to the telemetry samples rows of the
+ * network namespace it saw them in.  Each slot keeps, per netns, the
+ * number of observations, their sum and their maximum since the sampler
+ * last took them (every sample interval): the samples tables get the
+ * count, mean and max over the interval.  Feed them with
+ * bpftune_gauges_get()/bpftune_gauge_add() and declare which ones an
+ * object feeds with BPFTUNE_GAUGES_FED() (bpftune.bpf.h).  The columns
+ * they fill are declared in the telemetry schema (docs/telemetry.md).
+ * New gauges take free slots: the value layout stays the same.
+ */
+enum bpftune_gauge_id {
+	BPFTUNE_GAUGE_TCP_SRTT_US,	/* srtt of a sender with data in flight */
+	BPFTUNE_GAUGE_TCP_RCV_RTT_US,	/* a receiver's RTT estimate */
+	BPFTUNE_GAUGE_TCP_RCVBUF,	/* sk_rcvbuf, bytes */
+	BPFTUNE_GAUGE_TCP_RCVBUF_NEAR_MAX, /* sk_rcvbuf within delta of tcp_rmem[2] */
+	BPFTUNE_GAUGE_TCP_SNDBUF,	/* sk_sndbuf, bytes */
+	BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX, /* sk_sndbuf within delta of tcp_wmem[2] */
+	BPFTUNE_NUM_GAUGES,
+};
+
+#define BPFTUNE_GAUGE_SLOTS		8	/* >= BPFTUNE_NUM_GAUGES */
+#define BPFTUNE_GAUGES_MAX_NETNS	1024	/* LRU: the least recent goes */
+#define BPFTUNE_GAUGE_BIT(id)		(1ULL << (id))
+
+struct bpftune_gauge {
+	__u64 n;	/* observations */
+	__u64 sum;	/* their sum */
+	__u64 max;	/* the largest */
+};
+
+/* Value of the shared map bpftune_gauges, keyed by netns cookie. */
+struct bpftune_gauges {
+	struct bpftune_gauge g[BPFTUNE_GAUGE_SLOTS];
+};
+
 #endif /* BPFTUNE_BPFTUNE_H */

@@ -5,6 +5,7 @@
  * the one ring buffer, load, attach, and read the sampling counters back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "internal.h"
 
 #define RINGBUF_MAP	"bpftune_ringbuf"
+#define GAUGES_MAP	"bpftune_gauges"
 #define OPTIONAL_PREFIX	"opt_"
 
 static int shared_ringbuf_fd = -1;
@@ -27,11 +29,24 @@ int bpftune_ringbuf_fd(void)
 	return shared_ringbuf_fd;
 }
 
+/* the telemetry gauges map, shared the same way; -1 until one is loaded */
+static _Atomic int shared_gauges_fd = -1;
+
+int bpftune_gauges_fd(void)
+{
+	return shared_gauges_fd;
+}
+
 void bpftune_ringbuf_close(void)
 {
+	int fd = shared_gauges_fd;
+
 	if (shared_ringbuf_fd >= 0)
 		close(shared_ringbuf_fd);
 	shared_ringbuf_fd = -1;
+	shared_gauges_fd = -1;
+	if (fd >= 0)
+		close(fd);
 }
 
 int bpftune_bpf_open(const struct bpftune_bpf_image *image, const char *name,
@@ -305,12 +320,20 @@ int bpftune_bpf_set_global(struct bpf_object *obj, const char *sec,
 static int share_ringbuf(struct bpf_object *obj)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, RINGBUF_MAP);
+	int err;
 
 	if (!map)
 		return -ENOENT;
 	if (shared_ringbuf_fd < 0)
 		return 0;
-	return bpf_map__reuse_fd(map, shared_ringbuf_fd);
+	err = bpf_map__reuse_fd(map, shared_ringbuf_fd);
+	if (err)
+		return err;
+	/* objects built with older headers have no gauges: nothing to share */
+	map = bpf_object__find_map_by_name(obj, GAUGES_MAP);
+	if (!map || shared_gauges_fd < 0)
+		return 0;
+	return bpf_map__reuse_fd(map, shared_gauges_fd);
 }
 
 int bpftune_bpf_load_attach(struct bpftune_tuner *t,
@@ -354,6 +377,12 @@ int bpftune_bpf_load_attach(struct bpftune_tuner *t,
 			bpf_object__find_map_by_name(t->obj, RINGBUF_MAP)));
 		if (shared_ringbuf_fd < 0)
 			return -errno;
+	}
+	if (shared_gauges_fd < 0) {
+		struct bpf_map *map = bpf_object__find_map_by_name(t->obj, GAUGES_MAP);
+
+		if (map && bpf_map__fd(map) >= 0)
+			shared_gauges_fd = fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0);
 	}
 	bpf_object__for_each_program(prog, t->obj)
 		n += bpf_program__autoload(prog);

@@ -29,7 +29,11 @@ static const cap_value_t needed[] = {
 
 static cap_value_t kept[BPFTUNE_ARRAY_SIZE(needed)];
 static int num_kept;
-static int raised;
+/*
+ * Capabilities are per thread (cap_set_proc() sets the caller's): each
+ * thread raises and lowers its own, the telemetry writer to enter a netns.
+ */
+static __thread int raised;
 static bool managed;
 
 static int set_effective(cap_flag_value_t v)

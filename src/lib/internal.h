@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <bpftune/libbpftune.h>
 
 struct bpf_link;
@@ -87,6 +88,9 @@ int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
 void bpftune_bpf_detach(struct bpftune_tuner *tuner);
 void bpftune_bpf_print_stats(struct bpftune_tuner *tuner);
 int bpftune_ringbuf_fd(void);
+/* the shared gauges map (struct bpftune_gauges by netns cookie), or -1 */
+int bpftune_gauges_fd(void);
+/* closes the ring buffer and the gauges map */
 void bpftune_ringbuf_close(void);
 
 /* ---- plugins (plugin.c) ---- */
@@ -123,6 +127,21 @@ void bpftune_netns_set_tracking(bool on);
 void bpftune_netns_flush(void);
 bool bpftune_netns_tracking(void);
 unsigned int bpftune_netns_cached(void);
+/* a netns another thread can open and check (telemetry sampling) */
+struct bpftune_netns_ref {
+	uint64_t cookie;
+	dev_t dev;
+	ino_t ino;
+	char path[288];		/* /run/netns/NAME or /proc/PID/ns/net */
+};
+/*
+ * Main thread: up to @max namespaces the cache can reopen (named, or with
+ * a pid seen in them), not the global one, in turns; *known: how many.
+ */
+unsigned int bpftune_netns_sample_list(struct bpftune_netns_ref *refs,
+				       unsigned int max, unsigned int *known);
+/* Any thread: enter a listed netns; leave with bpftune_netns_leave(). */
+int bpftune_netns_enter_ref(const struct bpftune_netns_ref *ref, int *saved);
 
 /* ---- tuners (tuner.c) ---- */
 enum bpftune_state {

@@ -608,3 +608,79 @@ const char *bpftune_netns_exec_prefix(uint64_t cookie, char *buf, size_t len)
 		snprintf(buf, len, "ip netns exec %s ", e->name);
 	return buf;
 }
+
+/*
+ * Namespaces for the telemetry sampler, which runs in another thread and
+ * may not touch the cache: where to open each one and what it must be.
+ * Named ones are refreshed first (a scan only if /run/netns changed).
+ * Round robin: each call starts after the last namespace the previous one
+ * returned, so with more than @max every one gets its turn.
+ */
+unsigned int bpftune_netns_sample_list(struct bpftune_netns_ref *refs,
+				       unsigned int max, unsigned int *known)
+{
+	static unsigned int cursor;
+	unsigned int i, n = 0, k = 0, start = cursor;
+
+	named_sync();
+	if (named_dirty)
+		scan_named(0);
+	for (i = 0; i < NETNS_CACHE_SIZE; i++) {
+		unsigned int idx = (start + i) % NETNS_CACHE_SIZE;
+		const struct netns_entry *e = &cache[idx];
+		struct bpftune_netns_ref *r;
+
+		if (!e->cookie || e->cookie == global_cookie ||
+		    (!e->named && e->pid <= 0))
+			continue;
+		k++;
+		if (n == max)
+			continue;
+		r = &refs[n++];
+		r->cookie = e->cookie;
+		r->dev = e->dev;
+		r->ino = e->ino;
+		if (e->named)
+			snprintf(r->path, sizeof(r->path), NETNS_RUN_DIR "/%s", e->name);
+		else
+			snprintf(r->path, sizeof(r->path), "/proc/%d/ns/net", e->pid);
+		cursor = (idx + 1) % NETNS_CACHE_SIZE;
+	}
+	*known = k;
+	return n;
+}
+
+/*
+ * Enter @ref's namespace from the calling thread (any thread): open it,
+ * check it is still that namespace (inode, then cookie: inodes are
+ * reused), setns(), close the fd.  Only the thread's own netns holds a
+ * reference until bpftune_netns_leave(@saved).  0 or -errno.
+ */
+int bpftune_netns_enter_ref(const struct bpftune_netns_ref *ref, int *saved)
+{
+	uint64_t cookie;
+	struct stat st;
+	int fd, err;
+
+	*saved = 0;
+	bpftune_cap_raise();
+	fd = open(ref->path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	bpftune_cap_lower();
+	if (err)
+		return err;
+	if (fstat(fd, &st) || st.st_ino != ref->ino || st.st_dev != ref->dev) {
+		close(fd);
+		return -ESRCH;
+	}
+	err = bpftune_netns_enter(fd, saved);
+	close(fd);
+	if (err)
+		return err;
+	if (have_cookies && (current_cookie(&cookie, -1) || cookie != ref->cookie)) {
+		bpftune_netns_leave(*saved);
+		*saved = 0;
+		return -ESRCH;
+	}
+	return 0;
+}

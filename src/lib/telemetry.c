@@ -6,8 +6,12 @@
  * flush.  The producer never waits for the writer: a full ring drops the
  * row and counts it.  The writer sleeps on an eventfd and is woken by the
  * sample timer (the one periodic wake-up, in the main loop), by the ring
- * filling past half, and at exit.  /proc is sampled by the writer, so the
- * main thread's setns() for per-netns writes never affects what it reads.
+ * filling past half, and at exit.  /proc is sampled by the writer through
+ * /proc/thread-self/net, so the main thread's setns() for per-netns writes
+ * never affects what it reads (/proc/net follows the thread group leader).
+ * Other namespaces are sampled by the writer entering them in turn; the
+ * main thread lists them (the netns cache is its own) and no netns fd is
+ * kept between samples.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +29,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -32,6 +37,7 @@
 #include <systemd/sd-id128.h>
 
 #include "loop.h"
+#include "operate.h"
 #include "telemetry.h"
 #include "telemetry_schema.h"
 
@@ -41,6 +47,8 @@
 #define NETNS_LEN	96
 #define TEXT_LEN	256
 #define MAX_PROC_FILE	(4 << 20)
+#define MAX_SAMPLE_COLS	128	/* columns of the widest samples table */
+#define NO_FILE		0xff
 /* never follow a symlink planted where the run's file goes (SQLite >= 3.31) */
 #ifdef SQLITE_OPEN_NOFOLLOW
 #define OPEN_NOFOLLOW	SQLITE_OPEN_NOFOLLOW
@@ -134,7 +142,9 @@ struct row {
 };
 
 struct proc_file {
-	const char *path;
+	const char *path;		/* as the schema names it */
+	char open_path[80];		/* /proc/net/X: /proc/thread-self/net/X */
+	bool net;			/* one per netns */
 	char *buf;
 	size_t size;
 	bool ok;
@@ -153,7 +163,27 @@ static struct {
 	int efd, tfd;
 	struct proc_file files[24];
 	unsigned int num_files;
+	/* per samples table column: index in files[], or NO_FILE */
+	uint8_t col_file[BPFTUNE_T_MAX][MAX_SAMPLE_COLS];
 } tm = { .efd = -1, .tfd = -1 };
+
+/*
+ * What the main thread gives the writer at each tick: the namespaces to
+ * sample and which gauges are fed.  The lock is held for copies only.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct bpftune_netns_ref refs[BPFTUNE_SAMPLE_NETNS_MAX];
+	unsigned int n, known;
+	uint64_t gauges_fed;
+} targets = { .lock = PTHREAD_MUTEX_INITIALIZER };
+/* the writer's copy */
+static struct bpftune_netns_ref w_refs[BPFTUNE_SAMPLE_NETNS_MAX];
+/* gauges each tuner's object feeds (bpftune_gauges_fed), main thread */
+static struct {
+	const struct bpftune_tuner *t;
+	uint64_t fed;
+} tuner_gauges[BPFTUNE_MAX_TUNERS];
 
 /* ---- the ring: written by the daemon thread, read by the writer ---- */
 static struct row *ring;
@@ -178,6 +208,8 @@ static struct {
 static uint64_t writer_seq[BPFTUNE_T_MAX];	/* samples_* and health */
 static uint64_t rows_written, flushes, flush_rows, flush_us, flush_max_us;
 static uint64_t writer_lag_us, sample_us, write_errors;
+static uint64_t netns_sampled, netns_known, netns_errors;
+static bool gauges_no_lookup_and_delete;
 
 static uint64_t clock_us(clockid_t clk)
 {
@@ -515,6 +547,16 @@ void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t)
 		u->read_err = err < 0 ? -err : (err != (int)u->num_values ? EINVAL : 0);
 		q_commit();
 	}
+	if (t->id < BPFTUNE_MAX_TUNERS) {
+		uint64_t fed = 0;
+
+		/* objects built without BPFTUNE_GAUGES_FED() feed none */
+		if (bpftune_bpf_var_read(t->obj, ".rodata", "bpftune_gauges_fed",
+					 &fed, sizeof(fed)))
+			fed = 0;
+		tuner_gauges[t->id].t = t;
+		tuner_gauges[t->id].fed = fed;
+	}
 	on_state(t, 0, t->state, "started");
 }
 
@@ -771,7 +813,7 @@ static void read_proc_file(struct proc_file *f)
 	int fd;
 
 	f->ok = false;
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	fd = open(f->open_path[0] ? f->open_path : f->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	for (;;) {
@@ -811,31 +853,50 @@ static struct proc_file *proc_file(const char *path)
 	return NULL;
 }
 
-/* one row per samples_* table; returns how many were written */
-static unsigned int sample_all(uint64_t ts)
+/*
+ * One row per samples table for one netns: @global for the daemon's own
+ * (every table, every column), else only the per-netns tables and their
+ * per-netns columns.  Returns how many rows were written.
+ */
+static unsigned int sample_tables(uint64_t ts, uint64_t cookie, bool global,
+				  const struct bpftune_gauges *g, uint64_t fed)
 {
 	enum bpftune_table_id id;
 	unsigned int i, ok = 0;
 
-	for (i = 0; i < tm.num_files; i++)
-		read_proc_file(&tm.files[i]);
 	for (id = 0; id < BPFTUNE_T_MAX; id++) {
 		const struct bpftune_ttable *t = &bpftune_telemetry_tables[id];
 		struct binder b;
 
-		if (!(t->flags & BPFTUNE_TT_SAMPLES))
+		if (!(t->flags & BPFTUNE_TT_SAMPLES) ||
+		    (!global && !(t->flags & BPFTUNE_TT_NETNS)))
 			continue;
 		b_begin(&b, id, ++writer_seq[id], ts);
 		for (i = 0; i < t->num_cols; i++) {
 			const struct bpftune_tcol *c = &t->cols[i];
-			const struct proc_file *f = proc_file(c->file);
+			const struct proc_file *f = NULL;
 			struct bpftune_proc_value v;
+			int err;
 
-			if (!f || !f->ok ||
-			    bpftune_proc_lookup(c->fmt, f->buf, c->key, &v))
+			switch (c->fmt) {
+			case BPFTUNE_PROC_NETNS:
+				v.real = false;
+				v.i = global ? 0 : (int64_t)cookie;
+				err = 0;
+				break;
+			case BPFTUNE_PROC_BPF:
+				err = bpftune_gauge_lookup(g, fed, c->key, &v);
+				break;
+			default:
+				if (tm.col_file[id][i] != NO_FILE)
+					f = &tm.files[tm.col_file[id][i]];
+				err = !f || !f->ok || (!global && (c->flags & BPFTUNE_TCOL_GLOBAL)) ||
+				      bpftune_proc_lookup(c->fmt, f->buf, c->key, &v);
+			}
+			if (err)
 				b_null(&b, c->name);
 			else if (c->type == BPFTUNE_TCOL_REAL)
-				b_real(&b, c->name, v.d);
+				b_real(&b, c->name, v.real ? v.d : (double)v.i);
 			else
 				b_int(&b, c->name, v.i);
 		}
@@ -845,16 +906,93 @@ static unsigned int sample_all(uint64_t ts)
 	return ok;
 }
 
+/*
+ * The gauges a netns gathered since they were last taken, taken: the BPF
+ * side starts afresh.  false if none (no observation, or no gauges map).
+ */
+static bool take_gauges(uint64_t cookie, struct bpftune_gauges *g)
+{
+	int fd = bpftune_gauges_fd();
+
+	if (fd < 0)
+		return false;
+	if (!gauges_no_lookup_and_delete) {
+		if (!bpf_map_lookup_and_delete_elem(fd, &cookie, g))
+			return true;
+		/* before 5.14 hash maps have no lookup-and-delete */
+		if (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP &&
+		    errno != 524 /* ENOTSUPP */)
+			return false;
+		gauges_no_lookup_and_delete = true;
+	}
+	if (bpf_map_lookup_elem(fd, &cookie, g))
+		return false;
+	bpf_map_delete_elem(fd, &cookie);
+	return true;
+}
+
+/*
+ * Every samples row of this interval: the daemon's netns (every table),
+ * then each listed netns (the per-netns tables), entered one at a time.
+ * Returns how many rows were written.
+ */
+static unsigned int sample_all(uint64_t ts)
+{
+	struct bpftune_gauges g;
+	unsigned int i, j, n, ok = 0;
+	uint64_t fed;
+	bool have;
+
+	pthread_mutex_lock(&targets.lock);
+	n = targets.n;
+	memcpy(w_refs, targets.refs, n * sizeof(w_refs[0]));
+	netns_known = targets.known;
+	fed = targets.gauges_fed;
+	pthread_mutex_unlock(&targets.lock);
+
+	/* the map fd is ours already; entering a netns raises what it needs */
+	for (i = 0; i < tm.num_files; i++)
+		read_proc_file(&tm.files[i]);
+	have = take_gauges(bpftune_global_netns_cookie(), &g);
+	ok += sample_tables(ts, 0, true, have ? &g : NULL, fed);
+	netns_sampled = 0;
+	for (i = 0; i < n; i++) {
+		int saved, err;
+
+		err = bpftune_netns_enter_ref(&w_refs[i], &saved);
+		if (err) {
+			netns_errors++;
+			continue;
+		}
+		for (j = 0; j < tm.num_files; j++)
+			if (tm.files[j].net)
+				read_proc_file(&tm.files[j]);
+		bpftune_netns_leave(saved);
+		netns_sampled++;
+		have = take_gauges(w_refs[i].cookie, &g);
+		ok += sample_tables(now_us(), w_refs[i].cookie, false,
+				    have ? &g : NULL, fed);
+	}
+	return ok;
+}
+
+/* no stdio: nothing allocated per interval */
 static long self_rss_kb(void)
 {
 	long size, resident = -1;
-	FILE *f = fopen("/proc/self/statm", "re");
+	char buf[128];
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld %ld", &size, &resident) != 2)
 		resident = -1;
-	fclose(f);
 	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
@@ -894,6 +1032,9 @@ static int write_health(uint64_t depth)
 	b_int(&b, "flush_latency_max_us", flush_max_us);
 	b_int(&b, "writer_lag_us", writer_lag_us);
 	b_int(&b, "sample_latency_us", sample_us);
+	b_int(&b, "netns_known", netns_known);
+	b_int(&b, "netns_sampled", netns_sampled);
+	b_int(&b, "netns_errors", netns_errors);
 	b_int(&b, "cpu_user_us", (int64_t)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec);
 	b_int(&b, "cpu_system_us", (int64_t)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
 	b_int(&b, "rss_kb", self_rss_kb());
@@ -988,6 +1129,10 @@ static void *writer_main(void *arg)
 
 /* ---- ring buffer losses: read in the daemon's thread, owner of tuners ---- */
 
+/* a .bss copy, grown as needed and kept: no allocation per tick */
+static char *bss_buf;
+static size_t bss_size;
+
 static uint64_t tuner_ringbuf_lost(const struct bpftune_tuner *t)
 {
 	const struct btf *btf = t->obj ? bpf_object__btf(t->obj) : NULL;
@@ -1004,8 +1149,15 @@ static uint64_t tuner_ringbuf_lost(const struct bpftune_tuner *t)
 	id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
 	if (id < 0)
 		return 0;
-	data = calloc(1, bpf_map__value_size(map));
-	if (!data || bpf_map_lookup_elem(bpf_map__fd(map), &zero, data))
+	if (bss_size < bpf_map__value_size(map)) {
+		data = realloc(bss_buf, bpf_map__value_size(map));
+		if (!data)
+			return 0;
+		bss_buf = data;
+		bss_size = bpf_map__value_size(map);
+	}
+	data = bss_buf;
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, data))
 		goto out;
 	sec = btf__type_by_id(btf, id);
 	vsi = btf_var_secinfos(sec);
@@ -1019,7 +1171,6 @@ static uint64_t tuner_ringbuf_lost(const struct bpftune_tuner *t)
 		}
 	}
 out:
-	free(data);
 	return lost;
 }
 
@@ -1037,6 +1188,30 @@ static void update_ringbuf_lost(void)
 	atomic_store(&ringbuf_lost, total);
 }
 
+/* main thread: the namespaces and gauges the next samples cover */
+static void update_targets(void)
+{
+	static struct bpftune_netns_ref refs[BPFTUNE_SAMPLE_NETNS_MAX];
+	unsigned int id, n = 0, known = 0;
+	uint64_t fed = 0;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		const struct bpftune_tuner *t = bpftune_tuner_get(id);
+
+		if (t && t->obj && tuner_gauges[id].t == t)
+			fed |= tuner_gauges[id].fed;
+	}
+	if (tm.o.sample_netns > 0)
+		n = bpftune_netns_sample_list(refs, tm.o.sample_netns, &known);
+	/* the writer copies under the lock: never more than a memcpy here */
+	pthread_mutex_lock(&targets.lock);
+	memcpy(targets.refs, refs, n * sizeof(refs[0]));
+	targets.n = n;
+	targets.known = known;
+	targets.gauges_fed = fed;
+	pthread_mutex_unlock(&targets.lock);
+}
+
 static void on_timer(int fd, uint32_t events, void *ctx)
 {
 	uint64_t expirations;
@@ -1046,6 +1221,7 @@ static void on_timer(int fd, uint32_t events, void *ctx)
 	if (read(fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	update_ringbuf_lost();
+	update_targets();
 	atomic_store(&tick_pending, true);
 	kick_writer();
 }
@@ -1130,14 +1306,28 @@ static int prepare_all(void)
 				    t->name, sqlite3_errmsg(tm.db));
 			return -EIO;
 		}
+		if ((t->flags & BPFTUNE_TT_SAMPLES) && t->num_cols > MAX_SAMPLE_COLS)
+			return -E2BIG;
 		for (i = 0; (t->flags & BPFTUNE_TT_SAMPLES) && i < t->num_cols; i++) {
 			const char *file = t->cols[i].file;
+			struct proc_file *f;
 
-			if (!file || proc_file(file))
+			tm.col_file[id][i] = NO_FILE;
+			if (!file)
 				continue;
-			if (tm.num_files == BPFTUNE_ARRAY_SIZE(tm.files))
-				return -E2BIG;
-			tm.files[tm.num_files++].path = file;
+			f = proc_file(file);
+			if (!f) {
+				if (tm.num_files == BPFTUNE_ARRAY_SIZE(tm.files))
+					return -E2BIG;
+				f = &tm.files[tm.num_files++];
+				f->path = file;
+				f->net = !strncmp(file, "/proc/net/", 10);
+				if (f->net && snprintf(f->open_path, sizeof(f->open_path),
+						       "/proc/thread-self/net/%s",
+						       file + 10) >= (int)sizeof(f->open_path))
+					return -ENAMETOOLONG;
+			}
+			tm.col_file[id][i] = f - tm.files;
 		}
 	}
 	return 0;
@@ -1202,9 +1392,129 @@ static void close_db(void)
 		tm.files[i].size = 0;
 	}
 	tm.num_files = 0;
+	free(bss_buf);
+	bss_buf = NULL;
+	bss_size = 0;
 	free(ring);
 	ring = NULL;
 	tm.on = false;
+}
+
+/* ---- retention: earlier runs' files, pruned at start ---------------------- */
+
+/*
+ * Is a run file open in another process?  A SQLite connection to a WAL
+ * database holds a read lock on byte 128 of its -shm file (the "DMS"
+ * lock) for as long as it is open; a file without -shm is open nowhere.
+ * When in doubt, in use.
+ */
+static bool run_in_use(int dfd, const char *db)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 128, .l_len = 1 };
+	char shm[80];
+	int fd;
+	bool busy;
+
+	snprintf(shm, sizeof(shm), "%s-shm", db);
+	fd = openat(dfd, shm, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno != ENOENT;
+	busy = fcntl(fd, F_GETLK, &fl) || fl.l_type != F_UNLCK;
+	close(fd);
+	return busy;
+}
+
+/* ours: a regular file (not a link) owned by the daemon's user */
+static bool our_file(int dfd, const char *name, struct stat *st)
+{
+	return !fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISREG(st->st_mode) && st->st_uid == geteuid();
+}
+
+static void unlink_run(int dfd, const char *db)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char name[80];
+	unsigned int i;
+
+	for (i = 0; i < BPFTUNE_ARRAY_SIZE(sfx); i++) {
+		snprintf(name, sizeof(name), "%s%s", db, sfx[i]);
+		if (unlinkat(dfd, name, 0) && errno != ENOENT)
+			bpftune_log(LOG_WARNING, "telemetry: cannot remove %s: %s",
+				    name, strerror(errno));
+	}
+}
+
+/*
+ * Remove the oldest earlier runs beyond --telemetry-keep files or
+ * --telemetry-max-mb.  Only files named like ours, regular, owned by us
+ * and open nowhere are touched; the new run does not exist yet.
+ */
+static void prune_runs(const char *dir)
+{
+	uint64_t max_bytes = (uint64_t)tm.o.max_mb << 20, freed = 0;
+	struct bpftune_tfile *files = NULL, *f;
+	unsigned int n = 0, cap = 0, i, removed;
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int dfd;
+
+	if (!tm.o.keep_files && !max_bytes)
+		return;
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	dfd = dirfd(dp);
+	while ((d = readdir(dp))) {
+		int kind = bpftune_telemetry_file_kind(d->d_name);
+		size_t len = strlen(d->d_name);
+		char wal[80];
+
+		/* our names are 56 bytes, 60 with -wal or -shm */
+		if (kind < 0 || len >= sizeof(f->name) || !our_file(dfd, d->d_name, &st))
+			continue;
+		if (kind != BPFTUNE_TFILE_DB) {
+			/* a -wal or -shm left behind by a run removed earlier */
+			char db[sizeof(f->name)];
+
+			memcpy(db, d->d_name, len - 4);
+			db[len - 4] = '\0';
+			if (faccessat(dfd, db, F_OK, AT_SYMLINK_NOFOLLOW) && errno == ENOENT &&
+			    !run_in_use(dfd, db))
+				unlinkat(dfd, d->d_name, 0);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			f = realloc(files, cap * sizeof(*files));
+			if (!f)
+				break;
+			files = f;
+		}
+		f = &files[n++];
+		memset(f, 0, sizeof(*f));
+		memcpy(f->name, d->d_name, len + 1);
+		f->bytes = st.st_size;
+		snprintf(wal, sizeof(wal), "%s-wal", f->name);
+		if (our_file(dfd, wal, &st))
+			f->bytes += st.st_size;
+		f->in_use = run_in_use(dfd, d->d_name);
+	}
+	removed = bpftune_telemetry_prune_plan(files, n, tm.o.keep_files, max_bytes);
+	for (i = 0; removed && i < n; i++) {
+		if (!files[i].remove)
+			continue;
+		unlink_run(dfd, files[i].name);
+		freed += files[i].bytes;
+	}
+	if (removed)
+		bpftune_log(LOG_INFO, "telemetry: removed %u earlier run(s), %llu kB, from %s (keep %d runs, %ld MB)",
+			    removed, (unsigned long long)(freed >> 10), dir,
+			    tm.o.keep_files, tm.o.max_mb);
+	free(files);
+	closedir(dp);
 }
 
 int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
@@ -1218,6 +1528,14 @@ int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
 	tm.o = *o;
 	if (!tm.o.sample_interval_ms)
 		tm.o.sample_interval_ms = BPFTUNE_SAMPLE_INTERVAL_MS;
+	if (tm.o.sample_netns < 0)
+		tm.o.sample_netns = BPFTUNE_SAMPLE_NETNS_DEFAULT;
+	if (tm.o.sample_netns > BPFTUNE_SAMPLE_NETNS_MAX)
+		tm.o.sample_netns = BPFTUNE_SAMPLE_NETNS_MAX;
+	if (tm.o.keep_files < 0)
+		tm.o.keep_files = BPFTUNE_TELEMETRY_KEEP_DEFAULT;
+	if (tm.o.max_mb < 0)
+		tm.o.max_mb = BPFTUNE_TELEMETRY_MAX_MB_DEFAULT;
 	tm.start_us = now_us();
 	tm.start_wall_us = clock_us(CLOCK_REALTIME);
 	err = read_line_file("/proc/sys/kernel/random/uuid", tm.run_id, sizeof(tm.run_id));
@@ -1237,6 +1555,7 @@ int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
 		return err;
 	}
 	host_id(dir);
+	prune_runs(dir);
 	now = tm.start_wall_us / 1000000;
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &g));
 	if (snprintf(tm.path, sizeof(tm.path), "%s/%s-%s.db", dir, stamp,

@@ -14,16 +14,17 @@
 #include <stdbool.h>
 
 #include "internal.h"
+#include "telemetry_schema.h"
 
 #define BPFTUNE_TELEMETRY_DIR		"/var/lib/bpftune/telemetry"
-#define BPFTUNE_SAMPLE_INTERVAL_MS	1000
-#define BPFTUNE_SAMPLE_INTERVAL_MIN_MS	10
-#define BPFTUNE_SAMPLE_INTERVAL_MAX_MS	3600000
 
 struct bpftune_telemetry_opts {
 	const char *dir;		/* NULL: BPFTUNE_TELEMETRY_DIR */
 	const char *label;		/* --label, may be NULL */
 	unsigned int sample_interval_ms;	/* 0: the default */
+	int sample_netns;		/* --sample-netns; -1: the default */
+	int keep_files;			/* --telemetry-keep; -1: default, 0: all */
+	long max_mb;			/* --telemetry-max-mb; -1: default, 0: no limit */
 	unsigned int learning_rate;
 	bool legacy;
 	bool observe_only;

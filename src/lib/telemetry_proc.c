@@ -464,3 +464,47 @@ int bpftune_proc_lookup(enum bpftune_proc_fmt fmt, const char *text,
 		return -EINVAL;
 	}
 }
+
+int bpftune_gauge_lookup(const struct bpftune_gauges *g, uint64_t fed,
+			 const char *key, struct bpftune_proc_value *v)
+{
+	static const struct bpftune_gauge none;
+	const struct bpftune_gauge *s;
+	const char *dot;
+	unsigned int id;
+	size_t len;
+
+	if (!key || !v)
+		return -EINVAL;
+	dot = strchr(key, '.');
+	if (!dot)
+		return -EINVAL;
+	len = dot - key;
+	for (id = 0; id < BPFTUNE_NUM_GAUGES; id++)
+		if (strlen(bpftune_gauge_names[id]) == len &&
+		    !memcmp(bpftune_gauge_names[id], key, len))
+			break;
+	if (id == BPFTUNE_NUM_GAUGES)
+		return -EINVAL;
+	dot++;
+	if (strcmp(dot, "n") && strcmp(dot, "sum") && strcmp(dot, "mean") &&
+	    strcmp(dot, "max"))
+		return -EINVAL;
+	if (!(fed & BPFTUNE_GAUGE_BIT(id)))
+		return -ENOENT;
+	s = g ? &g->g[id] : &none;
+	if (!strcmp(dot, "n")) {
+		set_int(v, (int64_t)s->n);
+	} else if (!strcmp(dot, "sum")) {
+		set_int(v, (int64_t)s->sum);
+	} else if (!s->n) {
+		return -ENOENT;
+	} else if (!strcmp(dot, "max")) {
+		set_int(v, (int64_t)s->max);
+	} else {
+		v->real = true;
+		v->d = (double)s->sum / (double)s->n;
+		v->i = (int64_t)v->d;
+	}
+	return 0;
+}

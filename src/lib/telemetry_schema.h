@@ -14,9 +14,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <bpftune/bpftune.h>
+
+/* Defaults of the daemon's options, also quoted by the docs. */
+#define BPFTUNE_SAMPLE_INTERVAL_MS	1000
+#define BPFTUNE_SAMPLE_INTERVAL_MIN_MS	10
+#define BPFTUNE_SAMPLE_INTERVAL_MAX_MS	3600000
+/* namespaces besides the daemon's sampled per interval, in turns */
+#define BPFTUNE_SAMPLE_NETNS_DEFAULT	16
+#define BPFTUNE_SAMPLE_NETNS_MAX	256
+/* retention of earlier runs' files, applied at start */
+#define BPFTUNE_TELEMETRY_KEEP_DEFAULT	100
+#define BPFTUNE_TELEMETRY_KEEP_MAX	1000000
+#define BPFTUNE_TELEMETRY_MAX_MB_DEFAULT 1024
+#define BPFTUNE_TELEMETRY_MAX_MB_MAX	(1L << 30)
 
 /* Bump when a table or column changes; stored as PRAGMA user_version. */
-#define BPFTUNE_TELEMETRY_SCHEMA_VERSION	1
+#define BPFTUNE_TELEMETRY_SCHEMA_VERSION	2
 
 enum bpftune_tcol_type {
 	BPFTUNE_TCOL_INTEGER,
@@ -35,12 +49,21 @@ enum bpftune_proc_fmt {
 	BPFTUNE_PROC_SOFTNET,	/* one hex row per CPU: key is the column, summed */
 	BPFTUNE_PROC_NETDEV,	/* /proc/net/dev: key "rx_bytes"..., all but lo */
 	BPFTUNE_PROC_LOADAVG,	/* key load1 load5 load15 runnable threads */
+	/* not /proc: the BPF-side gauges, key "gauge.n|sum|mean|max" */
+	BPFTUNE_PROC_BPF,
+	/* not /proc: the netns the row describes (its cookie, 0: the daemon's) */
+	BPFTUNE_PROC_NETNS,
 };
 
 enum bpftune_tcol_flags {
 	BPFTUNE_TCOL_NOT_NULL	= 1 << 0,
 	BPFTUNE_TCOL_COUNTER	= 1 << 1,	/* cumulative since boot */
 	BPFTUNE_TCOL_GAUGE	= 1 << 2,	/* value at sample time */
+	/*
+	 * machine-wide although the file is per netns (or exists only in the
+	 * daemon's): filled in the daemon's netns row, NULL in the others
+	 */
+	BPFTUNE_TCOL_GLOBAL	= 1 << 3,
 };
 
 struct bpftune_tcol {
@@ -57,6 +80,7 @@ struct bpftune_tcol {
 enum bpftune_ttable_flags {
 	BPFTUNE_TT_COMMON	= 1 << 0,	/* run_id, host_id, seq, ts_uptime_us */
 	BPFTUNE_TT_SAMPLES	= 1 << 1,	/* filled by the periodic sampler */
+	BPFTUNE_TT_NETNS	= 1 << 2,	/* one row per sampled netns */
 };
 
 struct bpftune_ttable {
@@ -126,5 +150,48 @@ struct bpftune_proc_value {
  */
 int bpftune_proc_lookup(enum bpftune_proc_fmt fmt, const char *text,
 			const char *key, struct bpftune_proc_value *v);
+
+/* Names of the BPF-side gauges (enum bpftune_gauge_id), as in column keys. */
+extern const char *const bpftune_gauge_names[BPFTUNE_NUM_GAUGES];
+
+/*
+ * Look a BPFTUNE_PROC_BPF key ("tcp_srtt_us.mean") up in the gauges one
+ * netns gathered over an interval (@g NULL: none).  @fed has a bit per
+ * gauge some loaded tuner feeds (BPFTUNE_GAUGE_BIT()).  "n" and "sum"
+ * are 0 without observations, "mean" (real) and "max" are then -ENOENT
+ * (NULL), as is every aggregate of a gauge nobody feeds.  -EINVAL for
+ * an unknown gauge or aggregate.
+ */
+int bpftune_gauge_lookup(const struct bpftune_gauges *g, uint64_t fed,
+			 const char *key, struct bpftune_proc_value *v);
+
+/* ---- retention of old run files (telemetry_retention.c) ------------------ */
+
+enum bpftune_tfile_kind {
+	BPFTUNE_TFILE_DB,	/* <YYYYMMDD>T<HHMMSS>Z-<run uuid>.db */
+	BPFTUNE_TFILE_WAL,	/* the same with -wal */
+	BPFTUNE_TFILE_SHM,	/* the same with -shm */
+};
+
+/* Which of our files @name is (enum bpftune_tfile_kind), or -1: not ours. */
+int bpftune_telemetry_file_kind(const char *name);
+
+/* One earlier run in the telemetry directory. */
+struct bpftune_tfile {
+	char name[64];		/* its .db file */
+	uint64_t bytes;		/* with its -wal */
+	bool in_use;		/* another process has it open: never removed */
+	bool remove;		/* set by the plan */
+};
+
+/*
+ * Mark the oldest runs (by name, i.e. start time) to remove until fewer
+ * than @keep remain -- the new run takes the last place -- and they hold
+ * at most @max_bytes.  0 means no limit.  Runs in use are never marked.
+ * Sorts @files; returns how many were marked.
+ */
+unsigned int bpftune_telemetry_prune_plan(struct bpftune_tfile *files,
+					  unsigned int n, unsigned int keep,
+					  uint64_t max_bytes);
 
 #endif /* BPFTUNE_TELEMETRY_SCHEMA_H */

@@ -32,6 +32,14 @@ struct bpftune_sampler probe_sampler;
 struct bpftune_sampler exceed_sampler;
 struct bpftune_sampler synreq_sampler;
 
+/* what the telemetry samples get from us: RTTs and buffer sizes per netns */
+BPFTUNE_GAUGES_FED(BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SRTT_US) |
+		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCV_RTT_US) |
+		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCVBUF) |
+		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCVBUF_NEAR_MAX) |
+		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SNDBUF) |
+		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX));
+
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
 __u32 rcvgrow_seen;
 __u64 mem_event_ns;	/* pressure reports and refusals are limited apart */
@@ -92,6 +100,72 @@ static __always_inline void tcp_rtt_rate(struct sock *sk, int receiver,
 static __always_inline struct net *sk_net(struct sock *sk)
 {
 	return BPF_CORE_READ(sk, __sk_common.skc_net.net);
+}
+
+/*
+ * Gauges of a receiver at a receive-buffer adjustment: its RTT estimate,
+ * and, unless the application sized it (SO_RCVBUF), sk_rcvbuf and whether
+ * it is near tcp_rmem[2].
+ */
+static __always_inline void rcv_gauges(struct sock *sk)
+{
+	struct bpftune_gauges *g;
+	struct net *net = sk_net(sk);
+	__u32 rtt, rcvbuf, rmem2;
+#ifdef BPFTUNE_LEGACY
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+#else
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+
+	if (!tp)
+		return;
+#endif
+	g = bpftune_gauges_get(bpftune_sk_netns_cookie(sk));
+	if (!g)
+		return;
+	rtt = BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) >> 3;
+	if (rtt)
+		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_RCV_RTT_US, rtt);
+	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_RCVBUF_LOCK)
+		return;
+	rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
+	rmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[2]);
+	bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_RCVBUF, rcvbuf);
+	if (bpftune_near_limit(rcvbuf, rmem2))
+		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_RCVBUF_NEAR_MAX, 1);
+}
+
+/*
+ * Gauges of an established socket at an incoming segment: srtt if it has
+ * data in flight (a pure receiver's srtt is the handshake's), and, unless
+ * sized by SO_SNDBUF, sk_sndbuf and whether it is near tcp_wmem[2].
+ */
+static __always_inline void snd_gauges(struct sock *sk)
+{
+	struct bpftune_gauges *g;
+	struct net *net = sk_net(sk);
+	__u32 sndbuf, wmem2;
+#ifdef BPFTUNE_LEGACY
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+#else
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+
+	if (!tp)
+		return;
+#endif
+	g = bpftune_gauges_get(bpftune_sk_netns_cookie(sk));
+	if (!g)
+		return;
+	if (BPF_CORE_READ(tp, packets_out))
+		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_SRTT_US,
+				  BPF_CORE_READ(tp, srtt_us) >> 3);
+	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_SNDBUF_LOCK)
+		return;
+	sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
+	wmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[2]);
+	bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_SNDBUF, sndbuf);
+	if (bpftune_near_limit(sndbuf, wmem2))
+		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX, 1);
 }
 
 /* tcp_mem and the memory TCP holds, both in pages */
@@ -185,11 +259,12 @@ static __always_inline int rcvbuf_check(struct sock *sk)
 
 static __always_inline int rcvbuf_adjust(struct sock *sk)
 {
+	if (!bpftune_sample(&rcvbuf_sampler))
+		return 0;
+	rcv_gauges(sk);
 	/* with tcp_rcvbuf_grow seen, only the autotuning-off case is left */
 	if (rcvgrow_seen &&
 	    BPF_CORE_READ(sk_net(sk), ipv4.sysctl_tcp_moderate_rcvbuf))
-		return 0;
-	if (!bpftune_sample(&rcvbuf_sampler))
 		return 0;
 	return rcvbuf_check(sk);
 }
@@ -237,6 +312,7 @@ BPFTUNE_TP(probe, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 
 	if (!bpftune_sample(&probe_sampler))
 		return 0;
+	snd_gauges(sk);
 	read_tcp_mem(sk, &m);
 	if (m.mem[1] > 0 && m.allocated > 0 &&
 	    bpftune_near_limit(m.allocated, m.mem[1]) &&

@@ -132,10 +132,33 @@ static void test_real_schema_consistent(void **state)
 				assert_string_not_equal(c->name, bpftune_ttable_col(t, k)->name);
 			/* sample columns say where they come from, others do not */
 			if (t->flags & BPFTUNE_TT_SAMPLES && j >= bpftune_telemetry_num_common_cols) {
-				assert_non_null(c->file);
+				struct bpftune_proc_value v;
+
 				assert_non_null(c->key);
 				assert_int_not_equal(c->fmt, BPFTUNE_PROC_NONE);
 				assert_true(c->flags & (BPFTUNE_TCOL_COUNTER | BPFTUNE_TCOL_GAUGE));
+				/* BPF gauges and the netns are no file; the rest are */
+				if (c->fmt == BPFTUNE_PROC_BPF || c->fmt == BPFTUNE_PROC_NETNS)
+					assert_null(c->file);
+				else
+					assert_non_null(c->file);
+				/* every gauge key names a gauge and an aggregate */
+				if (c->fmt == BPFTUNE_PROC_BPF) {
+					static const struct bpftune_gauges one = {
+						.g = { [0 ... BPFTUNE_GAUGE_SLOTS - 1] = { 1, 1, 1 } },
+					};
+
+					assert_int_equal(bpftune_gauge_lookup(&one, ~0ULL, c->key, &v), 0);
+					/* means are REAL columns, the rest INTEGER */
+					assert_int_equal(v.real, c->type == BPFTUNE_TCOL_REAL);
+				}
+				/* per-netns tables start with the netns; others have none */
+				assert_int_equal(c->fmt == BPFTUNE_PROC_NETNS,
+						 (t->flags & BPFTUNE_TT_NETNS) &&
+						 j == bpftune_telemetry_num_common_cols);
+				/* machine-wide columns only make sense in per-netns tables */
+				if (c->flags & BPFTUNE_TCOL_GLOBAL)
+					assert_true(t->flags & BPFTUNE_TT_NETNS);
 			} else {
 				assert_null(c->file);
 			}
@@ -408,6 +431,8 @@ static void test_schema_columns_in_real_proc(void **state)
 			struct bpftune_proc_value v;
 			const char *text = NULL;
 
+			if (!c->file)
+				continue;	/* BPF gauges, the netns */
 			for (k = 0; k < BPFTUNE_ARRAY_SIZE(proc_snapshot); k++)
 				if (!strcmp(proc_snapshot[k].path, c->file))
 					text = proc_snapshot[k].text;
@@ -423,6 +448,140 @@ static void test_schema_columns_in_real_proc(void **state)
 		}
 	}
 	assert_true(checked > 100);
+}
+
+/* ---- BPF-side gauges ------------------------------------------------------ */
+
+static void test_gauge_lookup(void **state)
+{
+	struct bpftune_gauges g = { 0 };
+	struct bpftune_proc_value v;
+	uint64_t all = ~0ULL;
+
+	(void)state;
+	g.g[BPFTUNE_GAUGE_TCP_SRTT_US] = (struct bpftune_gauge){ .n = 4, .sum = 10, .max = 7 };
+	g.g[BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX] = (struct bpftune_gauge){ .n = 3, .sum = 3, .max = 1 };
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.n", &v), 0);
+	assert_false(v.real);
+	assert_int_equal(v.i, 4);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.sum", &v), 0);
+	assert_int_equal(v.i, 10);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.max", &v), 0);
+	assert_int_equal(v.i, 7);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.mean", &v), 0);
+	assert_true(v.real);
+	assert_true(v.d == 2.5);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_sndbuf_near_max.n", &v), 0);
+	assert_int_equal(v.i, 3);
+	/* no observations: a count of 0, no mean or max */
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_rcvbuf.n", &v), 0);
+	assert_int_equal(v.i, 0);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_rcvbuf.mean", &v), -ENOENT);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_rcvbuf.max", &v), -ENOENT);
+	/* no entry for the netns at all: the same */
+	assert_int_equal(bpftune_gauge_lookup(NULL, all, "tcp_srtt_us.n", &v), 0);
+	assert_int_equal(v.i, 0);
+	assert_int_equal(bpftune_gauge_lookup(NULL, all, "tcp_srtt_us.max", &v), -ENOENT);
+	/* a gauge nobody feeds is NULL, whatever the map holds */
+	assert_int_equal(bpftune_gauge_lookup(&g, BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCVBUF),
+					      "tcp_srtt_us.n", &v), -ENOENT);
+	assert_int_equal(bpftune_gauge_lookup(&g, 0, "tcp_srtt_us.mean", &v), -ENOENT);
+	/* malformed keys */
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us", &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.avg", &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt.n", &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us_x.n", &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, ".n", &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.", &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_lookup(&g, all, NULL, &v), -EINVAL);
+	/* every gauge has a name, and a schema column reads it */
+	for (unsigned int id = 0; id < BPFTUNE_NUM_GAUGES; id++) {
+		char key[64];
+
+		assert_non_null(bpftune_gauge_names[id]);
+		snprintf(key, sizeof(key), "%s.n", bpftune_gauge_names[id]);
+		assert_int_equal(bpftune_gauge_lookup(NULL, all, key, &v), 0);
+	}
+}
+
+/* ---- retention -------------------------------------------------------------- */
+
+#define RUN(stamp)	stamp "-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0.db"
+
+static void test_file_kind(void **state)
+{
+	(void)state;
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("20240102T030405Z")), BPFTUNE_TFILE_DB);
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("20240102T030405Z") "-wal"), BPFTUNE_TFILE_WAL);
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("20240102T030405Z") "-shm"), BPFTUNE_TFILE_SHM);
+	/* not ours: other names, near misses */
+	assert_int_equal(bpftune_telemetry_file_kind("host-id"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind("notes.db"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("20240102T030405Z") "-journal"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("20240102T030405Z") ".bak"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("2024010XT030405Z")), -1);
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("20240102-030405Z")), -1);
+	assert_int_equal(bpftune_telemetry_file_kind(RUN("20240102T030405")), -1);
+	assert_int_equal(bpftune_telemetry_file_kind("20240102T030405Z-0F1E2D3C-4b5a-6978-8796-a5b4c3d2e1f0.db"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind("20240102T030405Z-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f.db"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind("20240102T030405Z-0f1e2d3c-4b5a-6978-8796a5b4c3d2e1f0.db"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind("20240102T030405Z-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0.d"), -1);
+	assert_int_equal(bpftune_telemetry_file_kind(""), -1);
+	assert_int_equal(bpftune_telemetry_file_kind(NULL), -1);
+}
+
+static unsigned int plan(struct bpftune_tfile *f, unsigned int n, unsigned int keep,
+			 uint64_t max, const char *expect_removed)
+{
+	char got[64] = "";
+	unsigned int i, r;
+
+	r = bpftune_telemetry_prune_plan(f, n, keep, max);
+	for (i = 0; i < n; i++)
+		if (f[i].remove)
+			got[strlen(got)] = f[i].name[7];	/* the day's last digit */
+	assert_string_equal(got, expect_removed);
+	return r;
+}
+
+static void test_prune_plan(void **state)
+{
+	/* given out of order; the name (start time) says which is oldest */
+	struct bpftune_tfile f[] = {
+		{ .name = RUN("20240103T000000Z"), .bytes = 300 },
+		{ .name = RUN("20240101T000000Z"), .bytes = 100 },
+		{ .name = RUN("20240105T000000Z"), .bytes = 500 },
+		{ .name = RUN("20240102T000000Z"), .bytes = 200 },
+		{ .name = RUN("20240104T000000Z"), .bytes = 400 },
+	};
+	const unsigned int n = BPFTUNE_ARRAY_SIZE(f);
+
+	(void)state;
+	/* no limits: nothing */
+	assert_int_equal(plan(f, n, 0, 0, ""), 0);
+	/* keep 3 with the new run: 2 old ones stay */
+	assert_int_equal(plan(f, n, 3, 0, "123"), 3);
+	assert_string_equal(f[0].name, RUN("20240101T000000Z"));
+	/* keep more than there are: nothing; keep exactly n + 1: nothing */
+	assert_int_equal(plan(f, n, 100, 0, ""), 0);
+	assert_int_equal(plan(f, n, n + 1, 0, ""), 0);
+	assert_int_equal(plan(f, n, n, 0, "1"), 1);
+	/* keep 1: only the new run */
+	assert_int_equal(plan(f, n, 1, 0, "12345"), 5);
+	/* size: 1500 in all; at most 900 -> drop 100, 200, 300 */
+	assert_int_equal(plan(f, n, 0, 900, "123"), 3);
+	assert_int_equal(plan(f, n, 0, 1500, ""), 0);
+	assert_int_equal(plan(f, n, 0, 1499, "1"), 1);
+	/* both: whichever removes more */
+	assert_int_equal(plan(f, n, 5, 1300, "12"), 2);
+	assert_int_equal(plan(f, n, 3, 1400, "123"), 3);
+	/* a run in use is never removed, but still counts: newer ones go */
+	f[0].in_use = true;	/* 0101 after sorting */
+	assert_int_equal(plan(f, n, 4, 0, "23"), 2);
+	assert_int_equal(plan(f, n, 3, 0, "234"), 3);
+	assert_int_equal(plan(f, n, 0, 300, "2345"), 4);
+	/* nothing to remove: an empty directory */
+	assert_int_equal(bpftune_telemetry_prune_plan(f, 0, 1, 1), 0);
 }
 
 /* Random bytes and random keys: no crash, no read past the end (ASan). */
@@ -478,6 +637,9 @@ int unit_run_telemetry(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_schema_columns_in_real_proc),
 		cmocka_unit_test(test_parsers_random_input),
+		cmocka_unit_test(test_gauge_lookup),
+		cmocka_unit_test(test_file_kind),
+		cmocka_unit_test(test_prune_plan),
 	};
 
 	return cmocka_run_group_tests_name("telemetry", tests, NULL, NULL);
