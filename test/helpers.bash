@@ -109,6 +109,8 @@ make_netns() {
 cleanup_netns() {
 	local ns list="${BATS_TEST_TMPDIR:-/tmp}/.bt-netns"
 	for ns in "${NETNS_LIST[@]}" $(cat "$list" 2>/dev/null); do
+		# what a test left running there (traffic generators) goes too
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	rm -f "$list"

@@ -104,6 +104,13 @@ iperf() {
 		-f m >"$BATS_TEST_TMPDIR/iperf.out" 2>&1
 }
 
+# iperf_bg: the same in the background, for a test that waits on the log
+# while traffic runs (slow qemu guests need longer to reach a state)
+iperf_bg() {
+	iperf "$@" &
+	IPERF_PIDS="${IPERF_PIDS:-} $!"
+}
+
 # sysctl_in NS NAME: value with single spaces ("-" for the global netns)
 sysctl_in() {
 	in_ns "$1" sysctl -n "$2" | tr -s '\t ' ' '
@@ -226,15 +233,16 @@ max_of() {
 	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 60000000"
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 60000000"
 	start_daemon
-	iperf "$CLI" "$SRV" "$SRV_IP" 3
-	wait_for_log "net.ipv4.tcp_wmem 4096 16384 60000000 -> 4096 16384 67108864 in netns $CLI .*\(held at the tunable's cap\)"
-	wait_for_log "net.ipv4.tcp_rmem 4096 131072 60000000 -> 4096 131072 67108864 in netns $SRV .*\(held at the tunable's cap\)"
+	# up to 20 s of traffic: under qemu TCG the buffers take longer to fill
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 20
+	wait_for_log "net.ipv4.tcp_wmem 4096 16384 60000000 -> 4096 16384 67108864 in netns $CLI .*\(held at the tunable's cap\)" 30
+	wait_for_log "net.ipv4.tcp_rmem 4096 131072 60000000 -> 4096 131072 67108864 in netns $SRV .*\(held at the tunable's cap\)" 30
 	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -eq 67108864 ]
 	[ "$(max_of "$SRV" net.ipv4.tcp_rmem)" -eq 67108864 ]
 	# at the cap, later reports change nothing and log nothing
 	stop_daemon
-	[ "$(grep -c 'net.ipv4.tcp_wmem 4096 16384 [0-9]* -> ' "$LOG")" -eq 1 ]
-	[ "$(grep -c 'net.ipv4.tcp_rmem 4096 131072 [0-9]* -> ' "$LOG")" -eq 1 ]
+	[ "$(grep -c "net.ipv4.tcp_wmem 4096 16384 [0-9]* -> .* in netns $CLI " "$LOG")" -eq 1 ]
+	[ "$(grep -c "net.ipv4.tcp_rmem 4096 131072 [0-9]* -> .* in netns $SRV " "$LOG")" -eq 1 ]
 }
 
 @test "latency guard: when RTT rises with tcp_wmem on a bloated path, the tuner steps back and holds" {
