@@ -333,6 +333,19 @@ void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
 			o->decision(t, ev, d);
 }
 
+void bpftune_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		    unsigned int scenario, int tunable, const char *policy,
+		    const char *inputs, const char *action)
+{
+	struct bpftune_decision d = {
+		.scenario = scenario, .policy = policy, .inputs = inputs,
+		.action = action, .tunable = tunable, .epsilon = -1,
+		.explored = -1,
+	};
+
+	bpftune_decision(t, ev, &d);
+}
+
 static void format_values(const long *v, unsigned int n, char *buf, size_t len)
 {
 	if (bpftune_sysctl_format(v, n, buf, len) < 0)
