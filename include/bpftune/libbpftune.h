@@ -134,6 +134,58 @@ static inline bool bpftune_netns_is_global(uint64_t cookie)
  */
 int bpftune_netns_fd_for_event(const struct bpftune_event *event);
 
+/*
+ * A tuner's private state per network namespace.  The tuner's struct
+ * starts with a struct bpftune_netns_priv; the library allocates it
+ * (zeroed, ops->size bytes) on first use in a netns and frees it when
+ * that netns is destroyed or the admin takes the tuner over there (every
+ * entry when over the global netns) -- before the tuner's own state
+ * observer is told -- and in bpftune_netns_table_fini().
+ */
+struct bpftune_netns_priv {
+	struct bpftune_netns_priv *next;	/* the library's */
+	uint64_t cookie;	/* 0 for the global netns */
+	uint32_t pid;		/* last task seen there, to find it again */
+	uint64_t last_used_ms;	/* bpftune_now_ms() of the last get */
+};
+
+struct bpftune_netns_table_ops {
+	size_t size;		/* of the tuner's struct */
+	unsigned int max;	/* entries at most; 0: no limit */
+	/* a new entry (already zeroed, cookie set); may be NULL */
+	void (*init)(struct bpftune_netns_priv *p);
+	/*
+	 * At max, get() recycles the least recently used entry that is not
+	 * busy (something of ours to undo there) and fails if all are, or
+	 * if busy is NULL.
+	 */
+	bool (*busy)(const struct bpftune_netns_priv *p);
+	/* an entry is about to be freed, whatever the reason; may be NULL */
+	void (*release)(struct bpftune_tuner *tuner,
+			struct bpftune_netns_priv *p);
+};
+
+/* Call from init(): 0 or -errno. */
+int bpftune_netns_table_init(struct bpftune_tuner *tuner,
+			     const struct bpftune_netns_table_ops *ops);
+/* The entry of the event's netns, created if need be (pid and last use
+ * updated); NULL if it cannot be. */
+void *bpftune_netns_table_get(struct bpftune_tuner *tuner,
+			      const struct bpftune_event *event);
+/* The entry of @cookie, or NULL; never creates one. */
+void *bpftune_netns_table_find(const struct bpftune_tuner *tuner,
+			       uint64_t cookie);
+void bpftune_netns_table_remove(struct bpftune_tuner *tuner, uint64_t cookie);
+/* Iterate: next(NULL) is the first entry; do not remove while iterating. */
+void *bpftune_netns_table_next(const struct bpftune_tuner *tuner,
+			       const void *prev);
+unsigned int bpftune_netns_table_count(const struct bpftune_tuner *tuner);
+#define bpftune_netns_table_for_each(tuner, p)				\
+	for ((p) = bpftune_netns_table_next(tuner, NULL); (p);		\
+	     (p) = bpftune_netns_table_next(tuner, p))
+/* Free every entry (release() is called); call from fini(). */
+void bpftune_netns_table_fini(struct bpftune_tuner *tuner);
+
 /* ---- sysctl I/O ----------------------------------------------------- */
 
 /*

@@ -24,8 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "grow.h"
@@ -97,17 +95,12 @@ struct fam {
 };
 
 struct if_netns {
-	struct if_netns *next;
-	uint64_t cookie;
-	uint32_t pid;
-	uint64_t last_used_ms;
+	struct bpftune_netns_priv ns;	/* cookie, pid, last use */
 	struct fam fam[2];
 };
 
 struct if_state {
 	struct bpftune_tuner *tuner;
-	struct if_netns *netns;
-	unsigned int num_netns;
 	struct bpftune_timer *timer;
 	struct bpftune_observer observer;
 };
@@ -121,70 +114,42 @@ static const char *fam_name(unsigned int family)
 
 /* ---- per-netns state ---------------------------------------------------- */
 
-static bool netns_grown(const struct if_netns *n)
+/* something of ours to shrink there: not to be recycled */
+static bool netns_grown(const struct bpftune_netns_priv *p)
 {
+	const struct if_netns *n = (const void *)p;
+
 	return n->fam[0].orig >= 0 || n->fam[1].orig >= 0;
 }
 
-static void netns_free(uint64_t cookie)
+static void netns_init(struct bpftune_netns_priv *p)
 {
-	struct if_netns **p, *n;
+	struct if_netns *n = (void *)p;
 
-	for (p = &state->netns; (n = *p); p = &n->next) {
-		if (n->cookie != cookie)
-			continue;
-		*p = n->next;
-		free(n);
-		state->num_netns--;
-		return;
-	}
+	n->fam[0].orig = n->fam[1].orig = -1;
 }
 
-static struct if_netns *netns_get(const struct bpftune_event *ev)
+/* a recycled netns: its correlation windows go with it */
+static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
 {
-	uint64_t cookie = bpftune_netns_is_global(ev->netns_cookie) ? 0 :
-			  ev->netns_cookie;
-	struct if_netns *n, *old = NULL;
-	unsigned int i;
-
-	for (n = state->netns; n; n = n->next)
-		if (n->cookie == cookie)
-			break;
-	if (!n && state->num_netns >= MAX_NETNS) {
-		for (n = state->netns; n; n = n->next)
-			if (!netns_grown(n) &&
-			    (!old || n->last_used_ms < old->last_used_ms))
-				old = n;
-		if (!old)
-			return NULL;
-		bpftune_corr_forget(state->tuner->id, old->cookie, false);
-		netns_free(old->cookie);
-		n = NULL;
-	}
-	if (!n) {
-		n = calloc(1, sizeof(*n));
-		if (!n)
-			return NULL;
-		n->cookie = cookie;
-		for (i = 0; i < 2; i++)
-			n->fam[i].orig = -1;
-		n->next = state->netns;
-		state->netns = n;
-		state->num_netns++;
-	}
-	n->last_used_ms = bpftune_now_ms();
-	if (ev->pid)
-		n->pid = ev->pid;
-	return n;
+	bpftune_corr_forget(t->id, p->cookie, false);
 }
+
+static const struct bpftune_netns_table_ops netns_ops = {
+	.size = sizeof(struct if_netns),
+	.max = MAX_NETNS,
+	.init = netns_init,
+	.busy = netns_grown,
+	.release = netns_release,
+};
 
 static void timer_update(void)
 {
 	bool want = false;
 	struct if_netns *n;
 
-	for (n = state->netns; n && !want; n = n->next)
-		want = netns_grown(n);
+	bpftune_netns_table_for_each(state->tuner, n)
+		want |= netns_grown(&n->ns);
 	if (want != bpftune_timer_armed(state->timer))
 		bpftune_timer_set(state->timer, want ? SHRINK_EVERY_MS : 0);
 }
@@ -261,7 +226,7 @@ static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
 {
 	struct bpftune_corr_key key = {
 		.tuner_id = state->tuner->id, .tunable = family,
-		.netns_cookie = n->cookie,
+		.netns_cookie = n->ns.cookie,
 	};
 	struct fam *f = &n->fam[family];
 	uint64_t reqds, bad, hold;
@@ -328,7 +293,7 @@ static void near_thresh(const struct bpftune_event *ev,
 			       "none: threshold changed since the event");
 		return;
 	}
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	f = &n->fam[family];
@@ -379,7 +344,7 @@ static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
 
 	if (f->orig < 0 || !bpftune_quiet_for(now, f->need_ms, SHRINK_QUIET_MS))
 		return;
-	bpftune_event_init(&ev, state->tuner, IP_FRAG_SHRINK, n->cookie, n->pid);
+	bpftune_event_init(&ev, state->tuner, IP_FRAG_SHRINK, n->ns.cookie, n->ns.pid);
 	fd = bpftune_netns_fd_for_event(&ev);
 	if (fd < -1) {
 		/* the netns is gone: nothing left to give back */
@@ -422,7 +387,7 @@ static void on_timer(void *ctx)
 	struct if_netns *n;
 
 	(void)ctx;
-	for (n = state->netns; n; n = n->next) {
+	bpftune_netns_table_for_each(state->tuner, n) {
 		shrink(n, IP_FRAG_V4, now);
 		shrink(n, IP_FRAG_V6, now);
 	}
@@ -446,14 +411,11 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 	(void)cause;
 	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
 		return;
-	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
-		while (state->netns)
-			netns_free(state->netns->cookie);
+	/* the library has dropped the netns state (all of it if global) */
+	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL)
 		bpftune_corr_forget(t->id, 0, true);
-	} else {
-		netns_free(bpftune_netns_is_global(cookie) ? 0 : cookie);
+	else
 		bpftune_corr_forget(t->id, cookie, false);
-	}
 	timer_update();
 }
 
@@ -465,9 +427,16 @@ static int ip_frag_init(struct bpftune_tuner *t)
 	if (!state)
 		return -ENOMEM;
 	state->tuner = t;
+	err = bpftune_netns_table_init(t, &netns_ops);
+	if (err) {
+		free(state);
+		state = NULL;
+		return err;
+	}
 	state->timer = bpftune_timer_new(on_timer, NULL);
 	if (!state->timer) {
 		err = -errno;
+		bpftune_netns_table_fini(t);
 		free(state);
 		state = NULL;
 		return err;
@@ -485,8 +454,7 @@ static void ip_frag_fini(struct bpftune_tuner *t)
 		return;
 	bpftune_observer_remove(&state->observer);
 	bpftune_timer_free(state->timer);
-	while (state->netns)
-		netns_free(state->netns->cookie);
+	bpftune_netns_table_fini(t);
 	bpftune_corr_forget(t->id, 0, true);
 	free(state);
 	state = NULL;

@@ -34,7 +34,6 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
-#include <unistd.h>
 #include <net/if.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>

@@ -29,8 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "internal.h"
@@ -197,10 +195,7 @@ struct syn_counters {
 };
 
 struct tb_netns {
-	struct tb_netns *next;
-	uint64_t cookie;
-	uint32_t pid;		/* last task seen there, to find it again */
-	uint64_t last_used_ms;
+	struct bpftune_netns_priv ns;	/* cookie, pid, last use */
 	struct guard guard[2];	/* TB_RMEM, TB_WMEM */
 	/* low-memory mode; saved values are -1 when we did not change them */
 	bool lowmem;
@@ -218,8 +213,6 @@ struct tb_netns {
 
 struct tb_state {
 	struct bpftune_tuner *tuner;
-	struct tb_netns *netns;
-	unsigned int num_netns;
 	int syn_map_fd;
 	struct bpftune_timer *timer;
 	/* global part of low-memory mode */
@@ -233,77 +226,36 @@ static struct tb_state *state;
 
 /* ---- per-netns state ---------------------------------------------------- */
 
-static bool netns_pending(const struct tb_netns *n)
+/* something of ours to undo there: not to be recycled */
+static bool netns_pending(const struct bpftune_netns_priv *p)
 {
+	const struct tb_netns *n = (const void *)p;
+
 	return n->lowmem || n->syncookies_saved >= 0;
 }
 
-static void netns_init(struct tb_netns *n, uint64_t cookie)
+static void netns_init(struct bpftune_netns_priv *p)
 {
-	memset(n, 0, sizeof(*n));
-	n->cookie = cookie;
+	struct tb_netns *n = (void *)p;
+
 	n->saved_max[0] = n->saved_max[1] = -1;
 	n->saved_no_metrics = n->saved_no_ssthresh = -1;
 	n->syncookies_saved = -1;
 }
 
-static struct tb_netns *netns_find(uint64_t cookie)
+/* a recycled netns: its correlation windows go with it */
+static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
 {
-	struct tb_netns *n;
-
-	for (n = state->netns; n; n = n->next)
-		if (n->cookie == cookie)
-			return n;
-	return NULL;
+	bpftune_corr_forget(t->id, p->cookie, false);
 }
 
-static void netns_free(uint64_t cookie)
-{
-	struct tb_netns **p, *n;
-
-	for (p = &state->netns; (n = *p); p = &n->next) {
-		if (n->cookie != cookie)
-			continue;
-		*p = n->next;
-		free(n);
-		state->num_netns--;
-		return;
-	}
-}
-
-/* State for the event's netns; recycles the least recently used idle one. */
-static struct tb_netns *netns_get(const struct bpftune_event *ev)
-{
-	uint64_t cookie = bpftune_netns_is_global(ev->netns_cookie) ? 0 :
-			  ev->netns_cookie;
-	struct tb_netns *n = netns_find(cookie), *it, *old = NULL;
-
-	if (!n && state->num_netns >= MAX_NETNS) {
-		for (it = state->netns; it; it = it->next)
-			if (!netns_pending(it) &&
-			    (!old || it->last_used_ms < old->last_used_ms))
-				old = it;
-		if (old) {
-			bpftune_corr_forget(state->tuner->id, old->cookie, false);
-			netns_free(old->cookie);
-		}
-	}
-	if (!n && state->num_netns < MAX_NETNS) {
-		n = malloc(sizeof(*n));
-		if (!n)
-			return NULL;
-		netns_init(n, cookie);
-		n->next = state->netns;
-		state->netns = n;
-		state->num_netns++;
-	}
-	if (n) {
-		n->last_used_ms = bpftune_now_ms();
-		if (ev->pid)
-			n->pid = ev->pid;
-	}
-	return n;
-}
+static const struct bpftune_netns_table_ops netns_ops = {
+	.size = sizeof(struct tb_netns),
+	.max = MAX_NETNS,
+	.init = netns_init,
+	.busy = netns_pending,
+	.release = netns_release,
+};
 
 /* ---- /proc readers ------------------------------------------------------ */
 
@@ -386,8 +338,8 @@ static void timer_update(void)
 	bool want = state->lowmem;
 	struct tb_netns *n;
 
-	for (n = state->netns; n && !want; n = n->next)
-		want = netns_pending(n);
+	bpftune_netns_table_for_each(state->tuner, n)
+		want |= netns_pending(&n->ns);
 	if (want != bpftune_timer_armed(state->timer))
 		bpftune_timer_set(state->timer, want ? TIMER_PERIOD_MS : 0);
 }
@@ -417,7 +369,7 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 {
 	struct bpftune_corr_key key = {
 		.tuner_id = state->tuner->id, .tunable = tunable,
-		.netns_cookie = n->cookie,
+		.netns_cookie = n->ns.cookie,
 	}, rkey = key;
 	struct guard *g = &n->guard[tunable];
 	struct bpftune_corr *c, *rc;
@@ -508,7 +460,7 @@ static void buffer_near_max(const struct bpftune_event *ev,
 			       "none: max changed since the event");
 		return;
 	}
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	g = &n->guard[tunable];
@@ -656,10 +608,10 @@ static void lowmem_undo(const char *why)
 	unsigned int i;
 
 	snprintf(reason, sizeof(reason), "TCP memory pressure gone (%s): undoing low-memory mode", why);
-	for (n = state->netns; n; n = n->next) {
+	bpftune_netns_table_for_each(state->tuner, n) {
 		if (!n->lowmem)
 			continue;
-		bpftune_event_init(&ev, state->tuner, TCP_BUFFER_MEM_RECOVERED, n->cookie, n->pid);
+		bpftune_event_init(&ev, state->tuner, TCP_BUFFER_MEM_RECOVERED, n->ns.cookie, n->ns.pid);
 		bpftune_decide(state->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory", why,
 			       "restore");
 		restore1(&ev, TB_NO_METRICS_SAVE, &n->saved_no_metrics, reason);
@@ -746,7 +698,7 @@ static void memory_event(const struct bpftune_event *ev,
 	/* really short: refused, within delta of the hard limit, or no room */
 	if (!refused && !at_max && cur[2] < ceiling)
 		return;
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	snprintf(reason, sizeof(reason), "%s (TCP holds %ld pages, tcp_mem %ld %ld %ld)",
@@ -776,7 +728,7 @@ static void syn_queue(const struct bpftune_event *ev,
 	struct tb_netns *n;
 	int fd;
 
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	n->busy_ms = now;
@@ -885,7 +837,7 @@ static void syncookies_check(struct tb_netns *n, uint64_t now)
 	char inputs[160], reason[256];
 	int fd;
 
-	bpftune_event_init(&ev, state->tuner, TCP_BUFFER_SYN_FLOOD_OVER, n->cookie, n->pid);
+	bpftune_event_init(&ev, state->tuner, TCP_BUFFER_SYN_FLOOD_OVER, n->ns.cookie, n->ns.pid);
 	fd = bpftune_netns_fd_for_event(&ev);
 	if (fd < -1 || read_syn_counters(fd, ev.netns_cookie, &c) < 0)
 		return;
@@ -932,7 +884,7 @@ static void on_timer(void *ctx)
 		if (state->calm_checks >= RECOVERED_CHECKS)
 			lowmem_undo(why);
 	}
-	for (n = state->netns; n; n = n->next)
+	bpftune_netns_table_for_each(state->tuner, n)
 		if (n->syncookies_saved >= 0)
 			syncookies_check(n, now);
 	timer_update();
@@ -977,20 +929,18 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 	(void)cause;
 	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
 		return;
+	/* the library has dropped the netns state (all of it if global) */
 	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
 		/* stopped everywhere: nothing more will be undone */
-		while (state->netns)
-			netns_free(state->netns->cookie);
 		state->lowmem = false;
 		bpftune_corr_forget(t->id, 0, true);
 	} else {
-		netns_free(cookie);
 		bpftune_corr_forget(t->id, cookie, false);
 	}
 	bpftune_log(LOG_DEBUG, "tuner tcp_buffer: state for netns cookie %llu dropped (%s): %u netns tracked, %u correlation windows",
 		    (unsigned long long)cookie,
 		    s == BPFTUNE_STATE_GONE ? "gone" : "admin took over",
-		    state->num_netns, bpftune_corr_count());
+		    bpftune_netns_table_count(t), bpftune_corr_count());
 	timer_update();
 }
 
@@ -1008,9 +958,16 @@ static int tcp_buffer_init(struct bpftune_tuner *t)
 	if (pages > 0)
 		tunables[TB_MEM].max = pages;
 	state->syn_map_fd = bpftune_tuner_map_fd(t, "syn_stats");
+	err = bpftune_netns_table_init(t, &netns_ops);
+	if (err) {
+		free(state);
+		state = NULL;
+		return err;
+	}
 	state->timer = bpftune_timer_new(on_timer, NULL);
 	if (!state->timer) {
 		err = -errno;
+		bpftune_netns_table_fini(t);
 		free(state);
 		state = NULL;
 		return err;
@@ -1030,8 +987,7 @@ static void tcp_buffer_fini(struct bpftune_tuner *t)
 		bpftune_log(LOG_NOTICE, "tuner tcp_buffer: exiting in low-memory mode; its settings stay unless -R restores them");
 	bpftune_observer_remove(&state->observer);
 	bpftune_timer_free(state->timer);
-	while (state->netns)
-		netns_free(state->netns->cookie);
+	bpftune_netns_table_fini(t);
 	bpftune_corr_forget(t->id, 0, true);
 	free(state);
 	state = NULL;
