@@ -134,6 +134,58 @@ static inline bool bpftune_netns_is_global(uint64_t cookie)
  */
 int bpftune_netns_fd_for_event(const struct bpftune_event *event);
 
+/*
+ * A tuner's private state per network namespace.  The tuner's struct
+ * starts with a struct bpftune_netns_priv; the library allocates it
+ * (zeroed, ops->size bytes) on first use in a netns and frees it when
+ * that netns is destroyed or the admin takes the tuner over there (every
+ * entry when over the global netns) -- before the tuner's own state
+ * observer is told -- and in bpftune_netns_table_fini().
+ */
+struct bpftune_netns_priv {
+	struct bpftune_netns_priv *next;	/* the library's */
+	uint64_t cookie;	/* 0 for the global netns */
+	uint32_t pid;		/* last task seen there, to find it again */
+	uint64_t last_used_ms;	/* bpftune_now_ms() of the last get */
+};
+
+struct bpftune_netns_table_ops {
+	size_t size;		/* of the tuner's struct */
+	unsigned int max;	/* entries at most; 0: no limit */
+	/* a new entry (already zeroed, cookie set); may be NULL */
+	void (*init)(struct bpftune_netns_priv *p);
+	/*
+	 * At max, get() recycles the least recently used entry that is not
+	 * busy (something of ours to undo there) and fails if all are, or
+	 * if busy is NULL.
+	 */
+	bool (*busy)(const struct bpftune_netns_priv *p);
+	/* an entry is about to be freed, whatever the reason; may be NULL */
+	void (*release)(struct bpftune_tuner *tuner,
+			struct bpftune_netns_priv *p);
+};
+
+/* Call from init(): 0 or -errno. */
+int bpftune_netns_table_init(struct bpftune_tuner *tuner,
+			     const struct bpftune_netns_table_ops *ops);
+/* The entry of the event's netns, created if need be (pid and last use
+ * updated); NULL if it cannot be. */
+void *bpftune_netns_table_get(struct bpftune_tuner *tuner,
+			      const struct bpftune_event *event);
+/* The entry of @cookie, or NULL; never creates one. */
+void *bpftune_netns_table_find(const struct bpftune_tuner *tuner,
+			       uint64_t cookie);
+void bpftune_netns_table_remove(struct bpftune_tuner *tuner, uint64_t cookie);
+/* Iterate: next(NULL) is the first entry; do not remove while iterating. */
+void *bpftune_netns_table_next(const struct bpftune_tuner *tuner,
+			       const void *prev);
+unsigned int bpftune_netns_table_count(const struct bpftune_tuner *tuner);
+#define bpftune_netns_table_for_each(tuner, p)				\
+	for ((p) = bpftune_netns_table_next(tuner, NULL); (p);		\
+	     (p) = bpftune_netns_table_next(tuner, p))
+/* Free every entry (release() is called); call from fini(). */
+void bpftune_netns_table_fini(struct bpftune_tuner *tuner);
+
 /* ---- sysctl I/O ----------------------------------------------------- */
 
 /*
@@ -185,6 +237,15 @@ void bpftune_decision(struct bpftune_tuner *tuner,
 		      const struct bpftune_event *event,
 		      const struct bpftune_decision *decision);
 
+/*
+ * bpftune_decision() for the usual policy that does not explore (epsilon
+ * -1, explored -1); @tunable is the tunable index it concerns, or -1.
+ */
+void bpftune_decide(struct bpftune_tuner *tuner,
+		    const struct bpftune_event *event, unsigned int scenario,
+		    int tunable, const char *policy, const char *inputs,
+		    const char *action);
+
 /* Current values of tunable @index in the event's netns (live read). */
 int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
 			const struct bpftune_event *event, long *values);
@@ -210,6 +271,49 @@ typedef int (*bpftune_tunable_writer_fn)(struct bpftune_tuner *tuner,
 					 unsigned int num_values, void *ctx);
 int bpftune_tunable_set_writer(struct bpftune_tuner *tuner, unsigned int index,
 			       bpftune_tunable_writer_fn fn, void *ctx);
+
+/* ---- timers --------------------------------------------------------- */
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+uint64_t bpftune_now_ms(void);
+
+/*
+ * A one-shot timer on the daemon's loop, for work due later (shrinking a
+ * value back, say).  Arm it only while something is pending: an idle
+ * daemon must never wake.  @fn runs in the daemon's thread, with the timer
+ * already disarmed, so it re-arms it if more work remains; netns fds
+ * obtained during @fn are released after it, as after an event handler.
+ */
+typedef void (*bpftune_timer_fn)(void *ctx);
+struct bpftune_timer;
+
+/* NULL with errno set on failure.  Create it from init(). */
+struct bpftune_timer *bpftune_timer_new(bpftune_timer_fn fn, void *ctx);
+/* Fire once in @delay_ms (re-arming if armed); 0 disarms.  0 or -errno. */
+int bpftune_timer_set(struct bpftune_timer *tm, uint64_t delay_ms);
+bool bpftune_timer_armed(const struct bpftune_timer *tm);
+/* Remove from the loop and free; NULL is fine.  Call from fini(). */
+void bpftune_timer_free(struct bpftune_timer *tm);
+
+/*
+ * An event to pass to bpftune_tunable_set() and bpftune_decide() when
+ * acting from a timer rather than from a BPF event: @netns_cookie 0 means
+ * the global netns; for another, @pid is a task seen in it (for finding it
+ * again).  Timestamped now, on the events' clock (CLOCK_BOOTTIME).
+ */
+void bpftune_event_init(struct bpftune_event *ev,
+			const struct bpftune_tuner *tuner,
+			unsigned int scenario, uint64_t netns_cookie,
+			uint32_t pid);
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* Page size, at least 4096: memory sysctls (tcp_mem, udp_mem) count pages. */
+long bpftune_page_size(void);
+/* A quarter of RAM in pages, the usual cap of a memory sysctl; -1 unknown */
+long bpftune_ram_quarter_pages(void);
+/* MemAvailable of /proc/meminfo in pages; -1 if unknown */
+long bpftune_mem_available_pages(void);
 
 /* ---- strategies ------------------------------------------------------ */
 

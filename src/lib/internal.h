@@ -189,6 +189,7 @@ struct bpftune_tuner {
 	struct bpftune_change **changes;	/* per tunable */
 	struct bpftune_tunable_writer *writers;	/* per tunable, or NULL */
 	struct bpftune_netns_state *netns;
+	struct bpftune_netns_table *netns_priv;	/* the tuner's, or NULL */
 	uint64_t events;
 	uint64_t events_ignored;
 };
@@ -233,6 +234,9 @@ struct bpftune_observer {
 };
 
 void bpftune_observer_add(struct bpftune_observer *o);
+/* drop what a tuner's netns table holds for a netns stopped or gone */
+void bpftune_netns_table_state(struct bpftune_tuner *t, uint64_t cookie,
+			       enum bpftune_state state);
 void bpftune_observer_remove(struct bpftune_observer *o);
 /* whoever restores an original value tells the observers (telemetry) */
 void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,

@@ -83,8 +83,7 @@ int bpftune_hotplug_init(const char *dir, const struct bpftune_allow *allow,
 			 const struct bpftune_bpf_opts *opts, void (*drain)(void));
 void bpftune_hotplug_fini(void);
 
-/* Time helpers shared by the timers above (CLOCK_MONOTONIC, ms). */
-uint64_t bpftune_now_ms(void);
+/* Internal timers (bpftune_now_ms() is in libbpftune.h): */
 /* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */
 int bpftune_timer_arm(int tfd, uint64_t when_ms);
 

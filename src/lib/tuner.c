@@ -64,11 +64,13 @@ void bpftune_notify_rollback(const char *sysctl, uint64_t cookie,
 			o->rollback(sysctl, cookie, restored, n, err);
 }
 
-static void notify_state(const struct bpftune_tuner *t, uint64_t cookie,
+static void notify_state(struct bpftune_tuner *t, uint64_t cookie,
 			 enum bpftune_state state, const char *cause)
 {
 	struct bpftune_observer *o;
 
+	/* first, so that the tuner's own observer sees the table without it */
+	bpftune_netns_table_state(t, cookie, state);
 	for_each_observer(o)
 		if (o->state)
 			o->state(t, cookie, state, cause);
@@ -178,6 +180,7 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 		if (t->ops->fini)
 			t->ops->fini(t);
 	}
+	bpftune_netns_table_fini(t);
 	bpftune_strategies_free(t);
 	bpftune_bpf_detach(t);
 	bpf_object__close(t->obj);
@@ -331,6 +334,19 @@ void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
 	for_each_observer(o)
 		if (o->decision)
 			o->decision(t, ev, d);
+}
+
+void bpftune_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		    unsigned int scenario, int tunable, const char *policy,
+		    const char *inputs, const char *action)
+{
+	struct bpftune_decision d = {
+		.scenario = scenario, .policy = policy, .inputs = inputs,
+		.action = action, .tunable = tunable, .epsilon = -1,
+		.explored = -1,
+	};
+
+	bpftune_decision(t, ev, &d);
 }
 
 static void format_values(const long *v, unsigned int n, char *buf, size_t len)

@@ -24,12 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
-#include "loop.h"
 #include "grow.h"
 #include "correlation.h"
 #include "proc_file.h"
@@ -99,122 +95,63 @@ struct fam {
 };
 
 struct if_netns {
-	struct if_netns *next;
-	uint64_t cookie;
-	uint32_t pid;
-	uint64_t last_used_ms;
+	struct bpftune_netns_priv ns;	/* cookie, pid, last use */
 	struct fam fam[2];
 };
 
 struct if_state {
 	struct bpftune_tuner *tuner;
-	struct if_netns *netns;
-	unsigned int num_netns;
-	int timer_fd;
-	bool timer_armed;
+	struct bpftune_timer *timer;
 	struct bpftune_observer observer;
 };
 
 static struct if_state *state;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *fam_name(unsigned int family)
 {
 	return family == IP_FRAG_V6 ? "IPv6" : "IPv4";
 }
 
-static void decide(const struct bpftune_event *ev, unsigned int scenario,
-		   int tunable, const char *policy, const char *inputs,
-		   const char *action)
-{
-	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
-		.scenario = scenario, .policy = policy, .inputs = inputs,
-		.action = action, .tunable = tunable, .epsilon = -1,
-		.explored = -1 });
-}
-
 /* ---- per-netns state ---------------------------------------------------- */
 
-static bool netns_grown(const struct if_netns *n)
+/* something of ours to shrink there: not to be recycled */
+static bool netns_grown(const struct bpftune_netns_priv *p)
 {
+	const struct if_netns *n = (const void *)p;
+
 	return n->fam[0].orig >= 0 || n->fam[1].orig >= 0;
 }
 
-static void netns_free(uint64_t cookie)
+static void netns_init(struct bpftune_netns_priv *p)
 {
-	struct if_netns **p, *n;
+	struct if_netns *n = (void *)p;
 
-	for (p = &state->netns; (n = *p); p = &n->next) {
-		if (n->cookie != cookie)
-			continue;
-		*p = n->next;
-		free(n);
-		state->num_netns--;
-		return;
-	}
+	n->fam[0].orig = n->fam[1].orig = -1;
 }
 
-static struct if_netns *netns_get(const struct bpftune_event *ev)
+/* a recycled netns: its correlation windows go with it */
+static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
 {
-	uint64_t cookie = bpftune_netns_is_global(ev->netns_cookie) ? 0 :
-			  ev->netns_cookie;
-	struct if_netns *n, *old = NULL;
-	unsigned int i;
-
-	for (n = state->netns; n; n = n->next)
-		if (n->cookie == cookie)
-			break;
-	if (!n && state->num_netns >= MAX_NETNS) {
-		for (n = state->netns; n; n = n->next)
-			if (!netns_grown(n) &&
-			    (!old || n->last_used_ms < old->last_used_ms))
-				old = n;
-		if (!old)
-			return NULL;
-		bpftune_corr_forget(state->tuner->id, old->cookie, false);
-		netns_free(old->cookie);
-		n = NULL;
-	}
-	if (!n) {
-		n = calloc(1, sizeof(*n));
-		if (!n)
-			return NULL;
-		n->cookie = cookie;
-		for (i = 0; i < 2; i++)
-			n->fam[i].orig = -1;
-		n->next = state->netns;
-		state->netns = n;
-		state->num_netns++;
-	}
-	n->last_used_ms = now_ms();
-	if (ev->pid)
-		n->pid = ev->pid;
-	return n;
+	bpftune_corr_forget(t->id, p->cookie, false);
 }
+
+static const struct bpftune_netns_table_ops netns_ops = {
+	.size = sizeof(struct if_netns),
+	.max = MAX_NETNS,
+	.init = netns_init,
+	.busy = netns_grown,
+	.release = netns_release,
+};
 
 static void timer_update(void)
 {
-	struct itimerspec its = { 0 };
 	bool want = false;
 	struct if_netns *n;
 
-	for (n = state->netns; n && !want; n = n->next)
-		want = netns_grown(n);
-	if (want == state->timer_armed || state->timer_fd < 0)
-		return;
-	if (want) {
-		its.it_value.tv_sec = SHRINK_EVERY_MS / 1000;
-		its.it_interval = its.it_value;
-	}
-	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
-		state->timer_armed = want;
+	bpftune_netns_table_for_each(state->tuner, n)
+		want |= netns_grown(&n->ns);
+	if (want != bpftune_timer_armed(state->timer))
+		bpftune_timer_set(state->timer, want ? SHRINK_EVERY_MS : 0);
 }
 
 /* ---- /proc in the event's netns ----------------------------------------- */
@@ -289,7 +226,7 @@ static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
 {
 	struct bpftune_corr_key key = {
 		.tuner_id = state->tuner->id, .tunable = family,
-		.netns_cookie = n->cookie,
+		.netns_cookie = n->ns.cookie,
 	};
 	struct fam *f = &n->fam[family];
 	uint64_t reqds, bad, hold;
@@ -317,10 +254,10 @@ static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
 	hold = GUARD_HOLD_MS << (f->trips < 4 ? f->trips : 4);
 	if (hold > GUARD_HOLD_MAX_MS)
 		hold = GUARD_HOLD_MAX_MS;
-	f->hold_until_ms = now_ms() + hold;
+	f->hold_until_ms = bpftune_now_ms() + hold;
 	f->trips++;
 	f->raised_from = 0;
-	decide(ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs, "step back");
+	bpftune_decide(state->tuner, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs, "step back");
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly failures rose with the threshold (r=%.2f over %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
 		 fam_name(family), r, w->n, share * 100,
@@ -352,23 +289,23 @@ static void near_thresh(const struct bpftune_event *ev,
 		 cur, (long long)e->low_thresh, c.reqds, c.oks, c.fails,
 		 c.timeouts);
 	if (cur != e->high_thresh) {
-		decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-		       "none: threshold changed since the event");
+		bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			       "none: threshold changed since the event");
 		return;
 	}
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	f = &n->fam[family];
-	f->need_ms = now_ms();
+	f->need_ms = bpftune_now_ms();
 	if (f->hold_until_ms > f->need_ms) {
-		decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-		       "none: held by the flood guard");
+		bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			       "none: held by the flood guard");
 		return;
 	}
 	if (cur >= FRAG_CAP) {
-		decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-		       "none: at the cap");
+		bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			       "none: at the cap");
 		return;
 	}
 	if (have_c && flood_guard(ev, n, family, cur, &c, inputs, sizeof(inputs))) {
@@ -377,8 +314,8 @@ static void near_thresh(const struct bpftune_event *ev,
 	}
 	/* past the cap the library clamps, and says so */
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	decide(ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-	       "raise");
+	bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+		       "raise");
 	snprintf(reason, sizeof(reason),
 		 "%s fragments awaiting reassembly hold %lld bytes, within %.4g%% of the threshold",
 		 fam_name(family), (long long)e->mem,
@@ -396,20 +333,6 @@ static void near_thresh(const struct bpftune_event *ev,
 	timer_update();
 }
 
-/* An event to act in @n's netns from the timer. */
-static void timer_event(struct bpftune_event *ev, const struct if_netns *n)
-{
-	struct timespec ts;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->tuner_id = state->tuner->id;
-	ev->scenario_id = IP_FRAG_SHRINK;
-	ev->netns_cookie = n->cookie;
-	ev->pid = n->pid;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* @n's threshold for @family one step back, if it is no longer needed */
 static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
 {
@@ -421,7 +344,7 @@ static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
 
 	if (f->orig < 0 || !bpftune_quiet_for(now, f->need_ms, SHRINK_QUIET_MS))
 		return;
-	timer_event(&ev, n);
+	bpftune_event_init(&ev, state->tuner, IP_FRAG_SHRINK, n->ns.cookie, n->ns.pid);
 	fd = bpftune_netns_fd_for_event(&ev);
 	if (fd < -1) {
 		/* the netns is gone: nothing left to give back */
@@ -444,11 +367,11 @@ static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
 		 (unsigned long long)(now - f->need_ms));
 	/* still in use: the lower threshold would be near its limit */
 	if (mem < 0 || mem + bpftune_delta(want) >= want) {
-		decide(&ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
-		       "none: reassembly memory still in use");
+		bpftune_decide(state->tuner, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
+			       "none: reassembly memory still in use");
 		return;
 	}
-	decide(&ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
+	bpftune_decide(state->tuner, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly has held %ld bytes at most, and needed no more, for %llu s: one step back toward %ld",
 		 fam_name(family), mem, (unsigned long long)(now - f->need_ms) / 1000,
@@ -458,21 +381,17 @@ static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
 	f->raised_from = 0;
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
-	uint64_t expirations, now = now_ms();
+	uint64_t now = bpftune_now_ms();
 	struct if_netns *n;
 
-	(void)events;
 	(void)ctx;
-	if (read(fd, &expirations, sizeof(expirations)) < 0)
-		return;
-	for (n = state->netns; n; n = n->next) {
+	bpftune_netns_table_for_each(state->tuner, n) {
 		shrink(n, IP_FRAG_V4, now);
 		shrink(n, IP_FRAG_V6, now);
 	}
 	timer_update();
-	bpftune_netns_release();
 }
 
 static void ip_frag_event(struct bpftune_tuner *t,
@@ -492,14 +411,11 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 	(void)cause;
 	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
 		return;
-	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
-		while (state->netns)
-			netns_free(state->netns->cookie);
+	/* the library has dropped the netns state (all of it if global) */
+	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL)
 		bpftune_corr_forget(t->id, 0, true);
-	} else {
-		netns_free(bpftune_netns_is_global(cookie) ? 0 : cookie);
+	else
 		bpftune_corr_forget(t->id, cookie, false);
-	}
 	timer_update();
 }
 
@@ -511,16 +427,16 @@ static int ip_frag_init(struct bpftune_tuner *t)
 	if (!state)
 		return -ENOMEM;
 	state->tuner = t;
-	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (state->timer_fd < 0) {
-		err = -errno;
+	err = bpftune_netns_table_init(t, &netns_ops);
+	if (err) {
 		free(state);
 		state = NULL;
 		return err;
 	}
-	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
-	if (err) {
-		close(state->timer_fd);
+	state->timer = bpftune_timer_new(on_timer, NULL);
+	if (!state->timer) {
+		err = -errno;
+		bpftune_netns_table_fini(t);
 		free(state);
 		state = NULL;
 		return err;
@@ -537,10 +453,8 @@ static void ip_frag_fini(struct bpftune_tuner *t)
 	if (!state)
 		return;
 	bpftune_observer_remove(&state->observer);
-	bpftune_loop_del(state->timer_fd);
-	close(state->timer_fd);
-	while (state->netns)
-		netns_free(state->netns->cookie);
+	bpftune_timer_free(state->timer);
+	bpftune_netns_table_fini(t);
 	bpftune_corr_forget(t->id, 0, true);
 	free(state);
 	state = NULL;

@@ -33,9 +33,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/timerfd.h>
 #include <time.h>
-#include <unistd.h>
 #include <net/if.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -43,7 +41,6 @@
 #include <bpf/bpf.h>
 
 #include "internal.h"
-#include "loop.h"
 #include "table_policy.h"
 #include "neigh_table_tuner.h"
 #include "neigh_table_tuner.skel.h"
@@ -107,8 +104,7 @@ static struct nt_state {
 	struct bpftune_observer observer;
 	struct fam_state fam[NEIGH_TABLE_NUM];
 	int grown_map_fd;
-	int timer_fd;
-	bool timer_armed;
+	struct bpftune_timer *timer;
 } *state;
 
 static const char *fam_name(unsigned int i)
@@ -377,16 +373,6 @@ static int read_thresh(const struct bpftune_event *ev, unsigned int fam,
 	return 0;
 }
 
-static void decide(const struct bpftune_event *ev, unsigned int scenario,
-		   int tunable, const char *policy, const char *inputs,
-		   const char *action)
-{
-	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
-		.scenario = scenario, .policy = policy, .inputs = inputs,
-		.action = action, .tunable = tunable, .epsilon = -1,
-		.explored = -1 });
-}
-
 /* Write @to over @from in @order (indexes 0..2 into the thresholds). */
 static int apply(const struct bpftune_event *ev, unsigned int fam,
 		 unsigned int scenario, const struct neigh_thresh *from,
@@ -470,22 +456,22 @@ static void grow(const struct bpftune_event *ev,
 		 e->created);
 	switch (v) {
 	case NEIGH_NS_OVER_PREFIX:
-		decide(ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
-		       "none: netns holds more entries than its prefixes");
+		bpftune_decide(state->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
+			       "none: netns holds more entries than its prefixes");
 		snprintf(why, sizeof(why), "%s holds %ld %s entries, at least the %ld neighbours its prefixes can hold: more room would not be for on-link neighbours",
 			 where, in.ns_entries, fam_name(fam), in.ns_capacity);
 		log_stop(fam, v, in.cur.t3, why);
 		return;
 	case NEIGH_AT_PREFIX_CAP:
-		decide(ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
-		       "none: at what the prefixes can hold");
+		bpftune_decide(state->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
+			       "none: at what the prefixes can hold");
 		snprintf(why, sizeof(why), "the prefixes of %s can hold %ld neighbours and %ld entries belong elsewhere: a table of %ld entries is all that can be needed",
 			 where, in.ns_capacity, bound - in.ns_capacity, bound);
 		log_stop(fam, v, in.cur.t3, why);
 		return;
 	case NEIGH_AT_HARD_CAP:
-		decide(ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
-		       "none: at the hard cap");
+		bpftune_decide(state->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
+			       "none: at the hard cap");
 		snprintf(why, sizeof(why), "the hard cap is %d (%s)",
 			 NEIGH_HARD_CAP, NEIGH_CAP_REASON);
 		log_stop(fam, v, in.cur.t3, why);
@@ -493,7 +479,7 @@ static void grow(const struct bpftune_event *ev,
 	case NEIGH_GROW:
 		break;
 	}
-	decide(ev, scenario, fam * 3 + 2, "grow-near-limit", inputs, "raise");
+	bpftune_decide(state->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs, "raise");
 	if (bound < NEIGH_HARD_CAP)
 		snprintf(room, sizeof(room), "room for at most %ld entries: %ld elsewhere + %ld its prefixes can hold",
 			 bound, bound - in.ns_capacity, in.ns_capacity);
@@ -517,21 +503,13 @@ static void grow(const struct bpftune_event *ev,
 
 static void timer_update(void)
 {
-	struct itimerspec its = { 0 };
 	bool want = false;
 	unsigned int i;
 
 	for (i = 0; i < NEIGH_TABLE_NUM; i++)
 		want |= state->fam[i].shrinking;
-	if (want == state->timer_armed || state->timer_fd < 0)
-		return;
-	if (want) {
-		its.it_value.tv_sec = SHRINK_PERIOD_MS / 1000;
-		its.it_value.tv_nsec = (SHRINK_PERIOD_MS % 1000) * 1000000L;
-		its.it_interval = its.it_value;
-	}
-	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
-		state->timer_armed = want;
+	if (want != bpftune_timer_armed(state->timer))
+		bpftune_timer_set(state->timer, want ? SHRINK_PERIOD_MS : 0);
 }
 
 /* One step back towards the original thresholds, if the table is small. */
@@ -558,8 +536,8 @@ static void shrink(const struct bpftune_event *ev, unsigned int fam)
 	snprintf(inputs, sizeof(inputs), "family=%s entries=%ld thresh=%ld,%ld,%ld orig=%ld,%ld,%ld",
 		 fam_name(fam), entries, cur.t1, cur.t2, cur.t3, fs->orig.t1,
 		 fs->orig.t2, fs->orig.t3);
-	decide(ev, NEIGH_TABLE_EMPTYING, fam * 3 + 2, "shrink-when-empty",
-	       inputs, step ? "lower" : "none: table not a quarter empty");
+	bpftune_decide(state->tuner, ev, NEIGH_TABLE_EMPTYING, fam * 3 + 2, "shrink-when-empty",
+		       inputs, step ? "lower" : "none: table not a quarter empty");
 	if (!step) {
 		fs->shrinking = false;
 		if (cur.t3 <= fs->orig.t3)
@@ -581,34 +559,17 @@ static void shrink(const struct bpftune_event *ev, unsigned int fam)
 	fs->stop_t3 = -1;
 }
 
-/* An event for the timer's actions (no BPF event there). */
-static void timer_event(struct bpftune_event *ev)
-{
-	struct timespec ts;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->tuner_id = state->tuner->id;
-	ev->scenario_id = NEIGH_TABLE_EMPTYING;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
 	struct bpftune_event ev;
-	uint64_t expirations;
 	unsigned int i;
 
-	(void)events;
 	(void)ctx;
-	if (read(fd, &expirations, sizeof(expirations)) < 0)
-		return;
-	timer_event(&ev);
+	bpftune_event_init(&ev, state->tuner, NEIGH_TABLE_EMPTYING, 0, 0);
 	for (i = 0; i < NEIGH_TABLE_NUM; i++)
 		if (state->fam[i].shrinking)
 			shrink(&ev, i);
 	timer_update();
-	bpftune_netns_release();
 }
 
 /* ---- plumbing ------------------------------------------------------------ */
@@ -664,10 +625,7 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 
 static void nt_free(void)
 {
-	if (state->timer_fd >= 0) {
-		bpftune_loop_del(state->timer_fd);
-		close(state->timer_fd);
-	}
+	bpftune_timer_free(state->timer);
 	free(state);
 	state = NULL;
 }
@@ -681,7 +639,6 @@ static int neigh_table_init(struct bpftune_tuner *t)
 	if (!state)
 		return -ENOMEM;
 	state->tuner = t;
-	state->timer_fd = -1;
 	state->grown_map_fd = bpftune_tuner_map_fd(t, "grown");
 	for (i = 0; i < NEIGH_TABLE_NUM; i++) {
 		struct fam_state *fs = &state->fam[i];
@@ -706,16 +663,9 @@ static int neigh_table_init(struct bpftune_tuner *t)
 		}
 		set_grown(i, false);
 	}
-	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (state->timer_fd < 0) {
+	state->timer = bpftune_timer_new(on_timer, NULL);
+	if (!state->timer) {
 		err = -errno;
-		nt_free();
-		return err;
-	}
-	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
-	if (err) {
-		close(state->timer_fd);
-		state->timer_fd = -1;
 		nt_free();
 		return err;
 	}

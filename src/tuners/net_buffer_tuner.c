@@ -34,14 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "internal.h"
-#include "loop.h"
 #include "grow.h"
 #include "correlation.h"
 #include "softnet_parse.h"
@@ -155,30 +151,11 @@ struct nb_state {
 	uint64_t dropped[NB_MAX_CPUS];	/* softnet_stat baseline */
 	uint64_t squeezed;
 	const char *wait_source;
-	int timer_fd;
-	bool timer_armed;
+	struct bpftune_timer *timer;
 	struct bpftune_observer observer;
 };
 
 static struct nb_state *state;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void decide(const struct bpftune_event *ev, unsigned int scenario,
-		   int tunable, const char *policy, const char *inputs,
-		   const char *action)
-{
-	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
-		.scenario = scenario, .policy = policy, .inputs = inputs,
-		.action = action, .tunable = tunable, .epsilon = -1,
-		.explored = -1 });
-}
 
 static int get1(unsigned int tunable, long *v)
 {
@@ -288,20 +265,13 @@ static void limits_update(void)
 
 static void timer_update(void)
 {
-	struct itimerspec its = { 0 };
 	bool want = false;
 	unsigned int i;
 
 	for (i = 0; i < NB_NUM_TUNABLES; i++)
 		want |= state->grown[i].orig >= 0;
-	if (want == state->timer_armed || state->timer_fd < 0)
-		return;
-	if (want) {
-		its.it_value.tv_sec = SHRINK_EVERY_MS / 1000;
-		its.it_interval = its.it_value;
-	}
-	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
-		state->timer_armed = want;
+	if (want != bpftune_timer_armed(state->timer))
+		bpftune_timer_set(state->timer, want ? SHRINK_EVERY_MS : 0);
 }
 
 static int set_grown(const struct bpftune_event *ev, unsigned int tunable,
@@ -339,13 +309,13 @@ static void high_order_check(const struct bpftune_event *ev, const char *why)
 	snprintf(inputs, sizeof(inputs), "high_order_alloc_disable=%ld cause=%s",
 		 off, why);
 	if (tcp_under_pressure()) {
-		decide(ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
-		       "re-enable-high-order", inputs,
-		       "none: TCP memory under pressure (low-memory mode)");
+		bpftune_decide(state->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
+			       "re-enable-high-order", inputs,
+			       "none: TCP memory under pressure (low-memory mode)");
 		return;
 	}
-	decide(ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF, "re-enable-high-order",
-	       inputs, "enable");
+	bpftune_decide(state->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF, "re-enable-high-order",
+		       inputs, "enable");
 	snprintf(reason, sizeof(reason),
 		 "the receive path is busy (%s) and TCP memory is not under pressure: order-0 skb pages only add per-packet work, and page-fragment refills no longer wait for reclaim",
 		 why);
@@ -393,20 +363,20 @@ static void backlog_drop(const struct bpftune_event *ev,
 		 "netdev_max_backlog=%ld dropped=%" PRIu64 " cpus=%s bpf_drops=%llu event_cpu=%u",
 		 cur, total, cpus, (unsigned long long)e->drops, e->cpu);
 	if (!total) {
-		decide(ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
-		       inputs, "none: no drop counted since the last look");
+		bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+			       inputs, "none: no drop counted since the last look");
 		return;
 	}
-	g->need_ms = now_ms();
+	g->need_ms = bpftune_now_ms();
 	state->grown[NB_FLOW_LIMIT].need_ms = g->need_ms;
 	high_order_check(ev, "backlog drops");
 	if (cur >= NB_BACKLOG_CAP) {
-		decide(ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
-		       inputs, "none: at the cap");
+		bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+			       inputs, "none: at the cap");
 	} else {
 		want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-		decide(ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
-		       inputs, "raise");
+		bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+			       inputs, "raise");
 		snprintf(reason, sizeof(reason),
 			 "%" PRIu64 " packets dropped with the receive backlog of CPU %s full",
 			 total, cpus);
@@ -418,8 +388,8 @@ static void backlog_drop(const struct bpftune_event *ev,
 	want = flow | (long)(mask & (uint64_t)tunables[NB_FLOW_LIMIT].max);
 	if (want == flow)
 		return;
-	decide(ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT, "flow-limit-on-drop",
-	       inputs, "set");
+	bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT, "flow-limit-on-drop",
+		       inputs, "set");
 	snprintf(reason, sizeof(reason),
 		 "CPU %s dropped packets for a full backlog: flow limiting there drops from the largest flows first, so small flows still get through",
 		 cpus);
@@ -445,7 +415,7 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 	};
 	struct grown *g = &state->grown[tunable];
 	struct bpftune_corr *w;
-	uint64_t t = now_ms(), hold;
+	uint64_t t = bpftune_now_ms(), hold;
 	char reason[320];
 	double wait, r = 0;
 	long back;
@@ -477,8 +447,8 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 		hold = GUARD_HOLD_MAX_MS;
 	g->hold_until_ms = t + hold;
 	g->trips++;
-	decide(ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard", inputs,
-	       "step back");
+	bpftune_decide(state->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard", inputs,
+		       "step back");
 	snprintf(reason, sizeof(reason),
 		 "CPU wait (%s) rose with %s (r=%.2f over %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
 		 state->wait_source, knob(tunable), r, w->n,
@@ -514,38 +484,38 @@ static void squeeze(const struct bpftune_event *ev,
 		 budget, usecs, delta);
 	if (e->budget != budget || e->budget_usecs != usecs) {
 		limits_update();
-		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
-		       "none: limits changed since the event");
+		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+			       "none: limits changed since the event");
 		return;
 	}
 	if (!delta) {
-		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
-		       "none: the kernel counted no squeeze since the last look");
+		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+			       "none: the kernel counted no squeeze since the last look");
 		return;
 	}
-	g->need_ms = now_ms();
+	g->need_ms = bpftune_now_ms();
 	high_order_check(ev, "receive rounds squeezed");
 	if (g->hold_until_ms > g->need_ms) {
-		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
-		       "none: held by the wait guard");
+		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+			       "none: held by the wait guard");
 		return;
 	}
 	if (cur >= tunables[tunable].max) {
-		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
-		       "none: at the cap");
+		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+			       "none: at the cap");
 		return;
 	}
 	/* the limit is checked between polls: one poll outlasting it all */
 	if (tunable == NB_BUDGET_USECS && e->polls <= 1 &&
 	    e->round_ns > (uint64_t)usecs * 1000) {
-		decide(ev, ev->scenario_id, tunable, "grow-budget", inputs,
-		       "none: a single NAPI poll outlasted the limit; a longer one would not help");
+		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+			       "none: a single NAPI poll outlasted the limit; a longer one would not help");
 		return;
 	}
 	if (guard_trips(ev, tunable, cur, inputs, sizeof(inputs)))
 		return;
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	decide(ev, ev->scenario_id, tunable, "grow-budget", inputs, "raise");
+	bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs, "raise");
 	if (tunable == NB_BUDGET)
 		snprintf(reason, sizeof(reason),
 			 "a receive round on CPU %u processed %u packets, its whole budget, with more waiting (%" PRIu64 " squeezes counted)",
@@ -559,17 +529,6 @@ static void squeeze(const struct bpftune_event *ev,
 }
 
 /* ---- the timer: shrink what is no longer needed -------------------------- */
-
-static void timer_event(struct bpftune_event *ev)
-{
-	struct timespec ts;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->tuner_id = state->tuner->id;
-	ev->scenario_id = NET_BUFFER_SHRINK;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
 		       uint64_t now)
@@ -594,8 +553,8 @@ static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
 	}
 	snprintf(inputs, sizeof(inputs), "cur=%ld orig=%ld quiet_ms=%llu", cur,
 		 g->orig, (unsigned long long)(now - g->need_ms));
-	decide(ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
-	       "shrink");
+	bpftune_decide(state->tuner, ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+		       "shrink");
 	snprintf(reason, sizeof(reason),
 		 "no drop or squeeze has needed it for %llu s: %s %ld",
 		 (unsigned long long)(now - g->need_ms) / 1000,
@@ -606,17 +565,14 @@ static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
 		g->orig = -1;
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
-	uint64_t expirations, now = now_ms();
+	uint64_t now = bpftune_now_ms();
 	struct bpftune_event ev;
 	unsigned int i;
 
-	(void)events;
 	(void)ctx;
-	if (read(fd, &expirations, sizeof(expirations)) < 0)
-		return;
-	timer_event(&ev);
+	bpftune_event_init(&ev, state->tuner, NET_BUFFER_SHRINK, 0, 0);
 	for (i = 0; i < NB_HIGH_ORDER_OFF; i++)
 		shrink_one(&ev, i, now);
 	timer_update();
@@ -703,16 +659,9 @@ static int net_buffer_init(struct bpftune_tuner *t)
 			state->squeezed += sq[cpu];
 	state->limits_fd = bpftune_tuner_map_fd(t, "limits");
 	limits_update();
-	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (state->timer_fd < 0) {
+	state->timer = bpftune_timer_new(on_timer, NULL);
+	if (!state->timer) {
 		err = -errno;
-		free(state);
-		state = NULL;
-		return err;
-	}
-	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
-	if (err) {
-		close(state->timer_fd);
 		free(state);
 		state = NULL;
 		return err;
@@ -733,8 +682,7 @@ static void net_buffer_fini(struct bpftune_tuner *t)
 	if (!state)
 		return;
 	bpftune_observer_remove(&state->observer);
-	bpftune_loop_del(state->timer_fd);
-	close(state->timer_fd);
+	bpftune_timer_free(state->timer);
 	bpftune_corr_forget(t->id, 0, true);
 	free(state);
 	state = NULL;

@@ -59,46 +59,35 @@ static const struct bpftune_scenario_desc scenarios[] = {
 };
 
 struct rt_netns {
-	struct rt_netns *next;
-	uint64_t cookie;
+	struct bpftune_netns_priv ns;
+	uint64_t map_key;	/* the event's cookie: the BPF side's key */
 	long orig;		/* max_size before our first raise */
 };
 
 static struct rt_state {
 	struct bpftune_tuner *tuner;
-	struct bpftune_observer observer;
-	struct rt_netns *netns;
-	unsigned int num_netns;
 	int grown_fd;
 	/* the last growth refusal logged, to log each one once */
 	uint64_t stop_cookie;
 	long stop_at;
 } *state;
 
-static struct rt_netns *netns_find(uint64_t cookie)
+/* nothing left to shrink there: the BPF side stops reporting it */
+static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
 {
-	struct rt_netns *n;
+	struct rt_netns *n = (void *)p;
 
-	for (n = state->netns; n; n = n->next)
-		if (n->cookie == cookie)
-			return n;
-	return NULL;
-}
-
-static void netns_forget(uint64_t cookie)
-{
-	struct rt_netns **p, *n;
-
-	for (p = &state->netns; (n = *p); p = &n->next)
-		if (n->cookie == cookie) {
-			*p = n->next;
-			free(n);
-			state->num_netns--;
-			break;
-		}
+	(void)t;
 	if (state->grown_fd >= 0)
-		bpf_map_delete_elem(state->grown_fd, &cookie);
+		bpf_map_delete_elem(state->grown_fd, &n->map_key);
 }
+
+/* at MAX_NETNS, nothing is recycled: a netns without one is not grown */
+static const struct bpftune_netns_table_ops netns_ops = {
+	.size = sizeof(struct rt_netns),
+	.max = MAX_NETNS,
+	.release = netns_release,
+};
 
 /* Tell the BPF side the max_size we set, or that there is none (0). */
 static void grown_set(uint64_t cookie, long max_size)
@@ -116,10 +105,9 @@ static void grown_set(uint64_t cookie, long max_size)
 static void decide(const struct bpftune_event *ev, unsigned int scenario,
 		   const char *inputs, const char *action)
 {
-	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
-		.scenario = scenario, .policy = scenario == ROUTE_TABLE_NEAR_FULL ?
-		"grow-near-limit" : "shrink-when-empty", .inputs = inputs,
-		.action = action, .tunable = 0, .epsilon = -1, .explored = -1 });
+	bpftune_decide(state->tuner, ev, scenario, 0,
+		       scenario == ROUTE_TABLE_NEAR_FULL ? "grow-near-limit" :
+		       "shrink-when-empty", inputs, action);
 }
 
 static void near_full(const struct bpftune_event *ev,
@@ -138,7 +126,7 @@ static void near_full(const struct bpftune_event *ev,
 	snprintf(inputs, sizeof(inputs), "max_size=%ld routes=%lld dst_entries=%lld gc_thresh=%u",
 		 cur, (long long)e->routes, (long long)e->dst_entries,
 		 e->gc_thresh);
-	n = netns_find(ev->netns_cookie);
+	n = bpftune_netns_table_find(state->tuner, ev->netns_cookie);
 	if (!want) {
 		decide(ev, ROUTE_TABLE_NEAR_FULL, inputs,
 		       cur >= ROUTE_HARD_CAP ? "none: at the hard cap" :
@@ -160,14 +148,11 @@ static void near_full(const struct bpftune_event *ev,
 				  &want, 1, reason);
 	if (err <= 0)
 		return;
-	if (!n && state->num_netns < MAX_NETNS) {
-		n = calloc(1, sizeof(*n));
+	if (!n) {
+		n = bpftune_netns_table_get(state->tuner, ev);
 		if (n) {
-			n->cookie = ev->netns_cookie;
+			n->map_key = ev->netns_cookie;
 			n->orig = cur;
-			n->next = state->netns;
-			state->netns = n;
-			state->num_netns++;
 		}
 	}
 	/* without a record of the original we would not know where to stop */
@@ -177,7 +162,7 @@ static void near_full(const struct bpftune_event *ev,
 static void emptying(const struct bpftune_event *ev,
 		     const struct route_table_event *e)
 {
-	struct rt_netns *n = netns_find(ev->netns_cookie);
+	struct rt_netns *n = bpftune_netns_table_find(state->tuner, ev->netns_cookie);
 	char inputs[256], reason[256];
 	long cur, used, want;
 	int err;
@@ -195,7 +180,7 @@ static void emptying(const struct bpftune_event *ev,
 	decide(ev, ROUTE_TABLE_EMPTYING, inputs, want ? "lower" : "none");
 	if (!want) {
 		if (cur <= n->orig)
-			netns_forget(n->cookie);
+			bpftune_netns_table_remove(state->tuner, n->ns.cookie);
 		return;
 	}
 	snprintf(reason, sizeof(reason), "%ld of max_size %ld in use: back towards %ld",
@@ -204,12 +189,12 @@ static void emptying(const struct bpftune_event *ev,
 				  &want, 1, reason);
 	if (err < 0)
 		return;
-	if (state->stop_cookie == n->cookie)
+	if (state->stop_cookie == n->map_key)
 		state->stop_at = -1;
 	if (want <= n->orig)
-		netns_forget(n->cookie);
+		bpftune_netns_table_remove(state->tuner, n->ns.cookie);
 	else
-		grown_set(n->cookie, want);
+		grown_set(n->map_key, want);
 }
 
 static void route_table_event(struct bpftune_tuner *t,
@@ -224,21 +209,6 @@ static void route_table_event(struct bpftune_tuner *t,
 		near_full(ev, e);
 	else if (ev->scenario_id == ROUTE_TABLE_EMPTYING)
 		emptying(ev, e);
-}
-
-/* The admin took over, or the netns is gone: nothing left to shrink. */
-static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
-		     enum bpftune_state s, const char *cause)
-{
-	(void)cause;
-	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
-		return;
-	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
-		while (state->netns)
-			netns_forget(state->netns->cookie);
-		return;
-	}
-	netns_forget(cookie);
 }
 
 /* Does this kernel still enforce max_size (before 6.3)? */
@@ -266,8 +236,13 @@ static int route_table_init(struct bpftune_tuner *t)
 		return -ENOMEM;
 	state->tuner = t;
 	state->grown_fd = bpftune_tuner_map_fd(t, "grown");
-	state->observer.state = on_state;
-	bpftune_observer_add(&state->observer);
+	/* a netns gone or taken over by the admin: nothing left to shrink */
+	err = bpftune_netns_table_init(t, &netns_ops);
+	if (err) {
+		free(state);
+		state = NULL;
+		return err;
+	}
 	bpftune_log(LOG_INFO, "tuner route_table: caps: net.ipv6.route.max_size at most %ld; %s",
 		    ROUTE_HARD_CAP, kernel_enforces() ?
 		    "this kernel drops IPv6 packets past it" :
@@ -277,12 +252,9 @@ static int route_table_init(struct bpftune_tuner *t)
 
 static void route_table_fini(struct bpftune_tuner *t)
 {
-	(void)t;
 	if (!state)
 		return;
-	bpftune_observer_remove(&state->observer);
-	while (state->netns)
-		netns_forget(state->netns->cookie);
+	bpftune_netns_table_fini(t);
 	free(state);
 	state = NULL;
 }

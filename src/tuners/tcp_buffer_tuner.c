@@ -29,14 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
-#include <sys/timerfd.h>
-#include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "internal.h"
-#include "loop.h"
 #include "correlation.h"
 #include "proc_file.h"
 #include "tcp_buffer_tuner.h"
@@ -200,10 +195,7 @@ struct syn_counters {
 };
 
 struct tb_netns {
-	struct tb_netns *next;
-	uint64_t cookie;
-	uint32_t pid;		/* last task seen there, to find it again */
-	uint64_t last_used_ms;
+	struct bpftune_netns_priv ns;	/* cookie, pid, last use */
 	struct guard guard[2];	/* TB_RMEM, TB_WMEM */
 	/* low-memory mode; saved values are -1 when we did not change them */
 	bool lowmem;
@@ -221,12 +213,8 @@ struct tb_netns {
 
 struct tb_state {
 	struct bpftune_tuner *tuner;
-	struct tb_netns *netns;
-	unsigned int num_netns;
 	int syn_map_fd;
-	int timer_fd;
-	bool timer_armed;
-	long page_size;
+	struct bpftune_timer *timer;
 	/* global part of low-memory mode */
 	bool lowmem;
 	long saved_high_order;
@@ -236,103 +224,38 @@ struct tb_state {
 
 static struct tb_state *state;
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- per-netns state ---------------------------------------------------- */
 
-static bool netns_pending(const struct tb_netns *n)
+/* something of ours to undo there: not to be recycled */
+static bool netns_pending(const struct bpftune_netns_priv *p)
 {
+	const struct tb_netns *n = (const void *)p;
+
 	return n->lowmem || n->syncookies_saved >= 0;
 }
 
-static void netns_init(struct tb_netns *n, uint64_t cookie)
+static void netns_init(struct bpftune_netns_priv *p)
 {
-	memset(n, 0, sizeof(*n));
-	n->cookie = cookie;
+	struct tb_netns *n = (void *)p;
+
 	n->saved_max[0] = n->saved_max[1] = -1;
 	n->saved_no_metrics = n->saved_no_ssthresh = -1;
 	n->syncookies_saved = -1;
 }
 
-static struct tb_netns *netns_find(uint64_t cookie)
+/* a recycled netns: its correlation windows go with it */
+static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
 {
-	struct tb_netns *n;
-
-	for (n = state->netns; n; n = n->next)
-		if (n->cookie == cookie)
-			return n;
-	return NULL;
+	bpftune_corr_forget(t->id, p->cookie, false);
 }
 
-static void netns_free(uint64_t cookie)
-{
-	struct tb_netns **p, *n;
-
-	for (p = &state->netns; (n = *p); p = &n->next) {
-		if (n->cookie != cookie)
-			continue;
-		*p = n->next;
-		free(n);
-		state->num_netns--;
-		return;
-	}
-}
-
-/* State for the event's netns; recycles the least recently used idle one. */
-static struct tb_netns *netns_get(const struct bpftune_event *ev)
-{
-	uint64_t cookie = bpftune_netns_is_global(ev->netns_cookie) ? 0 :
-			  ev->netns_cookie;
-	struct tb_netns *n = netns_find(cookie), *it, *old = NULL;
-
-	if (!n && state->num_netns >= MAX_NETNS) {
-		for (it = state->netns; it; it = it->next)
-			if (!netns_pending(it) &&
-			    (!old || it->last_used_ms < old->last_used_ms))
-				old = it;
-		if (old) {
-			bpftune_corr_forget(state->tuner->id, old->cookie, false);
-			netns_free(old->cookie);
-		}
-	}
-	if (!n && state->num_netns < MAX_NETNS) {
-		n = malloc(sizeof(*n));
-		if (!n)
-			return NULL;
-		netns_init(n, cookie);
-		n->next = state->netns;
-		state->netns = n;
-		state->num_netns++;
-	}
-	if (n) {
-		n->last_used_ms = now_ms();
-		if (ev->pid)
-			n->pid = ev->pid;
-	}
-	return n;
-}
-
-/* An event to act in @n's netns from the timer (no BPF event there). */
-static void timer_event(struct bpftune_event *ev, unsigned int scenario,
-			const struct tb_netns *n)
-{
-	struct timespec ts;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->tuner_id = state->tuner->id;
-	ev->scenario_id = scenario;
-	ev->netns_cookie = n ? n->cookie : 0;
-	ev->pid = n ? n->pid : 0;
-	/* the events' clock: CLOCK_BOOTTIME */
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+static const struct bpftune_netns_table_ops netns_ops = {
+	.size = sizeof(struct tb_netns),
+	.max = MAX_NETNS,
+	.init = netns_init,
+	.busy = netns_pending,
+	.release = netns_release,
+};
 
 /* ---- /proc readers ------------------------------------------------------ */
 
@@ -358,17 +281,6 @@ static int read_tcp_memory(long *pages, bool *pressure)
 	}
 	fclose(f);
 	return err;
-}
-
-static long mem_available_pages(void)
-{
-	static const char *const key[] = { "MemAvailable" };
-	struct bpftune_proc_value kb;
-
-	if (bpftune_proc_file_lookup("/proc/meminfo", BPFTUNE_PROC_KEYVAL,
-				     key, &kb, 1) != 1 || kb.i < 0)
-		return -1;
-	return kb.i / (state->page_size / 1024);
 }
 
 /* The TcpExt counters we need, from the netstat file of our netns. */
@@ -423,34 +335,16 @@ static int read_syn_counters(int netns_fd, uint64_t cookie,
 
 static void timer_update(void)
 {
-	struct itimerspec its = { 0 };
 	bool want = state->lowmem;
 	struct tb_netns *n;
 
-	for (n = state->netns; n && !want; n = n->next)
-		want = netns_pending(n);
-	if (want == state->timer_armed || state->timer_fd < 0)
-		return;
-	if (want) {
-		its.it_value.tv_sec = TIMER_PERIOD_MS / 1000;
-		its.it_value.tv_nsec = (TIMER_PERIOD_MS % 1000) * 1000000;
-		its.it_interval = its.it_value;
-	}
-	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
-		state->timer_armed = want;
+	bpftune_netns_table_for_each(state->tuner, n)
+		want |= netns_pending(&n->ns);
+	if (want != bpftune_timer_armed(state->timer))
+		bpftune_timer_set(state->timer, want ? TIMER_PERIOD_MS : 0);
 }
 
 /* ---- decisions ---------------------------------------------------------- */
-
-static void decide(const struct bpftune_event *ev, unsigned int scenario,
-		   int tunable, const char *policy, const char *inputs,
-		   const char *action)
-{
-	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
-		.scenario = scenario, .policy = policy, .inputs = inputs,
-		.action = action, .tunable = tunable, .epsilon = -1,
-		.explored = -1 });
-}
 
 static int set1(const struct bpftune_event *ev, unsigned int tunable,
 		unsigned int scenario, long value, const char *reason)
@@ -475,7 +369,7 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 {
 	struct bpftune_corr_key key = {
 		.tuner_id = state->tuner->id, .tunable = tunable,
-		.netns_cookie = n->cookie,
+		.netns_cookie = n->ns.cookie,
 	}, rkey = key;
 	struct guard *g = &n->guard[tunable];
 	struct bpftune_corr *c, *rc;
@@ -522,11 +416,11 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 	hold = GUARD_HOLD_MS << (g->trips < 4 ? g->trips : 4);
 	if (hold > GUARD_HOLD_MAX_MS)
 		hold = GUARD_HOLD_MAX_MS;
-	g->hold_until_ms = now_ms() + hold;
+	g->hold_until_ms = bpftune_now_ms() + hold;
 	g->trips++;
 	g->raised_from = 0;
-	decide(ev, TCP_BUFFER_LATENCY_GUARD, tunable, "latency-guard", inputs,
-	       "step back");
+	bpftune_decide(state->tuner, ev, TCP_BUFFER_LATENCY_GUARD, tunable, "latency-guard", inputs,
+		       "step back");
 	snprintf(reason, sizeof(reason),
 		 "RTT rose with the %s max (r=%.2f over %u settings, RTT +%.0f%%%s): more buffer only added queueing; stepping back and holding for %llu s",
 		 buf_name(tunable), r, c->n, rise * 100, gains,
@@ -557,16 +451,16 @@ static void buffer_near_max(const struct bpftune_event *ev,
 		 e->rtt_us, e->rate_kbps, (long long)e->allocated,
 		 (long long)e->mem[1], e->pressure);
 	if (ret != 3) {
-		decide(ev, scenario, tunable, "grow-near-limit", inputs,
-		       "none: cannot read the live value");
+		bpftune_decide(state->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
+			       "none: cannot read the live value");
 		return;
 	}
 	if (cur[2] != e->limit[2]) {
-		decide(ev, scenario, tunable, "grow-near-limit", inputs,
-		       "none: max changed since the event");
+		bpftune_decide(state->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
+			       "none: max changed since the event");
 		return;
 	}
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	g = &n->guard[tunable];
@@ -579,31 +473,31 @@ static void buffer_near_max(const struct bpftune_event *ev,
 		g->rate_n++;
 	}
 	if (state->lowmem || n->lowmem) {
-		decide(ev, scenario, tunable, "grow-near-limit", inputs,
-		       "none: low-memory mode");
+		bpftune_decide(state->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
+			       "none: low-memory mode");
 		return;
 	}
 	if (e->pressure || (e->mem[1] > 0 &&
 			    e->allocated + bpftune_delta(e->mem[1]) >= e->mem[1])) {
-		decide(ev, scenario, tunable, "grow-near-limit", inputs,
-		       "none: TCP memory near pressure");
+		bpftune_decide(state->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
+			       "none: TCP memory near pressure");
 		return;
 	}
-	if (g->hold_until_ms > now_ms()) {
-		decide(ev, scenario, tunable, "grow-near-limit", inputs,
-		       "none: held by the latency guard");
+	if (g->hold_until_ms > bpftune_now_ms()) {
+		bpftune_decide(state->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
+			       "none: held by the latency guard");
 		return;
 	}
 	if (cur[2] >= d->max) {
-		decide(ev, scenario, tunable, "grow-near-limit", inputs,
-		       "none: at the cap");
+		bpftune_decide(state->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
+			       "none: at the cap");
 		return;
 	}
 	if (guard_trips(ev, tunable, n, cur, inputs, sizeof(inputs)))
 		return;
 	memcpy(want, cur, sizeof(want));
 	want[2] = cur[2] + bpftune_delta(cur[2]);
-	decide(ev, scenario, tunable, "grow-near-limit", inputs, "raise");
+	bpftune_decide(state->tuner, ev, scenario, tunable, "grow-near-limit", inputs, "raise");
 	snprintf(reason, sizeof(reason),
 		 "a socket's %s buffer (%u bytes) came within %.4g%% of the %s max",
 		 tunable == TB_RMEM ? "receive" : "send", e->value,
@@ -624,12 +518,12 @@ static void rcvbuf_no_autotune(const struct bpftune_event *ev,
 		 e->value, (long long)e->limit[2], e->moderate_rcvbuf);
 	if (bpftune_tunable_get(state->tuner, TB_MODERATE_RCVBUF, ev, &moderate) != 1 ||
 	    moderate) {
-		decide(ev, ev->scenario_id, TB_MODERATE_RCVBUF, "enable-autotuning",
-		       inputs, "none: autotuning is on");
+		bpftune_decide(state->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF, "enable-autotuning",
+			       inputs, "none: autotuning is on");
 		return;
 	}
-	decide(ev, ev->scenario_id, TB_MODERATE_RCVBUF, "enable-autotuning",
-	       inputs, "enable");
+	bpftune_decide(state->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF, "enable-autotuning",
+		       inputs, "enable");
 	set1(ev, TB_MODERATE_RCVBUF, ev->scenario_id, 1,
 	     "a receiver's queue filled its fixed buffer while receive autotuning was off; autotuning sizes it within tcp_rmem");
 }
@@ -654,7 +548,7 @@ static void lowmem_apply(const struct bpftune_event *ev, struct tb_netns *n,
 {
 	char reason[512];
 	unsigned int i;
-	uint64_t now = now_ms();
+	uint64_t now = bpftune_now_ms();
 
 	snprintf(reason, sizeof(reason), "low-memory mode: %s", why);
 	if (!state->lowmem) {
@@ -714,12 +608,12 @@ static void lowmem_undo(const char *why)
 	unsigned int i;
 
 	snprintf(reason, sizeof(reason), "TCP memory pressure gone (%s): undoing low-memory mode", why);
-	for (n = state->netns; n; n = n->next) {
+	bpftune_netns_table_for_each(state->tuner, n) {
 		if (!n->lowmem)
 			continue;
-		timer_event(&ev, TCP_BUFFER_MEM_RECOVERED, n);
-		decide(&ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory", why,
-		       "restore");
+		bpftune_event_init(&ev, state->tuner, TCP_BUFFER_MEM_RECOVERED, n->ns.cookie, n->ns.pid);
+		bpftune_decide(state->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory", why,
+			       "restore");
 		restore1(&ev, TB_NO_METRICS_SAVE, &n->saved_no_metrics, reason);
 		restore1(&ev, TB_NO_SSTHRESH_SAVE, &n->saved_no_ssthresh, reason);
 		for (i = 0; i < 2; i++) {
@@ -737,7 +631,7 @@ static void lowmem_undo(const char *why)
 		}
 		n->lowmem = false;
 	}
-	timer_event(&ev, TCP_BUFFER_MEM_RECOVERED, NULL);
+	bpftune_event_init(&ev, state->tuner, TCP_BUFFER_MEM_RECOVERED, 0, 0);
 	restore1(&ev, TB_HIGH_ORDER_OFF, &state->saved_high_order, reason);
 	state->lowmem = false;
 }
@@ -761,7 +655,7 @@ static void memory_event(const struct bpftune_event *ev,
 		return;
 	if (read_tcp_memory(&pages, &pressure) < 0)
 		pages = e->allocated;
-	avail = mem_available_pages();
+	avail = bpftune_mem_available_pages();
 	/* what TCP holds plus a quarter of what is still available */
 	ceiling = avail > 0 ? pages + avail / 4 : cur[2];
 	if (ceiling > d->max)
@@ -776,8 +670,8 @@ static void memory_event(const struct bpftune_event *ev,
 		 pages, (long long)e->allocated, cur[0], cur[1], cur[2], pressure,
 		 refused, avail, ceiling);
 	if (!near && !refused && !pressure && !at_max) {
-		decide(ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
-		       "none: below the pressure threshold");
+		bpftune_decide(state->tuner, ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
+			       "none: below the pressure threshold");
 		return;
 	}
 	if (cur[2] < ceiling) {
@@ -789,7 +683,7 @@ static void memory_event(const struct bpftune_event *ev,
 			want[1] = want[2];
 		if (want[0] > want[1])
 			want[0] = want[1];
-		decide(ev, scenario, TB_MEM, "grow-tcp-mem", inputs, "raise");
+		bpftune_decide(state->tuner, ev, scenario, TB_MEM, "grow-tcp-mem", inputs, "raise");
 		snprintf(reason, sizeof(reason),
 			 "TCP holds %ld pages, %s the tcp_mem pressure threshold %ld%s; growing up to %ld pages at most (what TCP holds plus a quarter of available memory)",
 			 pages, pages >= cur[1] ? "over" : "near", cur[1],
@@ -798,13 +692,13 @@ static void memory_event(const struct bpftune_event *ev,
 		bpftune_tunable_set(state->tuner, TB_MEM, ev, scenario, want, 3,
 				    reason);
 	} else {
-		decide(ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
-		       "none: at the ceiling");
+		bpftune_decide(state->tuner, ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
+			       "none: at the ceiling");
 	}
 	/* really short: refused, within delta of the hard limit, or no room */
 	if (!refused && !at_max && cur[2] < ceiling)
 		return;
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	snprintf(reason, sizeof(reason), "%s (TCP holds %ld pages, tcp_mem %ld %ld %ld)",
@@ -812,8 +706,8 @@ static void memory_event(const struct bpftune_event *ev,
 		 at_max ? "TCP memory is near the tcp_mem hard limit" :
 			  "tcp_mem cannot grow further", pages, cur[0], cur[1],
 		 cur[2]);
-	decide(ev, TCP_BUFFER_MEM_EXHAUSTED, -1, "low-memory-mode", inputs,
-	       "enter");
+	bpftune_decide(state->tuner, ev, TCP_BUFFER_MEM_EXHAUSTED, -1, "low-memory-mode", inputs,
+		       "enter");
 	lowmem_apply(ev, n, reason);
 }
 
@@ -827,14 +721,14 @@ static uint64_t delta_u64(uint64_t now, uint64_t before)
 static void syn_queue(const struct bpftune_event *ev,
 		      const struct tcp_buffer_event *e)
 {
-	uint64_t stalled, completed, sent, recv, drops, bad, now = now_ms();
+	uint64_t stalled, completed, sent, recv, drops, bad, now = bpftune_now_ms();
 	struct syn_counters c;
 	char inputs[448], reason[320];
 	long cookies, max_syn, want, threshold;
 	struct tb_netns *n;
 	int fd;
 
-	n = netns_get(ev);
+	n = bpftune_netns_table_get(state->tuner, ev);
 	if (!n)
 		return;
 	n->busy_ms = now;
@@ -874,17 +768,17 @@ static void syn_queue(const struct bpftune_event *ev,
 	bad = stalled + drops + (sent > recv ? sent - recv : 0);
 	if (bad >= SYN_FLOOD_MIN && bad > SYN_FLOOD_RATIO * (completed + recv)) {
 		if (++n->flood_votes < SYN_FLOOD_VOTES) {
-			decide(ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES, "syn-flood",
-			       inputs, "none: flood suspected, not yet confirmed");
+			bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES, "syn-flood",
+				       inputs, "none: flood suspected, not yet confirmed");
 			return;
 		}
 		if (cookies) {
-			decide(ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES,
-			       "syn-flood", inputs, "none: flood, syncookies already on");
+			bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES,
+				       "syn-flood", inputs, "none: flood, syncookies already on");
 			return;
 		}
-		decide(ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES, "syn-flood",
-		       inputs, "syncookies on, no backlog growth");
+		bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_FLOOD, TB_SYNCOOKIES, "syn-flood",
+			       inputs, "syncookies on, no backlog growth");
 		snprintf(reason, sizeof(reason),
 			 "SYN flood on port %u: %" PRIu64 " SYNs dropped or left half-open against %" PRIu64 " completed handshakes; syncookies serve real clients without queueing the flood (the backlog is not grown for it)",
 			 e->port, bad, completed + recv);
@@ -898,33 +792,33 @@ static void syn_queue(const struct bpftune_event *ev,
 		n->flood_votes = 0;
 	/* legitimate load: max_syn_backlog only matters without syncookies */
 	if (cookies) {
-		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
-		       "grow-syn-backlog", inputs,
-		       "none: syncookies on, the listen backlog bounds the queue");
+		bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
+			       "grow-syn-backlog", inputs,
+			       "none: syncookies on, the listen backlog bounds the queue");
 		return;
 	}
 	/* new peers are dropped past 3/4 of max_syn_backlog */
 	threshold = max_syn - max_syn / 4;
 	if (!completed) {
-		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
-		       "grow-syn-backlog", inputs, "none: no handshake completed");
+		bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
+			       "grow-syn-backlog", inputs, "none: no handshake completed");
 		return;
 	}
 	if (!drops && e->value + bpftune_delta(threshold) < threshold) {
-		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
-		       "grow-syn-backlog", inputs,
-		       "none: no SYN dropped and the queue is not near the drop threshold");
+		bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
+			       "grow-syn-backlog", inputs,
+			       "none: no SYN dropped and the queue is not near the drop threshold");
 		return;
 	}
 	if (threshold >= (long)e->backlog) {
-		decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
-		       "grow-syn-backlog", inputs,
-		       "none: the listen backlog is the limit, not max_syn_backlog");
+		bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG,
+			       "grow-syn-backlog", inputs,
+			       "none: the listen backlog is the limit, not max_syn_backlog");
 		return;
 	}
 	want = max_syn + bpftune_delta(max_syn);
-	decide(ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG, "grow-syn-backlog",
-	       inputs, "raise");
+	bpftune_decide(state->tuner, ev, TCP_BUFFER_SYN_QUEUE, TB_MAX_SYN_BACKLOG, "grow-syn-backlog",
+		       inputs, "raise");
 	snprintf(reason, sizeof(reason),
 		 "listener on port %u: %u half-open requests, %" PRIu64 " SYNs dropped past 3/4 of tcp_max_syn_backlog, and the handshakes complete (%" PRIu64 " completed, %" PRIu64 " stalled): legitimate load",
 		 e->port, e->value, drops, completed, stalled);
@@ -943,7 +837,7 @@ static void syncookies_check(struct tb_netns *n, uint64_t now)
 	char inputs[160], reason[256];
 	int fd;
 
-	timer_event(&ev, TCP_BUFFER_SYN_FLOOD_OVER, n);
+	bpftune_event_init(&ev, state->tuner, TCP_BUFFER_SYN_FLOOD_OVER, n->ns.cookie, n->ns.pid);
 	fd = bpftune_netns_fd_for_event(&ev);
 	if (fd < -1 || read_syn_counters(fd, ev.netns_cookie, &c) < 0)
 		return;
@@ -955,8 +849,8 @@ static void syncookies_check(struct tb_netns *n, uint64_t now)
 		return;
 	snprintf(inputs, sizeof(inputs), "quiet_ms=%" PRIu64 " saved=%ld",
 		 now - n->busy_ms, n->syncookies_saved);
-	decide(&ev, TCP_BUFFER_SYN_FLOOD_OVER, TB_SYNCOOKIES, "syncookies-idle",
-	       inputs, "restore");
+	bpftune_decide(state->tuner, &ev, TCP_BUFFER_SYN_FLOOD_OVER, TB_SYNCOOKIES, "syncookies-idle",
+		       inputs, "restore");
 	snprintf(reason, sizeof(reason),
 		 "no syncookie sent, no half-open request stalled and no listener queue half full for %" PRIu64 " s: the flood is over, back to the previous setting",
 		 (now - n->busy_ms) / 1000);
@@ -965,40 +859,35 @@ static void syncookies_check(struct tb_netns *n, uint64_t now)
 	n->syncookies_saved = -1;
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
-	uint64_t expirations, now = now_ms();
+	uint64_t now = bpftune_now_ms();
 	struct bpftune_event ev;
 	long pages, cur[3];
 	bool pressure;
 	char why[160];
 	struct tb_netns *n;
 
-	(void)events;
 	(void)ctx;
-	if (read(fd, &expirations, sizeof(expirations)) < 0)
-		return;
 	if (state->lowmem && !read_tcp_memory(&pages, &pressure) &&
 	    bpftune_tunable_get(state->tuner, TB_MEM, NULL, cur) == 3) {
 		snprintf(why, sizeof(why), "tcp_pages=%ld tcp_mem=%ld,%ld,%ld pressure=%d",
 			 pages, cur[0], cur[1], cur[2], pressure);
-		timer_event(&ev, TCP_BUFFER_MEM_RECOVERED, NULL);
+		bpftune_event_init(&ev, state->tuner, TCP_BUFFER_MEM_RECOVERED, 0, 0);
 		if (!pressure && pages + bpftune_delta(cur[1]) < cur[1])
 			state->calm_checks++;
 		else
 			state->calm_checks = 0;
-		decide(&ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory", why,
-		       state->calm_checks >= RECOVERED_CHECKS ? "restore" :
-		       "none: still near pressure");
+		bpftune_decide(state->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory", why,
+			       state->calm_checks >= RECOVERED_CHECKS ? "restore" :
+			       "none: still near pressure");
 		if (state->calm_checks >= RECOVERED_CHECKS)
 			lowmem_undo(why);
 	}
-	for (n = state->netns; n; n = n->next)
+	bpftune_netns_table_for_each(state->tuner, n)
 		if (n->syncookies_saved >= 0)
 			syncookies_check(n, now);
 	timer_update();
-	/* as after an event: no netns fd may outlive this round */
-	bpftune_netns_release();
 }
 
 /* ---- plumbing ----------------------------------------------------------- */
@@ -1040,26 +929,23 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 	(void)cause;
 	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
 		return;
+	/* the library has dropped the netns state (all of it if global) */
 	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
 		/* stopped everywhere: nothing more will be undone */
-		while (state->netns)
-			netns_free(state->netns->cookie);
 		state->lowmem = false;
 		bpftune_corr_forget(t->id, 0, true);
 	} else {
-		netns_free(cookie);
 		bpftune_corr_forget(t->id, cookie, false);
 	}
 	bpftune_log(LOG_DEBUG, "tuner tcp_buffer: state for netns cookie %llu dropped (%s): %u netns tracked, %u correlation windows",
 		    (unsigned long long)cookie,
 		    s == BPFTUNE_STATE_GONE ? "gone" : "admin took over",
-		    state->num_netns, bpftune_corr_count());
+		    bpftune_netns_table_count(t), bpftune_corr_count());
 	timer_update();
 }
 
 static int tcp_buffer_init(struct bpftune_tuner *t)
 {
-	struct sysinfo si;
 	long pages;
 	int err;
 
@@ -1068,26 +954,20 @@ static int tcp_buffer_init(struct bpftune_tuner *t)
 		return -ENOMEM;
 	state->tuner = t;
 	state->saved_high_order = -1;
-	state->page_size = sysconf(_SC_PAGESIZE);
-	if (state->page_size < 4096)
-		state->page_size = 4096;
-	if (!sysinfo(&si)) {
-		pages = (long)((unsigned long long)si.totalram * si.mem_unit /
-			       state->page_size / 4);
-		if (pages > 0)
-			tunables[TB_MEM].max = pages;
-	}
+	pages = bpftune_ram_quarter_pages();
+	if (pages > 0)
+		tunables[TB_MEM].max = pages;
 	state->syn_map_fd = bpftune_tuner_map_fd(t, "syn_stats");
-	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (state->timer_fd < 0) {
-		err = -errno;
+	err = bpftune_netns_table_init(t, &netns_ops);
+	if (err) {
 		free(state);
 		state = NULL;
 		return err;
 	}
-	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
-	if (err) {
-		close(state->timer_fd);
+	state->timer = bpftune_timer_new(on_timer, NULL);
+	if (!state->timer) {
+		err = -errno;
+		bpftune_netns_table_fini(t);
 		free(state);
 		state = NULL;
 		return err;
@@ -1106,10 +986,8 @@ static void tcp_buffer_fini(struct bpftune_tuner *t)
 	if (state->lowmem)
 		bpftune_log(LOG_NOTICE, "tuner tcp_buffer: exiting in low-memory mode; its settings stay unless -R restores them");
 	bpftune_observer_remove(&state->observer);
-	bpftune_loop_del(state->timer_fd);
-	close(state->timer_fd);
-	while (state->netns)
-		netns_free(state->netns->cookie);
+	bpftune_timer_free(state->timer);
+	bpftune_netns_table_fini(t);
 	bpftune_corr_forget(t->id, 0, true);
 	free(state);
 	state = NULL;

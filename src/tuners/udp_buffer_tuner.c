@@ -22,13 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
-#include <sys/timerfd.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
-#include "loop.h"
 #include "grow.h"
 #include "udp_buffer_tuner.h"
 #include "udp_buffer_tuner.skel.h"
@@ -95,48 +90,21 @@ struct grown {
 struct ub_state {
 	struct bpftune_tuner *tuner;
 	struct grown grown[UB_NUM_TUNABLES];
-	int timer_fd;
-	bool timer_armed;
-	long page_size;
+	struct bpftune_timer *timer;
 	struct bpftune_observer observer;
 };
 
 static struct ub_state *state;
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void decide(const struct bpftune_event *ev, unsigned int scenario,
-		   int tunable, const char *policy, const char *inputs,
-		   const char *action)
-{
-	bpftune_decision(state->tuner, ev, &(struct bpftune_decision){
-		.scenario = scenario, .policy = policy, .inputs = inputs,
-		.action = action, .tunable = tunable, .epsilon = -1,
-		.explored = -1 });
-}
-
 static void timer_update(void)
 {
-	struct itimerspec its = { 0 };
 	bool want = false;
 	unsigned int i;
 
 	for (i = 0; i < UB_NUM_TUNABLES; i++)
 		want |= state->grown[i].orig[0] >= 0;
-	if (want == state->timer_armed || state->timer_fd < 0)
-		return;
-	if (want) {
-		its.it_value.tv_sec = SHRINK_EVERY_MS / 1000;
-		its.it_interval = its.it_value;
-	}
-	if (!timerfd_settime(state->timer_fd, 0, &its, NULL))
-		state->timer_armed = want;
+	if (want != bpftune_timer_armed(state->timer))
+		bpftune_timer_set(state->timer, want ? SHRINK_EVERY_MS : 0);
 }
 
 /* Set @tunable; remember where it started on the first change. */
@@ -153,22 +121,6 @@ static int set_grown(const struct bpftune_event *ev, unsigned int tunable,
 		memcpy(g->orig, old, tunables[tunable].num_values * sizeof(long));
 	timer_update();
 	return ret;
-}
-
-static long mem_available_pages(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f;
-
-	f = fopen("/proc/meminfo", "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb / (state->page_size / 1024);
 }
 
 /* pages UDP holds (/proc/net/sockstat "UDP: inuse N mem M") */
@@ -202,22 +154,22 @@ static void rcvbuf_full(const struct bpftune_event *ev,
 		 "port=%u family=%u rcvbuf=%d queued=%d rmem_default=%ld rmem_max=%ld udp_pages=%lld udp_mem1=%lld",
 		 e->port, e->family, e->rcvbuf, e->rmem_alloc, def, max,
 		 (long long)e->allocated, (long long)e->udp_mem[1]);
-	state->grown[UB_RMEM_DEFAULT].need_ms = now_ms();
-	state->grown[UB_RMEM_MAX].need_ms = now_ms();
+	state->grown[UB_RMEM_DEFAULT].need_ms = bpftune_now_ms();
+	state->grown[UB_RMEM_MAX].need_ms = bpftune_now_ms();
 	if (e->rcvbuf < def) {
-		decide(ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-		       inputs, "none: the socket predates the current default");
+		bpftune_decide(state->tuner, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+			       inputs, "none: the socket predates the current default");
 		return;
 	}
 	/* past the cap the library clamps, and says so */
 	want = bpftune_grow_step(def, LONG_MAX, bpftune_learning_rate());
 	if (def >= RMEM_DEFAULT_CAP) {
-		decide(ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-		       inputs, "none: at the cap");
+		bpftune_decide(state->tuner, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+			       inputs, "none: at the cap");
 		return;
 	}
-	decide(ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-	       inputs, "raise");
+	bpftune_decide(state->tuner, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+		       inputs, "raise");
 	snprintf(reason, sizeof(reason),
 		 "a UDP socket on port %u dropped datagrams with its receive buffer (%d bytes, the rmem_default size) full",
 		 e->port, e->rcvbuf);
@@ -242,11 +194,11 @@ static void mem_exhausted(const struct bpftune_event *ev,
 
 	if (bpftune_tunable_get(state->tuner, UB_UDP_MEM, NULL, cur) != 3)
 		return;
-	state->grown[UB_UDP_MEM].need_ms = now_ms();
+	state->grown[UB_UDP_MEM].need_ms = bpftune_now_ms();
 	pages = udp_pages();
 	if (pages < 0)
 		pages = e->allocated;
-	avail = mem_available_pages();
+	avail = bpftune_mem_available_pages();
 	ceiling = avail > 0 ? pages + avail / 4 : cur[2];
 	if (ceiling > d->max)
 		ceiling = d->max;
@@ -255,30 +207,18 @@ static void mem_exhausted(const struct bpftune_event *ev,
 		 pages, (long long)e->allocated, cur[0], cur[1], cur[2], avail,
 		 ceiling, e->port);
 	if (cur[2] >= ceiling) {
-		decide(ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
-		       inputs, "none: at the ceiling");
+		bpftune_decide(state->tuner, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
+			       inputs, "none: at the ceiling");
 		return;
 	}
 	for (i = 0; i < 3; i++)
 		want[i] = bpftune_grow_step(cur[i], ceiling, bpftune_learning_rate());
-	decide(ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem", inputs,
-	       "raise");
+	bpftune_decide(state->tuner, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem", inputs,
+		       "raise");
 	snprintf(reason, sizeof(reason),
 		 "the kernel refused UDP socket memory (UDP holds %ld pages, udp_mem %ld %ld %ld); growing up to %ld pages at most (what UDP holds plus a quarter of available memory)",
 		 pages, cur[0], cur[1], cur[2], ceiling);
 	set_grown(ev, UB_UDP_MEM, UDP_BUFFER_MEM_EXHAUSTED, cur, want, reason);
-}
-
-/* An event to act from the timer (global tunables: no netns). */
-static void timer_event(struct bpftune_event *ev)
-{
-	struct timespec ts;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->tuner_id = state->tuner->id;
-	ev->scenario_id = UDP_BUFFER_SHRINK;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev->ts_uptime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* One step back toward the original value of @tunable, if it is due. */
@@ -313,34 +253,31 @@ static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
 		 (unsigned long long)(now - g->need_ms), cur[n - 1],
 		 g->orig[n - 1], pages);
 	if (!memcmp(want, cur, n * sizeof(long))) {
-		decide(ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
-		       "none: held by rmem_default");
+		bpftune_decide(state->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+			       "none: held by rmem_default");
 		return;
 	}
-	decide(ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
-	       "shrink");
+	bpftune_decide(state->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+		       "shrink");
 	snprintf(reason, sizeof(reason),
 		 "no UDP drop has needed it for %llu s: one step back toward %ld",
 		 (unsigned long long)(now - g->need_ms) / 1000, g->orig[n - 1]);
 	set_grown(ev, tunable, UDP_BUFFER_SHRINK, cur, want, reason);
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+/* global tunables: the event has no netns */
+static void on_timer(void *ctx)
 {
-	uint64_t expirations, now = now_ms();
+	uint64_t now = bpftune_now_ms();
 	struct bpftune_event ev;
 
-	(void)events;
 	(void)ctx;
-	if (read(fd, &expirations, sizeof(expirations)) < 0)
-		return;
-	timer_event(&ev);
+	bpftune_event_init(&ev, state->tuner, UDP_BUFFER_SHRINK, 0, 0);
 	/* the default first: rmem_max may then follow it down */
 	shrink_one(&ev, UB_RMEM_DEFAULT, now);
 	shrink_one(&ev, UB_RMEM_MAX, now);
 	shrink_one(&ev, UB_UDP_MEM, now);
 	timer_update();
-	bpftune_netns_release();
 }
 
 static void udp_buffer_event(struct bpftune_tuner *t,
@@ -385,7 +322,6 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 
 static int udp_buffer_init(struct bpftune_tuner *t)
 {
-	struct sysinfo si;
 	long pages;
 	int err;
 
@@ -394,25 +330,12 @@ static int udp_buffer_init(struct bpftune_tuner *t)
 		return -ENOMEM;
 	state->tuner = t;
 	forget();
-	state->page_size = sysconf(_SC_PAGESIZE);
-	if (state->page_size < 4096)
-		state->page_size = 4096;
-	if (!sysinfo(&si)) {
-		pages = (long)((unsigned long long)si.totalram * si.mem_unit /
-			       state->page_size / 4);
-		if (pages > 0)
-			tunables[UB_UDP_MEM].max = pages;
-	}
-	state->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (state->timer_fd < 0) {
+	pages = bpftune_ram_quarter_pages();
+	if (pages > 0)
+		tunables[UB_UDP_MEM].max = pages;
+	state->timer = bpftune_timer_new(on_timer, NULL);
+	if (!state->timer) {
 		err = -errno;
-		free(state);
-		state = NULL;
-		return err;
-	}
-	err = bpftune_loop_add(state->timer_fd, on_timer, NULL);
-	if (err) {
-		close(state->timer_fd);
 		free(state);
 		state = NULL;
 		return err;
@@ -430,8 +353,7 @@ static void udp_buffer_fini(struct bpftune_tuner *t)
 	if (!state)
 		return;
 	bpftune_observer_remove(&state->observer);
-	bpftune_loop_del(state->timer_fd);
-	close(state->timer_fd);
+	bpftune_timer_free(state->timer);
 	free(state);
 	state = NULL;
 }
