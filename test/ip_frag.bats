@@ -173,3 +173,33 @@ PY
 	stop_daemon
 	grep -qE "summary: tuner ip_frag: [0-9]+ events, [1-9][0-9]* ignored" "$LOG"
 }
+
+@test "raised thresholds step back once reassembly memory stays low for 30 s, never below the low threshold" {
+	make_pair
+	thresholds "$SRV" 4096 8192
+	# fragments left incomplete by the small threshold expire in 2 s
+	ip netns exec "$SRV" sysctl -qw net.ipv4.ipfrag_time=2 net.ipv6.ip6frag_time=2
+	start_tuner
+	big_pings "$CLI" 192.168.73.2 "net.ipv4.ipfrag_high_thresh 8192 -> 10240 in netns $SRV"
+	big_pings "$CLI" fd00:73::2 "net.ipv6.ip6frag_high_thresh 8192 -> 10240 in netns $SRV"
+	# the admin raises the IPv4 low threshold (not a tunable of ours): the
+	# high one may not go below it
+	ip netns exec "$SRV" sysctl -qw net.ipv4.ipfrag_low_thresh=9000
+	wait_for_log "reassembly memory no longer needed: net.ipv6.ip6frag_high_thresh [0-9]+ -> 8192 in netns $SRV \(cookie [0-9]+\): IPv6 reassembly has held [0-9]+ bytes at most, and needed no more, for [0-9]+ s: one step back toward 8192" 150
+	wait_for_log "reassembly memory no longer needed: net.ipv4.ipfrag_high_thresh [0-9]+ -> 9000 in netns $SRV \(cookie [0-9]+\): IPv4 reassembly has held [0-9]+ bytes at most, and needed no more, for [0-9]+ s: one step back toward 8192" 30
+	[ "$(high_in "$SRV" net.ipv6.ip6frag_high_thresh)" -eq 8192 ]
+	[ "$(high_in "$SRV" net.ipv4.ipfrag_high_thresh)" -eq 9000 ]
+	# one more round of the timer: nothing goes below the low threshold
+	sleep 6
+	stop_daemon
+	[ "$(high_in "$SRV" net.ipv4.ipfrag_high_thresh)" -eq 9000 ]
+	! grep -qE "net.ipv4.ipfrag_high_thresh 9000 -> " "$LOG"
+	# every step came after the quiet period, and none went below the start
+	grep "reassembly memory no longer needed: " "$LOG" > "$BATS_TEST_TMPDIR/shrinks"
+	while read -r line; do
+		[[ "$line" =~ needed\ no\ more,\ for\ ([0-9]+)\ s ]]
+		[ "${BASH_REMATCH[1]}" -ge 30 ]
+		[[ "$line" =~ high_thresh\ [0-9]+\ -\>\ ([0-9]+)\ in ]]
+		[ "${BASH_REMATCH[1]}" -ge 8192 ]
+	done < "$BATS_TEST_TMPDIR/shrinks"
+}
