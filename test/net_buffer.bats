@@ -129,6 +129,17 @@ traffic_until() {
 	stop_daemon
 	sed -n 's/.*net.core.netdev_budget [0-9]* -> \([0-9]*\) in.*/\1/p' "$LOG" |
 		while read -r v; do [ "$v" -le 3000 ]; done
+	# the wait guard was fed: from the second raise on, each saw how fast
+	# tasks waited for a CPU since the one before (its decision unit-tested)
+	grep -q "wait guard unavailable" "$LOG" && return 0
+	[ "$(python3 - "$(ls "$BATS_TEST_TMPDIR"/telemetry/*.db)" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+print(db.execute("select count(*) from decisions where tuner = 'net_buffer' and "
+                 "policy = 'grow-budget' and action = 'raise' and "
+                 "inputs like '% wait_per_ms=% samples=%'").fetchone()[0])
+PY
+)" -ge 1 ]
 }
 
 @test "the budget_usecs cap holds: rounds that run out of time stop it at 20 ms" {
