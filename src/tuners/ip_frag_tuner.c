@@ -6,8 +6,9 @@
  *    by delta, in the netns where it happened, when the memory held by
  *    reassembly comes within delta of it (above it, new fragments are
  *    dropped and whole datagrams are lost).  Capped at FRAG_CAP.
- *  - Flood guard: every raise adds (threshold, share of fragments that
- *    failed or timed out since the previous raise) to a correlation
+ *  - Flood guard: every raise adds (threshold, reassembly failures per
+ *    fragment since the previous raise: ReasmFails, which counts timed-out
+ *    datagrams as well as dropped fragments) to a correlation
  *    window kept per tuner, family and netns.  When failures rise with
  *    the threshold, the extra memory only holds fragments that never
  *    complete (a fragment flood): step back one raise and hold, longer
@@ -302,7 +303,8 @@ static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
 	if (!w || !f->have_base)
 		return false;
 	reqds = sub(c->reqds, f->base.reqds);
-	bad = sub(c->fails, f->base.fails) + sub(c->timeouts, f->base.timeouts);
+	/* ReasmFails counts every timed-out datagram too (ReasmTimeout) */
+	bad = sub(c->fails, f->base.fails);
 	if (!reqds)
 		return false;
 	share = (double)bad / (double)reqds;
@@ -446,7 +448,7 @@ static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
 	}
 	decide(&ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
 	snprintf(reason, sizeof(reason),
-		 "%s reassembly has held %ld bytes at most, and needed no more, for %llu s: one step back toward %ld",
+		 "%s reassembly holds %ld bytes and has needed no more for %llu s: one step back toward %ld",
 		 fam_name(family), mem, (unsigned long long)(now - f->need_ms) / 1000,
 		 f->orig);
 	bpftune_tunable_set(state->tuner, family, &ev, IP_FRAG_SHRINK, &want, 1,
