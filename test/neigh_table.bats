@@ -10,7 +10,8 @@
 load helpers
 load operate_helpers
 
-THRESH="net.ipv4.neigh.default.gc_thresh1 net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3"
+THRESH="net.ipv4.neigh.default.gc_thresh1 net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3
+	net.ipv6.neigh.default.gc_thresh1 net.ipv6.neigh.default.gc_thresh2 net.ipv6.neigh.default.gc_thresh3"
 
 setup() {
 	make_plugin_dir sysctl neigh_table
@@ -54,6 +55,33 @@ make_lan() {
 	ip -n "$NS" addr add "$1" dev nt0
 	ip -n "$NS" link set nt0 up
 	ip -n "$PEER" link set nt1 up
+}
+
+# IPv6 (ndisc_cache): the same
+thresh6() {
+	sysctl -n "net.ipv6.neigh.default.gc_thresh$1"
+}
+
+set_thresh6() {
+	sysctl -qw net.ipv6.neigh.default.gc_thresh1="$1" \
+		net.ipv6.neigh.default.gc_thresh2="$2" \
+		net.ipv6.neigh.default.gc_thresh3="$3"
+}
+
+# add_neigh6 NET FROM COUNT TRIES: stale entries NET::x on nt0 in $NS,
+# added again while the full table refuses some, until COUNT are there
+add_neigh6() {
+	local net="$1" from="$2" n="$3" tries="$4" i j
+	for ((i = 0; i < tries; i++)); do
+		for ((j = from; j < from + n; j++)); do
+			printf 'neigh replace %s::%x lladdr 02:00:00:01:%02x:%02x dev nt0 nud stale\n' \
+				"$net" $((j + 2)) $((j / 256)) $((j % 256))
+		done > "$BATS_TEST_TMPDIR/neigh6.batch"
+		ip -n "$NS" -6 -force -batch "$BATS_TEST_TMPDIR/neigh6.batch" 2>/dev/null || true
+		[ "$(ip -n "$NS" -6 neigh show dev nt0 | grep -c "^$net::")" -ge "$n" ] && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 # neigh_batch NET FROM COUNT: stale entries NET.x.y on nt0 in $NS
@@ -166,4 +194,35 @@ add_neigh() {
 	[ "$(thresh 3)" -eq 128 ]
 	[ "$(thresh 2)" -eq 64 ]
 	[ "$(thresh 1)" -eq 32 ]
+}
+
+@test "low IPv6 thresholds (ndisc_cache) grow with a few hundred IPv6 neighbours and shrink back when they are flushed" {
+	make_lan 10.82.0.1/24
+	ip -n "$NS" addr add fd00:82::1/64 dev nt0 nodad
+	set_thresh6 32 64 128
+	start_daemon -a sysctl -a neigh_table
+	add_neigh6 fd00:82 0 300 100
+	wait_for_log "neighbour table (near )?full: net.ipv6.neigh.default.gc_thresh3 128 -> 160 in global netns: "
+	grep -qE "net.ipv6.neigh.default.gc_thresh2 64 -> 80 in global netns" "$LOG"
+	grep -qE "net.ipv6.neigh.default.gc_thresh1 32 -> 40 in global netns" "$LOG"
+	grep -qE "neighbour table (near )?full: net.ipv6.neigh.default.gc_thresh3 [0-9]+ -> [0-9]+ in global netns: .*(ndisc_cache table|on nt0 in netns $NS )" "$LOG"
+	[ "$(thresh6 3)" -ge 300 ]
+	[ "$(thresh6 2)" -ge 150 ]
+	[ "$(thresh6 1)" -ge 75 ]
+	# the IPv4 thresholds were not touched
+	! grep -q "net.ipv4.neigh.default.gc_thresh" "$LOG"
+	# the table empties: back step by step to where they were
+	ip -n "$NS" -6 neigh flush dev nt0
+	wait_for_log "neighbour table emptied: net.ipv6.neigh.default.gc_thresh3 [0-9]+ -> [0-9]+ in global netns: the ndisc_cache table holds [0-9]+ entries, at most a quarter of gc_thresh3 [0-9]+: back towards 32,64,128" 30
+	# all the way, unless other tests' IPv6 neighbours fill a quarter of it
+	if ! wait_for_log "neighbour table emptied: net.ipv6.neigh.default.gc_thresh3 [0-9]+ -> 128 in global netns" 60; then
+		[ "$(printf '%d' "0x$(awk 'NR == 2 {print $1}' /proc/net/stat/ndisc_cache)")" -gt $(($(thresh6 3) / 4)) ]
+	else
+		wait_for_log "neighbour table emptied: net.ipv6.neigh.default.gc_thresh1 [0-9]+ -> 32 in global netns" 10
+		[ "$(thresh6 3)" -eq 128 ]
+		[ "$(thresh6 2)" -eq 64 ]
+		[ "$(thresh6 1)" -eq 32 ]
+	fi
+	stop_daemon
+	! grep -E "gc_thresh[123] ([0-9]+) -> \1 " "$LOG"
 }

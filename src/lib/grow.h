@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "correlation.h"
+
 /*
  * @cur raised by one step (the learning-rate delta, at least 1), never
  * past @cap.  @cur itself when it is already at or past the cap: a raise
@@ -34,5 +36,45 @@ static inline bool bpftune_quiet_for(uint64_t now, uint64_t last,
 {
 	return now >= last && now - last >= quiet_ms;
 }
+
+/*
+ * A correlation guard (net_buffer's CPU wait guard, ip_frag's flood guard):
+ * every raise adds (value in force, cost seen while it was) to a window;
+ * when the cost rises with the value, the last raise is taken back and
+ * further raises are refused for a while, longer after each trip.
+ */
+struct bpftune_guard_policy {
+	unsigned int min_samples;	/* samples before it may trip */
+	double min_r;			/* Pearson's r at least */
+	double min_rise;		/* rise across the window / mean cost */
+	uint64_t hold_ms;		/* hold after the first trip */
+	uint64_t hold_max_ms;		/* doubled per trip up to this */
+};
+
+struct bpftune_guard_verdict {
+	double r;		/* the window's r (0 if undefined) */
+	long back;		/* value to step back to */
+	uint64_t hold_ms;	/* how long to refuse raises */
+};
+
+/*
+ * Does the guard trip on window @w?  If so (true), @v gets the value to go
+ * back to -- @raised_from, the value before the last raise, when it is
+ * known (> 0) and below @cur, else one shrink step from @cur, never below
+ * @floor -- and the hold: p->hold_ms doubled per earlier trip (@trips), at
+ * most p->hold_max_ms.  v->r is set in both cases.
+ */
+bool bpftune_guard_trips(const struct bpftune_guard_policy *p,
+			 const struct bpftune_corr *w, long cur,
+			 long raised_from, long floor, unsigned int trips,
+			 unsigned int rate, struct bpftune_guard_verdict *v);
+
+/*
+ * How fast a cumulative counter (CPU wait, say) grew per ms between two
+ * readings, into *rate.  False, and no rate, when no time passed or the
+ * counter went backwards (a CPU that went away took its share with it).
+ */
+bool bpftune_counter_rate(double before, uint64_t before_ms, double now,
+			  uint64_t now_ms, double *rate);
 
 #endif

@@ -6,8 +6,9 @@
  *    by delta, in the netns where it happened, when the memory held by
  *    reassembly comes within delta of it (above it, new fragments are
  *    dropped and whole datagrams are lost).  Capped at FRAG_CAP.
- *  - Flood guard: every raise adds (threshold, share of fragments that
- *    failed or timed out since the previous raise) to a correlation
+ *  - Flood guard: every raise adds (threshold, reassembly failures per
+ *    fragment since the previous raise: ReasmFails, which counts timed-out
+ *    datagrams as well as dropped fragments) to a correlation
  *    window kept per tuner, family and netns.  When failures rise with
  *    the threshold, the extra memory only holds fragments that never
  *    complete (a fragment flood): step back one raise and hold, longer
@@ -71,11 +72,11 @@ static const struct bpftune_scenario_desc scenarios[] = {
 	},
 };
 
-#define GUARD_MIN_SAMPLES	4
-#define GUARD_MIN_R		0.8
-#define GUARD_MIN_RISE		0.5
-#define GUARD_HOLD_MS		(60 * 1000ULL)
-#define GUARD_HOLD_MAX_MS	(16 * GUARD_HOLD_MS)
+/* the flood guard: as net_buffer's wait guard, on the failure share */
+static const struct bpftune_guard_policy guard = {
+	.min_samples = 4, .min_r = 0.8, .min_rise = 0.5,
+	.hold_ms = 60 * 1000ULL, .hold_max_ms = 16 * 60 * 1000ULL,
+};
 #define SHRINK_QUIET_MS		(30 * 1000ULL)
 #define SHRINK_EVERY_MS		(5 * 1000ULL)
 #define MAX_NETNS		1024
@@ -229,41 +230,38 @@ static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
 		.netns_cookie = n->ns.cookie,
 	};
 	struct fam *f = &n->fam[family];
-	uint64_t reqds, bad, hold;
+	struct bpftune_guard_verdict v;
 	struct bpftune_corr *w;
-	double share, r = 0;
+	uint64_t reqds, bad;
 	char reason[320];
-	long back;
+	double share;
 
 	w = bpftune_corr_get(&key);
 	if (!w || !f->have_base)
 		return false;
 	reqds = sub(c->reqds, f->base.reqds);
-	bad = sub(c->fails, f->base.fails) + sub(c->timeouts, f->base.timeouts);
+	/* ReasmFails counts every timed-out datagram too (ReasmTimeout) */
+	bad = sub(c->fails, f->base.fails);
 	if (!reqds)
 		return false;
 	share = (double)bad / (double)reqds;
 	bpftune_corr_add(w, (double)cur, share);
 	snprintf(inputs + strlen(inputs), len - strlen(inputs),
 		 " fail_share=%.3f samples=%u", share, w->n);
-	if (!bpftune_corr_rising(w, GUARD_MIN_SAMPLES, GUARD_MIN_R,
-				 GUARD_MIN_RISE, &r))
+	if (!bpftune_guard_trips(&guard, w, cur, f->raised_from,
+				 tunables[family].min, f->trips,
+				 bpftune_learning_rate(), &v))
 		return false;
-	back = f->raised_from > 0 && f->raised_from < cur ? f->raised_from :
-	       bpftune_shrink_step(cur, 0, bpftune_learning_rate());
-	hold = GUARD_HOLD_MS << (f->trips < 4 ? f->trips : 4);
-	if (hold > GUARD_HOLD_MAX_MS)
-		hold = GUARD_HOLD_MAX_MS;
-	f->hold_until_ms = bpftune_now_ms() + hold;
+	f->hold_until_ms = bpftune_now_ms() + v.hold_ms;
 	f->trips++;
 	f->raised_from = 0;
 	bpftune_decide(state->tuner, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs, "step back");
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly failures rose with the threshold (r=%.2f over %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
-		 fam_name(family), r, w->n, share * 100,
-		 (unsigned long long)hold / 1000);
+		 fam_name(family), v.r, w->n, share * 100,
+		 (unsigned long long)v.hold_ms / 1000);
 	bpftune_corr_reset(w);
-	bpftune_tunable_set(state->tuner, family, ev, IP_FRAG_FLOOD, &back, 1,
+	bpftune_tunable_set(state->tuner, family, ev, IP_FRAG_FLOOD, &v.back, 1,
 			    reason);
 	return true;
 }
@@ -373,7 +371,7 @@ static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
 	}
 	bpftune_decide(state->tuner, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
 	snprintf(reason, sizeof(reason),
-		 "%s reassembly has held %ld bytes at most, and needed no more, for %llu s: one step back toward %ld",
+		 "%s reassembly holds %ld bytes and has needed no more for %llu s: one step back toward %ld",
 		 fam_name(family), mem, (unsigned long long)(now - f->need_ms) / 1000,
 		 f->orig);
 	bpftune_tunable_set(state->tuner, family, &ev, IP_FRAG_SHRINK, &want, 1,

@@ -416,7 +416,9 @@ static void grow(const struct bpftune_event *ev,
 		 const struct neigh_table_event *e, unsigned int fam)
 {
 	static const unsigned int order[3] = { 2, 1, 0 };	/* t3 first */
-	struct neigh_grow_in in = { .hard_cap = NEIGH_HARD_CAP };
+	struct neigh_grow_in in = {
+		.hard_cap = NEIGH_HARD_CAP, .orig = state->fam[fam].orig,
+	};
 	char inputs[320], why[320], reason[400], where[128], room[128];
 	unsigned int scenario = ev->scenario_id;
 	enum neigh_grow_verdict v;

@@ -120,11 +120,13 @@ static const struct bpftune_scenario_desc scenarios[] = {
 	},
 };
 
-#define GUARD_MIN_SAMPLES	4
-#define GUARD_MIN_R		0.8
-#define GUARD_MIN_RISE		0.5
-#define GUARD_HOLD_MS		(60 * 1000ULL)
-#define GUARD_HOLD_MAX_MS	(16 * GUARD_HOLD_MS)
+static const struct bpftune_guard_policy guard = {
+	.min_samples = NET_BUFFER_GUARD_MIN_SAMPLES,
+	.min_r = NET_BUFFER_GUARD_MIN_R,
+	.min_rise = NET_BUFFER_GUARD_MIN_RISE,
+	.hold_ms = NET_BUFFER_GUARD_HOLD_MS,
+	.hold_max_ms = NET_BUFFER_GUARD_HOLD_MAX_MS,
+};
 #define SHRINK_QUIET_MS		(30 * 1000ULL)
 #define SHRINK_EVERY_MS		(5 * 1000ULL)
 
@@ -414,20 +416,19 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 		.tuner_id = state->tuner->id, .tunable = tunable,
 	};
 	struct grown *g = &state->grown[tunable];
+	struct bpftune_guard_verdict v;
 	struct bpftune_corr *w;
-	uint64_t t = bpftune_now_ms(), hold;
+	uint64_t t = bpftune_now_ms();
 	char reason[320];
-	double wait, r = 0;
-	long back;
+	double wait, rate;
 
 	if (cpu_wait(&wait))
 		return false;
 	w = bpftune_corr_get(&key);
 	if (!w)
 		return false;
-	if (g->have_wait && t > g->wait_start_ms) {
-		double rate = (wait - g->wait_start) / (double)(t - g->wait_start_ms);
-
+	if (g->have_wait &&
+	    bpftune_counter_rate(g->wait_start, g->wait_start_ms, wait, t, &rate)) {
 		bpftune_corr_add(w, (double)cur, rate);
 		snprintf(inputs + strlen(inputs), len - strlen(inputs),
 			 " wait_per_ms=%.1f wait_source=%s samples=%u", rate,
@@ -436,26 +437,21 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 	g->have_wait = true;
 	g->wait_start = wait;
 	g->wait_start_ms = t;
-	if (!bpftune_corr_rising(w, GUARD_MIN_SAMPLES, GUARD_MIN_R,
-				 GUARD_MIN_RISE, &r))
+	if (!bpftune_guard_trips(&guard, w, cur, g->raised_from,
+				 tunables[tunable].min, g->trips,
+				 bpftune_learning_rate(), &v))
 		return false;
-	back = g->raised_from > 0 && g->raised_from < cur ? g->raised_from :
-	       bpftune_shrink_step(cur, tunables[tunable].min,
-				   bpftune_learning_rate());
-	hold = GUARD_HOLD_MS << (g->trips < 4 ? g->trips : 4);
-	if (hold > GUARD_HOLD_MAX_MS)
-		hold = GUARD_HOLD_MAX_MS;
-	g->hold_until_ms = t + hold;
+	g->hold_until_ms = t + v.hold_ms;
 	g->trips++;
 	bpftune_decide(state->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard", inputs,
 		       "step back");
 	snprintf(reason, sizeof(reason),
 		 "CPU wait (%s) rose with %s (r=%.2f over %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
-		 state->wait_source, knob(tunable), r, w->n,
-		 (unsigned long long)hold / 1000);
+		 state->wait_source, knob(tunable), v.r, w->n,
+		 (unsigned long long)v.hold_ms / 1000);
 	bpftune_corr_reset(w);
 	g->have_wait = false;
-	set_grown(ev, tunable, NET_BUFFER_LATENCY_GUARD, cur, back, reason);
+	set_grown(ev, tunable, NET_BUFFER_LATENCY_GUARD, cur, v.back, reason);
 	return true;
 }
 

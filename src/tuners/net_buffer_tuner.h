@@ -14,6 +14,17 @@ enum net_buffer_scenario {
 	NET_BUFFER_NUM_SCENARIOS,
 };
 
+/*
+ * The CPU wait guard (userspace; the unit tests use the same numbers):
+ * at least 4 budget settings, r >= 0.8, and wait rising across them by
+ * half its mean trip it; the hold is a minute, doubled per trip up to 16.
+ */
+#define NET_BUFFER_GUARD_MIN_SAMPLES	4
+#define NET_BUFFER_GUARD_MIN_R		0.8
+#define NET_BUFFER_GUARD_MIN_RISE	0.5
+#define NET_BUFFER_GUARD_HOLD_MS	(60 * 1000ULL)
+#define NET_BUFFER_GUARD_HOLD_MAX_MS	(16 * NET_BUFFER_GUARD_HOLD_MS)
+
 /* Event payload */
 struct net_buffer_event {
 	__u64 drops;		/* backlog drops counted by the BPF side so far */

@@ -53,6 +53,7 @@ enum neigh_grow_verdict neigh_grow(const struct neigh_grow_in *in,
 				   struct neigh_thresh *out, long *limit)
 {
 	const struct neigh_thresh *c = &in->cur;
+	const struct neigh_thresh *ref = in->orig.t3 > 0 ? &in->orig : c;
 	long others, bound, want, delta = in->delta > 0 ? in->delta : 1;
 	enum neigh_grow_verdict capped;
 
@@ -71,8 +72,8 @@ enum neigh_grow_verdict neigh_grow(const struct neigh_grow_in *in,
 	if (want <= c->t3)
 		return capped;
 	out->t3 = want;
-	out->t2 = min_l(max_l(scale(c->t2, want, c->t3), c->t2), want);
-	out->t1 = min_l(max_l(scale(c->t1, want, c->t3), c->t1), out->t2);
+	out->t2 = min_l(max_l(scale(ref->t2, want, ref->t3), c->t2), want);
+	out->t1 = min_l(max_l(scale(ref->t1, want, ref->t3), c->t1), out->t2);
 	/* an admin's t1 > t2 or t2 > t3 is not ours to fix: never lower */
 	out->t2 = max_l(out->t2, c->t2);
 	out->t1 = max_l(out->t1, c->t1);

@@ -40,6 +40,12 @@ struct neigh_grow_in {
 	long ns_capacity;	/* neighbours its prefixes can hold */
 	long hard_cap;		/* for every threshold */
 	long delta;		/* step: bpftune_delta(cur.t3), at least 1 used */
+	/*
+	 * thresholds before any growth: gc_thresh1/2 are scaled by their
+	 * ratio to gc_thresh3 there, so that rounding down step after step
+	 * does not drift them away from it; t3 <= 0: the live ones
+	 */
+	struct neigh_thresh orig;
 };
 
 /*

@@ -2,7 +2,9 @@
 /*
  * Growth and shrink steps (src/lib/grow.c), hex CPU-mask sysctl values
  * (src/lib/sysctl_value.c), softnet_stat parser (src/lib/softnet_parse.c)
- * and net_buffer's squeeze classification (src/tuners/net_buffer_tuner.h).
+ * net_buffer's squeeze classification (src/tuners/net_buffer_tuner.h), and
+ * the correlation guards' decision (src/lib/grow.c) as net_buffer's CPU
+ * wait guard uses it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -96,6 +98,171 @@ static void test_quiet_for(void **state)
 }
 
 /* ---- CPU masks -------------------------------------------------------- */
+
+/* ---- correlation guards ----------------------------------------------- */
+
+static const struct bpftune_guard_policy nb_guard = {
+	.min_samples = NET_BUFFER_GUARD_MIN_SAMPLES,
+	.min_r = NET_BUFFER_GUARD_MIN_R,
+	.min_rise = NET_BUFFER_GUARD_MIN_RISE,
+	.hold_ms = NET_BUFFER_GUARD_HOLD_MS,
+	.hold_max_ms = NET_BUFFER_GUARD_HOLD_MAX_MS,
+};
+
+static void window(struct bpftune_corr *w, const double *x, const double *y,
+		   unsigned int n)
+{
+	unsigned int i;
+
+	bpftune_corr_reset(w);
+	for (i = 0; i < n; i++)
+		bpftune_corr_add(w, x[i], y[i]);
+}
+
+static void test_guard_trips(void **state)
+{
+	/* netdev_budget raised 8 -> 10 -> 12 -> 15 -> 18, wait in us/ms */
+	const double x[] = { 8, 10, 12, 15 };
+	const double rising[] = { 80, 100, 120, 150 };
+	const double flat[] = { 100, 100, 100, 100 };
+	const double falling[] = { 150, 120, 100, 80 };
+	const double noise[] = { 120, 80, 130, 90 };
+	const double tiny[] = { 1000, 1001, 1002, 1003 };
+	struct bpftune_guard_verdict v;
+	struct bpftune_corr w;
+
+	(void)state;
+	/* cost proportional to the value: trips, back to before the last raise */
+	window(&w, x, rising, 4);
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 0, 4, &v));
+	assert_true(v.r > 0.99);
+	assert_int_equal(v.back, 15);
+	assert_int_equal(v.hold_ms, 60000);
+	/* three settings are not enough */
+	window(&w, x, rising, 3);
+	assert_false(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 0, 4, &v));
+	/* no rise, a fall, no correlation, a rise too small to matter */
+	window(&w, x, flat, 4);
+	assert_false(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 0, 4, &v));
+	window(&w, x, falling, 4);
+	assert_false(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 0, 4, &v));
+	assert_true(v.r < 0);
+	window(&w, x, noise, 4);
+	assert_false(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 0, 4, &v));
+	window(&w, x, tiny, 4);
+	assert_false(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 0, 4, &v));
+	assert_true(v.r > 0.99);	/* perfectly correlated, but 0.3 % */
+
+	window(&w, x, rising, 4);
+	/* last raise unknown (a step back came since): one step down */
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, -1, 8, 0, 4, &v));
+	assert_int_equal(v.back, 14);
+	/* ... never below the floor */
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 9, 0, 8, 0, 4, &v));
+	assert_int_equal(v.back, 8);
+	/* a "last raise" at or above the value is not a step back */
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, 18, 8, 0, 4, &v));
+	assert_int_equal(v.back, 14);
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, 30, 8, 0, 4, &v));
+	assert_int_equal(v.back, 14);
+
+	/* the hold doubles per trip, up to 16 times */
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 1, 4, &v));
+	assert_int_equal(v.hold_ms, 120000);
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 3, 4, &v));
+	assert_int_equal(v.hold_ms, 480000);
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 4, 4, &v));
+	assert_int_equal(v.hold_ms, 960000);
+	assert_true(bpftune_guard_trips(&nb_guard, &w, 18, 15, 8, 1000000, 4, &v));
+	assert_int_equal(v.hold_ms, 960000);
+}
+
+static void test_counter_rate(void **state)
+{
+	double rate = -1;
+
+	(void)state;
+	assert_true(bpftune_counter_rate(1000, 10, 3000, 20, &rate));
+	assert_true(rate == 200);
+	assert_true(bpftune_counter_rate(5, 10, 5, 11, &rate));
+	assert_true(rate == 0);
+	rate = -1;
+	/* no time passed, time went back, the counter went back */
+	assert_false(bpftune_counter_rate(1000, 10, 3000, 10, &rate));
+	assert_false(bpftune_counter_rate(1000, 20, 3000, 10, &rate));
+	assert_false(bpftune_counter_rate(3000, 10, 1000, 20, &rate));
+	assert_true(rate == -1);
+}
+
+/*
+ * The wait guard as net_buffer drives it: at every budget raise the CPU
+ * wait counter (PSI "some" total, us) is read, the rate since the previous
+ * raise joins the window with the budget that was in force meanwhile, and
+ * the guard is asked about taking that budget back.  Raise i moves the
+ * budget from @budget[i] to @budget[i + 1]; @wait_per_ms[i] is the rate at
+ * which tasks waited while @budget[i] was in force (from raise i - 1 on;
+ * [0] is before the first raise, when nothing was measured).  Returns the
+ * raise at which the guard trips instead, or -1.
+ */
+static int drive_wait_guard(const long *budget, const double *wait_per_ms,
+			    unsigned int n, unsigned int trips,
+			    struct bpftune_guard_verdict *v)
+{
+	uint64_t t = 1000, t0 = 0, dt;
+	double total = 5e6, total0 = 0, rate;
+	struct bpftune_corr w;
+	bool have = false;
+	unsigned int i;
+
+	bpftune_corr_reset(&w);
+	for (i = 0; i < n; i++) {
+		if (i) {
+			dt = 700 + 150 * i;	/* raises come at uneven times */
+			t += dt;
+			total += wait_per_ms[i] * (double)dt;
+		}
+		if (have && bpftune_counter_rate(total0, t0, total, t, &rate))
+			bpftune_corr_add(&w, (double)budget[i], rate);
+		have = true;
+		total0 = total;
+		t0 = t;
+		if (bpftune_guard_trips(&nb_guard, &w, budget[i],
+					i ? budget[i - 1] : -1, 8, trips, 4, v))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void test_net_buffer_wait_guard(void **state)
+{
+	/* raises of 25 % from the default 300, each with its wait rate */
+	const long budget[] = { 300, 375, 468, 585, 731, 913, 1141, 1426 };
+	/* longer rounds delay tasks: wait grows with the budget */
+	const double hurting[] = { 0, 260, 330, 400, 480, 560, 650, 740 };
+	/* an independent load on the machine: wait unrelated to the budget */
+	const double unrelated[] = { 0, 150, 380, 420, 160, 390, 170, 410 };
+	/* more budget clears the backlog sooner: less wait */
+	const double helping[] = { 0, 450, 420, 380, 350, 330, 300, 280 };
+	/* hurting, but only once the budget is large */
+	const double late[] = { 0, 200, 200, 200, 200, 400, 600, 800 };
+	struct bpftune_guard_verdict v;
+
+	(void)state;
+	/* raises 1..4 add the waits seen at 375..731: at raise 4, four
+	 * settings, and the raise that led to 731 is taken back */
+	assert_int_equal(drive_wait_guard(budget, hurting, 8, 0, &v), 4);
+	assert_int_equal(v.back, 585);
+	assert_int_equal(v.hold_ms, NET_BUFFER_GUARD_HOLD_MS);
+	assert_true(v.r >= NET_BUFFER_GUARD_MIN_R);
+	/* a second trip holds twice as long */
+	assert_int_equal(drive_wait_guard(budget, hurting, 8, 1, &v), 4);
+	assert_int_equal(v.hold_ms, 2 * NET_BUFFER_GUARD_HOLD_MS);
+	assert_int_equal(drive_wait_guard(budget, unrelated, 8, 0, &v), -1);
+	assert_int_equal(drive_wait_guard(budget, helping, 8, 0, &v), -1);
+	/* flat first (no trip), then rising steeply enough over the window */
+	assert_int_equal(drive_wait_guard(budget, late, 8, 0, &v), 6);
+	assert_int_equal(v.back, 913);
+}
 
 static void test_cpumask_is(void **state)
 {
@@ -229,6 +396,9 @@ int unit_run_grow(void)
 		cmocka_unit_test(test_shrink_toward),
 		cmocka_unit_test(test_grow_shrink_roundtrip),
 		cmocka_unit_test(test_quiet_for),
+		cmocka_unit_test(test_guard_trips),
+		cmocka_unit_test(test_counter_rate),
+		cmocka_unit_test(test_net_buffer_wait_guard),
 		cmocka_unit_test(test_cpumask_is),
 		cmocka_unit_test(test_cpumask_parse),
 		cmocka_unit_test(test_cpumask_format),

@@ -73,6 +73,41 @@ static void test_neigh_grow_keeps_proportions(void **state)
 	assert_int_equal(out.t3, 160);
 }
 
+/* raise after raise, gc_thresh1/2 stay a quarter and a half of gc_thresh3 */
+static void test_neigh_grow_no_drift(void **state)
+{
+	struct neigh_grow_in in = grow_in(32, 64, 128, 0, 0, CAP);
+	struct neigh_thresh out, drift;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		in.delta = in.cur.t3 / 4;
+		in.orig = (struct neigh_thresh){ 32, 64, 128 };
+		assert_int_equal(neigh_grow(&in, &out, NULL), NEIGH_GROW);
+		assert_true(out.t1 <= out.t3 / 4 && out.t1 >= out.t3 / 4 - 1);
+		assert_true(out.t2 <= out.t3 / 2 && out.t2 >= out.t3 / 2 - 1);
+		in.cur = out;
+	}
+	/* without the original values, rounding down drifts (the old way) */
+	in = grow_in(32, 64, 128, 0, 0, CAP);
+	for (i = 0; i < 20; i++) {
+		in.delta = in.cur.t3 / 4;
+		assert_int_equal(neigh_grow(&in, &drift, NULL), NEIGH_GROW);
+		in.cur = drift;
+	}
+	assert_int_equal(drift.t3, out.t3);
+	assert_true(drift.t1 < out.t1);
+	/* never lower than the live value, whatever the original ratio */
+	in = grow_in(100, 100, 128, 0, 0, CAP);
+	in.delta = 32;
+	in.orig = (struct neigh_thresh){ 32, 64, 128 };
+	assert_int_equal(neigh_grow(&in, &out, NULL), NEIGH_GROW);
+	assert_int_equal(out.t3, 160);
+	assert_int_equal(out.t2, 100);
+	assert_int_equal(out.t1, 100);
+}
+
 static void test_neigh_grow_prefix_cap(void **state)
 {
 	/* 10 entries elsewhere + a /23 (512): the table needs at most 522 */
@@ -222,6 +257,7 @@ int unit_run_table_policy(void)
 		cmocka_unit_test(test_prefix_hosts),
 		cmocka_unit_test(test_add_capped),
 		cmocka_unit_test(test_neigh_grow_keeps_proportions),
+		cmocka_unit_test(test_neigh_grow_no_drift),
 		cmocka_unit_test(test_neigh_grow_prefix_cap),
 		cmocka_unit_test(test_neigh_grow_hard_cap),
 		cmocka_unit_test(test_neigh_grow_never_lowers),
