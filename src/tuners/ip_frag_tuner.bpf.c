@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ip_frag tuner, BPF side.  Every received packet passes net:
- * netif_receive_skb; a sample of the IPv4 and IPv6 ones is looked at, and
- * for a fragment the reassembly memory of the receiving device's netns is
+ * netif_receive_skb; IPv4 and IPv6 fragments are told apart by two header
+ * bytes, and for a sample of them the reassembly memory of the device's netns is
  * compared with its high threshold.  Within delta of it: an event, in that
  * netns.  Tracepoint only (tp_btf, or raw_tp in legacy mode).
  */
@@ -49,13 +49,14 @@ static __always_inline int frag_check(struct sk_buff *skb)
 
 	if (proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6))
 		return 0;
-	if (!bpftune_sample(&rcv_sampler))
-		return 0;
 	/* the MAC header is pulled: data is the network header */
 	data = BPF_CORE_READ(skb, data);
-	net = BPF_CORE_READ(skb, dev, nd_net.net);
-	if (!data || !net)
+	if (!data)
 		return 0;
+	/*
+	 * Two bytes tell a fragment; sample only fragments, so that other
+	 * traffic on the host does not thin out what the tuner sees.
+	 */
 	if (proto == bpf_htons(ETH_P_IP)) {
 		__be16 frag_off = 0;
 
@@ -63,7 +64,6 @@ static __always_inline int frag_check(struct sk_buff *skb)
 		if (!(frag_off & bpf_htons(IP_MF_OFFSET)))
 			return 0;
 		family = IP_FRAG_V4;
-		fqdir = BPF_CORE_READ(net, ipv4.fqdir);
 	} else {
 		__u8 nexthdr = 0;
 
@@ -71,8 +71,16 @@ static __always_inline int frag_check(struct sk_buff *skb)
 		if (nexthdr != NEXTHDR_FRAGMENT)
 			return 0;
 		family = IP_FRAG_V6;
-		fqdir = BPF_CORE_READ(net, ipv6.fqdir);
 	}
+	if (!bpftune_sample(&rcv_sampler))
+		return 0;
+	net = BPF_CORE_READ(skb, dev, nd_net.net);
+	if (!net)
+		return 0;
+	if (family == IP_FRAG_V4)
+		fqdir = BPF_CORE_READ(net, ipv4.fqdir);
+	else
+		fqdir = BPF_CORE_READ(net, ipv6.fqdir);
 	if (!fqdir)
 		return 0;
 	mem = BPF_CORE_READ(fqdir, mem.counter);
