@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Summaries of the benchmarks' raw CSV files (rep,config,case,metric,unit,value).
+
+  report.py overhead RAW.csv OUT   overhead.sh: ratios daemon/baseline
+  report.py stress RAW.csv OUT     stress.sh: bogo-ops, sampling, profile
+  report.py effect RAW.csv OUT     tcp_buffer_effect.sh: before/static/tuned
+
+Each prints a markdown report on stdout and writes it to OUT.md, a summary
+CSV to OUT-summary.csv and a plot to OUT.png (gnuplot; skipped with a note
+if gnuplot is missing).  Numbers are reported, never judged pass/fail: the
+targets are printed next to them.
+"""
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+# daemon/baseline targets (issue 8), reported next to the numbers
+TARGET_TPUT = 0.995	# throughput ratio at least
+TARGET_LAT = 1.01	# latency ratio at most
+TARGET_RSS_MB = 8.0
+TARGET_RECOVER = 0.95	# of the static throughput ...
+TARGET_RECOVER_S = 10.0	# ... within this many seconds
+
+NON_WORKLOAD = ("daemon", "note", "idle", "profile")
+
+
+def num(v):
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(f)]
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    return "%.*g" % (digits, v)
+
+
+def stats(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals),
+            "n": len(vals)}
+
+
+def spread(s):
+    if not s or not s["median"]:
+        return "-"
+    return "%.1f%%" % ((s["max"] - s["min"]) * 100 / s["median"])
+
+
+def lower_is_better(metric):
+    return metric == "latency"
+
+
+def workload_keys(rows):
+    keys = []
+    for r in rows:
+        if r["case"].split(":")[0] in NON_WORKLOAD:
+            continue
+        k = (r["case"], r["metric"], r["unit"])
+        if k not in keys:
+            keys.append(k)
+    return keys
+
+
+def configs_of(rows, exclude=()):
+    out = []
+    for r in rows:
+        if r["rep"] != "idle" and r["config"] not in out and r["config"] not in exclude:
+            out.append(r["config"])
+    return out
+
+
+def series(rows, case, metric, config):
+    """rep -> value"""
+    return {r["rep"]: num(r["value"]) for r in rows
+            if r["case"] == case and r["metric"] == metric and r["config"] == config}
+
+
+def compare(rows, base, others):
+    """Per workload key and config: stats, ratio of medians, paired ratios."""
+    out = []
+    for case, metric, unit in workload_keys(rows):
+        b = series(rows, case, metric, base)
+        bs = stats(b.values())
+        entry = {"case": case, "metric": metric, "unit": unit, "base": bs, "cfg": {}}
+        for c in others:
+            s = series(rows, case, metric, c)
+            cs = stats(s.values())
+            ratio = cs["median"] / bs["median"] if cs and bs and bs["median"] else None
+            paired = [s[k] / b[k] for k in s if k in b and s[k] is not None
+                      and b[k] not in (None, 0)]
+            entry["cfg"][c] = {"stats": cs, "ratio": ratio,
+                               "pmin": min(paired) if paired else None,
+                               "pmax": max(paired) if paired else None,
+                               "pmed": statistics.median(paired) if paired else None}
+        out.append(entry)
+    return out
+
+
+def target_note(metric, ratio):
+    if ratio is None:
+        return "-"
+    if lower_is_better(metric):
+        return "%s (target <= %.2f)" % ("meets" if ratio <= TARGET_LAT else "MISSES", TARGET_LAT)
+    return "%s (target >= %.3f)" % ("meets" if ratio >= TARGET_TPUT else "MISSES", TARGET_TPUT)
+
+
+def ratio_table(cmp, base, others, headline=None):
+    lines = []
+    head = "| case | metric | %s median (spread) |" % base
+    sep = "|---|---|---|"
+    for c in others:
+        head += " %s/%s [paired range] |" % (c, base)
+        sep += "---|"
+    if headline:
+        head += " %s vs target |" % headline
+        sep += "---|"
+    lines += [head, sep]
+    for e in cmp:
+        bs = e["base"]
+        line = "| %s | %s %s | %s (%s) |" % (e["case"], e["metric"], e["unit"],
+                                            fmt(bs["median"] if bs else None), spread(bs))
+        for c in others:
+            x = e["cfg"][c]
+            line += " %s [%s-%s] |" % (fmt(x["ratio"]), fmt(x["pmin"]), fmt(x["pmax"]))
+        if headline:
+            line += " %s |" % target_note(e["metric"], e["cfg"][headline]["ratio"])
+        lines.append(line)
+    return lines
+
+
+def write_summary(path, cmp, base):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "metric", "unit", "config", "median", "min", "max", "n",
+                    "ratio_to_" + base, "paired_ratio_median", "paired_ratio_min",
+                    "paired_ratio_max"])
+        for e in cmp:
+            bs = e["base"]
+            if bs:
+                w.writerow([e["case"], e["metric"], e["unit"], base, bs["median"], bs["min"],
+                            bs["max"], bs["n"], 1, 1, 1, 1])
+            for c, x in e["cfg"].items():
+                s = x["stats"]
+                if not s:
+                    continue
+                w.writerow([e["case"], e["metric"], e["unit"], c, s["median"], s["min"],
+                            s["max"], s["n"], x["ratio"], x["pmed"], x["pmin"], x["pmax"]])
+
+
+def gnuplot(script, png):
+    if not shutil.which("gnuplot"):
+        return "(no gnuplot: no plot)"
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    if r.returncode:
+        return "(gnuplot failed: %s)" % r.stderr.strip()
+    return "plot: %s" % png
+
+
+def ratio_plot(cmp, others, out, title):
+    """Bars: ratio of medians per case and config, error bars: paired range."""
+    dat = out + "-plot.dat"
+    with open(dat, "w") as f:
+        for e in cmp:
+            label = "%s %s" % (e["case"], e["metric"])
+            cols = []
+            for c in others:
+                x = e["cfg"][c]
+                r = x["ratio"]
+                cols += ["%.4f" % v if v is not None else "NaN"
+                         for v in (r, x["pmin"], x["pmax"])]
+            f.write('"%s" %s\n' % (label, " ".join(cols)))
+    plots = []
+    for i, c in enumerate(others):
+        plots.append("'%s' using %d:%d:%d:xtic(1) title '%s'" % (dat, 2 + 3 * i, 3 + 3 * i,
+                                                                4 + 3 * i, c))
+    script = """set terminal pngcairo size 1400,600 noenhanced
+set output '%s'
+set title '%s'
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.6 border -1
+set ylabel 'ratio (median), bars: range of per-repetition ratios'
+set xtics rotate by -35 font ',9'
+set key outside right
+set grid ytics
+set yrange [*:*]
+f(x) = 1
+plot %s, f(x) notitle lc rgb 'black' lw 1
+""" % (out + ".png", title, ", ".join(plots))
+    return gnuplot(script, out + ".png")
+
+
+def per_config(rows, case, metric, config):
+    return stats(v for v in series(rows, case, metric, config).values())
+
+
+def overhead(rows, out):
+    configs = configs_of(rows)
+    base = "baseline"
+    others = [c for c in configs if c != base]
+    cmp = compare(rows, base, others)
+    lines = ["## Workload ratios (daemon / baseline)", "",
+             "Median of the repetitions per configuration; ratio of the medians, in brackets "
+             "the range of the per-repetition ratios (each daemon run against the baseline "
+             "run of the same repetition).  Throughput: higher is better; latency: lower is "
+             "better.", ""]
+    lines += ratio_table(cmp, base, others, headline="all" if "all" in others else None)
+    lines += ["", "## The daemon during the runs", "",
+              "| config | start-up to 'bpftune running' ms | CPU ms per run | CPU share %% | "
+              "peak RSS MB (target <= %g) | events handled |" % TARGET_RSS_MB,
+              "|---|---|---|---|---|---|"]
+    for c in others:
+        st = per_config(rows, "daemon", "startup", c)
+        cpu = per_config(rows, "daemon", "cpu", c)
+        share = per_config(rows, "daemon", "cpu_share", c)
+        rss = per_config(rows, "daemon", "rss_peak", c)
+        ev = per_config(rows, "daemon", "events", c)
+
+        def rng(s):
+            return "%s (%s-%s)" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"])) if s else "-"
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (c, rng(st), rng(cpu), rng(share),
+                                                          rng(rss), rng(ev)))
+    notes = [r for r in rows if r["case"] == "note"]
+    idle = [r for r in rows if r["rep"] == "idle"]
+    if idle:
+        lines += ["", "## Idle wake-ups", "",
+                  "Context switches per second of the daemon's threads while our traffic is "
+                  "stopped (target: none beyond the kernel's; `sleep` is the floor of the "
+                  "method).  Events/s: events the daemon handled meanwhile, from other "
+                  "users' traffic on a shared host.", "",
+                  "| daemon | wake-ups/s | per thread | events/s |", "|---|---|---|---|"]
+        for label in [r["config"] for r in idle if r["case"] == "idle"
+                      and r["metric"] == "wakeups_per_s"]:
+            thr = ", ".join("%s %s" % (r["case"].split(":", 1)[1], r["value"]) for r in idle
+                            if r["config"] == label and r["case"].startswith("idle:"))
+            ev = [r["value"] for r in idle if r["config"] == label
+                  and r["metric"] == "events_per_s"]
+            tot = [r["value"] for r in idle if r["config"] == label and r["case"] == "idle"
+                   and r["metric"] == "wakeups_per_s"][0]
+            lines.append("| %s | %s | %s | %s |" % (label, tot, thr or "-", ev[0] if ev else "-"))
+    if notes:
+        lines += ["", "Note: the TCP buffer sysctls of the test namespaces were changed by "
+                  "someone else during %d run(s) (another daemon on the host); they were put "
+                  "back after each." % len(notes)]
+    write_summary(out + "-summary.csv", cmp, base)
+    lines += ["", ratio_plot(cmp, others, out, "bpftune overhead: daemon / baseline")]
+    return lines
+
+
+def stress(rows, out):
+    base = "baseline"
+    others = [c for c in configs_of(rows, exclude=("profile",)) if c != base]
+    cmp = compare(rows, base, others)
+    lines = ["## stress-ng --sock: bogo-ops (daemon / baseline)", ""]
+    lines += ratio_table(cmp, base, others)
+    lines += ["", "## The daemon during the stress runs", "",
+              "| config | CPU ms per run | CPU share % | peak RSS MB |", "|---|---|---|---|"]
+    for c in others:
+        cpu = per_config(rows, "daemon", "cpu", c)
+        share = per_config(rows, "daemon", "cpu_share", c)
+        rss = per_config(rows, "daemon", "rss_peak", c)
+        lines.append("| %s | %s | %s | %s |" % (
+            c, fmt(cpu["median"]) if cpu else "-", fmt(share["median"]) if share else "-",
+            fmt(rss["max"]) if rss else "-"))
+    samp = {}
+    for r in rows:
+        if r["case"].startswith("daemon:sampler:"):
+            hook = r["case"].split(":", 2)[2]
+            samp.setdefault(hook, {}).setdefault(r["metric"], []).append(num(r["value"]))
+    if samp:
+        lines += ["", "## Adaptive sampling (per stress run, medians over the runs)", "",
+                  "| tuner/hook | calls | sampled | sampled share |", "|---|---|---|---|"]
+        for hook, m in sorted(samp.items()):
+            c = statistics.median(m.get("calls", [0]))
+            s = statistics.median(m.get("sampled", [0]))
+            lines.append("| %s | %s | %s | %s |" % (hook, fmt(c), fmt(s),
+                                                     "%.2f%%" % (s * 100 / c) if c else "-"))
+    prof = [r for r in rows if r["config"] == "profile"]
+    if prof:
+        lines += ["", "## Profile run (perf record -e cpu-clock -g on the daemon, BPF run-time "
+                  "statistics on)", "",
+                  "| BPF program | runs | ns per run | total ms |", "|---|---|---|---|"]
+        progs = {}
+        for r in prof:
+            if r["case"].startswith("bpf:"):
+                progs.setdefault(r["case"][4:], {})[r["metric"]] = num(r["value"])
+        for p, m in sorted(progs.items(), key=lambda x: -(x[1].get("run_time_ns") or 0)):
+            cnt, ns = m.get("run_cnt") or 0, m.get("run_time_ns") or 0
+            lines.append("| %s | %d | %s | %.1f |" % (p, cnt, fmt(ns / cnt) if cnt else "-",
+                                                       ns / 1e6))
+        for r in prof:
+            if r["case"] == "profile":
+                lines.append("")
+                lines.append("%s: %s %s" % (r["metric"], r["value"], r["unit"]))
+    write_summary(out + "-summary.csv", cmp, base)
+    lines += ["", ratio_plot(cmp, others, out, "stress-ng --sock: daemon / baseline")]
+    return lines
+
+
+def effect(rows, out):
+    base = "small"
+    others = [c for c in ("static", "tuned") if c in configs_of(rows)]
+    cmp = compare(rows, base, others)
+    lines = ["## tcp_buffer: throughput with too-small buffers, static well-chosen ones, "
+             "and after tuning (ratios to the too-small start)", ""]
+    lines += ratio_table(cmp, base, others)
+    for e in cmp:
+        s, t = e["cfg"].get("static"), e["cfg"].get("tuned")
+        if s and t and s["stats"] and t["stats"]:
+            lines.append("")
+            lines.append("tuned / static: %s (target >= %.2f)" % (
+                fmt(t["stats"]["median"] / s["stats"]["median"]), TARGET_RECOVER))
+    conv = [r for r in rows if r["case"] == "convergence"]
+    if conv:
+        lines += ["", "## Time to %d %% of the static throughput after the daemon started "
+                  "(target <= %g s)" % (TARGET_RECOVER * 100, TARGET_RECOVER_S), "",
+                  "| run | seconds after 'bpftune running' | changes made | rmem max at the end |",
+                  "|---|---|---|---|"]
+        reps = []
+        for r in conv:
+            if r["rep"] not in reps:
+                reps.append(r["rep"])
+        for rep in reps:
+            m = {r["metric"]: r["value"] for r in conv if r["rep"] == rep}
+            lines.append("| %s | %s | %s | %s |" % (rep, m.get("time_to_target", "-"),
+                                                      m.get("changes", "-"),
+                                                      m.get("rmem_max", "-")))
+    write_summary(out + "-summary.csv", cmp, base)
+    ts = out + "-timeline.dat"
+    if os.path.exists(ts):
+        target = [r for r in rows if r["case"] == "convergence" and r["metric"] == "target"]
+        tline = ("%s title '%d %% of static' lc rgb 'red'" % (target[0]["value"],
+                                                               TARGET_RECOVER * 100)
+                 if target else "")
+        script = """set terminal pngcairo size 1000,500 noenhanced
+set output '%s'
+set title 'tcp_buffer: iperf3 throughput after the daemon started (too-small tcp_rmem at start)'
+set xlabel 's after bpftune running'
+set ylabel 'Mbit/s'
+set grid
+set key bottom right
+plot '%s' using 1:2 with linespoints title 'throughput'%s
+""" % (out + ".png", ts, (", " + tline) if tline else "")
+        lines += ["", gnuplot(script, out + ".png")]
+    return lines
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in ("overhead", "stress", "effect"):
+        sys.exit(__doc__)
+    kind, raw, out = sys.argv[1:]
+    rows = load(raw)
+    if not rows:
+        sys.exit("report.py: %s has no rows" % raw)
+    info = out + ".info"
+    lines = []
+    if os.path.exists(info):
+        lines += [l.lstrip("# ").rstrip() + "  " for l in open(info)]
+        lines.append("")
+    lines += globals()[kind](rows, out)
+    text = "\n".join(lines) + "\n"
+    with open(out + ".md", "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()
