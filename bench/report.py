@@ -25,7 +25,7 @@ TARGET_RSS_MB = 8.0
 TARGET_RECOVER = 0.95	# of the static throughput ...
 TARGET_RECOVER_S = 10.0	# ... within this many seconds
 
-NON_WORKLOAD = ("daemon", "note", "idle", "profile")
+NON_WORKLOAD = ("daemon", "note", "idle", "profile", "bpf")
 
 
 def num(v):
@@ -299,7 +299,9 @@ def stress(rows, out):
         progs = {}
         for r in prof:
             if r["case"].startswith("bpf:"):
-                progs.setdefault(r["case"][4:], {})[r["metric"]] = num(r["value"])
+                # programs of the same name (one per object) add up
+                m = progs.setdefault(r["case"][4:], {})
+                m[r["metric"]] = m.get(r["metric"], 0) + (num(r["value"]) or 0)
         for p, m in sorted(progs.items(), key=lambda x: -(x[1].get("run_time_ns") or 0)):
             cnt, ns = m.get("run_cnt") or 0, m.get("run_time_ns") or 0
             lines.append("| %s | %d | %s | %.1f |" % (p, cnt, fmt(ns / cnt) if cnt else "-",
