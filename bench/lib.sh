@@ -160,8 +160,9 @@ bench_in_cg() {
 
 # ---- the daemon ----------------------------------------------------------
 
-# bench_plugin_dir [TUNER...]: a trusted plugin directory (root-owned, 0755,
-# under /run) with the given built tuners, all of them without arguments
+# bench_plugin_dir [TUNER|FILE...]: a trusted plugin directory (root-owned,
+# 0755, under /run) with the given built tuners (or plugin files, e.g. a
+# fixture), all built tuners without arguments
 bench_plugin_dir() {
 	local t
 
@@ -172,7 +173,11 @@ bench_plugin_dir() {
 		cp "$BUILD_PLUGINS"/*_tuner.so "$PLUGIN_DIR/"
 	else
 		for t in "$@"; do
-			cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+			if [[ "$t" == */* ]]; then
+				cp "$t" "$PLUGIN_DIR/"
+			else
+				cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+			fi
 		done
 	fi
 	chmod 0755 "$PLUGIN_DIR"/*.so

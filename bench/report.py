@@ -25,7 +25,7 @@ TARGET_RSS_MB = 8.0
 TARGET_RECOVER = 0.95	# of the static throughput ...
 TARGET_RECOVER_S = 10.0	# ... within this many seconds
 
-NON_WORKLOAD = ("daemon", "note", "idle", "profile", "bpf")
+NON_WORKLOAD = ("daemon", "note", "idle", "profile", "bpf", "convergence")
 
 
 def num(v):
@@ -329,26 +329,46 @@ def effect(rows, out):
             lines.append("tuned / static: %s (target >= %.2f)" % (
                 fmt(t["stats"]["median"] / s["stats"]["median"]), TARGET_RECOVER))
     conv = [r for r in rows if r["case"] == "convergence"]
-    if conv:
-        lines += ["", "## Time to %d %% of the static throughput after the daemon started "
-                  "(target <= %g s)" % (TARGET_RECOVER * 100, TARGET_RECOVER_S), "",
-                  "| run | seconds after 'bpftune running' | changes made | rmem max at the end |",
-                  "|---|---|---|---|"]
-        reps = []
-        for r in conv:
-            if r["rep"] not in reps:
-                reps.append(r["rep"])
+    ts = out + "-timeline.dat"
+    static = cmp[0]["cfg"].get("static") if cmp else None
+    target = TARGET_RECOVER * static["stats"]["median"] if static and static["stats"] else None
+    timeline = {}
+    if os.path.exists(ts):
+        for l in open(ts):
+            f = l.split()
+            if len(f) == 3 and not l.startswith("#"):
+                timeline.setdefault(f[0], []).append((float(f[1]), float(f[2])))
+    if conv or timeline:
+        lines += ["", "## Time to %d %% of the static throughput (%s Mbit/s) after 'bpftune "
+                  "running' (target <= %g s)" % (TARGET_RECOVER * 100, fmt(target),
+                                                 TARGET_RECOVER_S), "",
+                  "First 0.5 s interval of a continuous iperf3 run at that level together with "
+                  "the next one; the run starts right after the daemon is up.", "",
+                  "| rep | seconds | Mbit/s in the first / last second | tcp_rmem max after "
+                  "the run / at the end | tcp_rmem changes |", "|---|---|---|---|---|"]
+        reps = sorted(set(list(timeline) + [r["rep"] for r in conv]), key=lambda x: int(x))
         for rep in reps:
             m = {r["metric"]: r["value"] for r in conv if r["rep"] == rep}
-            lines.append("| %s | %s | %s | %s |" % (rep, m.get("time_to_target", "-"),
-                                                      m.get("changes", "-"),
-                                                      m.get("rmem_max", "-")))
+            tl = timeline.get(rep, [])
+            reached = None
+            if target:
+                for i, (t, v) in enumerate(tl):
+                    nxt = tl[i + 1][1] if i + 1 < len(tl) else v
+                    if v >= target and nxt >= target:
+                        reached = t
+                        break
+            first = [v for t, v in tl[:2]]
+            last = [v for t, v in tl[-2:]]
+            when = ("%.1f" % reached if reached is not None else
+                    "not within %.0f s" % tl[-1][0] if tl else "-")
+            lines.append("| %s | %s | %s / %s | %s / %s | %s |" % (
+                rep, when, fmt(statistics.mean(first)) if first else "-",
+                fmt(statistics.mean(last)) if last else "-",
+                m.get("rmem_max_after_converge", "-"), m.get("rmem_max", "-"),
+                m.get("changes", "-")))
     write_summary(out + "-summary.csv", cmp, base)
-    ts = out + "-timeline.dat"
-    if os.path.exists(ts):
-        target = [r for r in rows if r["case"] == "convergence" and r["metric"] == "target"]
-        tline = ("%s title '%d %% of static' lc rgb 'red'" % (target[0]["value"],
-                                                               TARGET_RECOVER * 100)
+    if timeline:
+        tline = ("%.1f title '%d %% of static' lc rgb 'red'" % (target, TARGET_RECOVER * 100)
                  if target else "")
         script = """set terminal pngcairo size 1000,500 noenhanced
 set output '%s'
@@ -357,7 +377,7 @@ set xlabel 's after bpftune running'
 set ylabel 'Mbit/s'
 set grid
 set key bottom right
-plot '%s' using 1:2 with linespoints title 'throughput'%s
+plot '%s' using 2:3 with linespoints title 'throughput (one line per repetition)'%s
 """ % (out + ".png", ts, (", " + tline) if tline else "")
         lines += ["", gnuplot(script, out + ".png")]
     return lines
