@@ -138,13 +138,15 @@ run_config() {
 
 	before="$(bench_tcp_sysctls "$CLI")|$(bench_tcp_sysctls "$SRV")"
 	if [ "$cfg" != baseline ]; then
+		# every plugin in the directory; one tuner: the allow-list
+		bench_plugin_dir
 		if [ "$cfg" = all ]; then
-			bench_plugin_dir
+			# shellcheck disable=SC2046
+			bench_daemon_start $(daemon_args)
 		else
-			bench_plugin_dir "$cfg"
+			# shellcheck disable=SC2046
+			bench_daemon_start $(daemon_args) -a "$cfg"
 		fi
-		# shellcheck disable=SC2046
-		bench_daemon_start $(daemon_args)
 		row "$rep" "$cfg" daemon startup ms "$DAEMON_STARTUP_MS"
 		cpu0="$(bench_cpu_ms "$DAEMON_PID")"
 		t0="$(date +%s.%N)"
