@@ -100,14 +100,13 @@ bench_netns_pair() {
 	ip -n "$SRV" link set "b${tag}s" up
 }
 
-# bench_netns_one NAME: one namespace with lo up; prints its name
+# bench_netns_one NAME: one namespace with lo up, its name in $NS (not
+# from a $(...) subshell: the clean-up list must know it)
 bench_netns_one() {
-	local ns="bench-$1-$$"
-
-	ip netns add "$ns"
-	BENCH_NETNS+=("$ns")
-	ip -n "$ns" link set lo up
-	echo "$ns"
+	NS="bench-$1-$$"
+	ip netns add "$NS"
+	BENCH_NETNS+=("$NS")
+	ip -n "$NS" link set lo up
 }
 
 # TCP buffer sysctls of a namespace, one line; a daemon elsewhere on the
@@ -259,6 +258,11 @@ bench_cpu_ms() {
 # peak resident set size of a process in kB
 bench_hwm_kb() {
 	awk '$1 == "VmHWM:" {print $2}' "/proc/$1/status"
+}
+
+# resident set size of a process now, in kB
+bench_rss_kb() {
+	awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"
 }
 
 # context switches (voluntary + involuntary) of every thread of a process;

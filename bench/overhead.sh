@@ -161,6 +161,8 @@ run_config() {
 			"$(awk -v c=$((cpu1 - cpu0)) -v w="$wall" 'BEGIN {printf "%.3f", c / 10 / w}')"
 		row "$rep" "$cfg" daemon rss_peak MB \
 			"$(awk -v k="$(bench_hwm_kb "$DAEMON_PID")" 'BEGIN {printf "%.1f", k / 1024}')"
+		row "$rep" "$cfg" daemon rss_end MB \
+			"$(awk -v k="$(bench_rss_kb "$DAEMON_PID")" 'BEGIN {printf "%.1f", k / 1024}')"
 		row "$rep" "$cfg" daemon events count \
 			"$(bench_query metrics | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
 		bench_daemon_stop "$OUT-$cfg.log"

@@ -237,12 +237,12 @@ def overhead(rows, out):
     lines += ratio_table(cmp, base, others, headline="all" if "all" in others else None)
     lines += ["", "## The daemon during the runs", ""]
     if RATIOS_ONLY:
-        lines += ["| config | peak RSS MB (target <= %g) | events handled |" % TARGET_RSS_MB,
-                  "|---|---|---|"]
+        lines += ["| config | peak RSS MB (target <= %g) | RSS at the end MB | events handled |"
+                  % TARGET_RSS_MB, "|---|---|---|---|"]
     else:
         lines += ["| config | start-up to 'bpftune running' ms | CPU ms per run | CPU share %% | "
-                  "peak RSS MB (target <= %g) | events handled |" % TARGET_RSS_MB,
-                  "|---|---|---|---|---|---|"]
+                  "peak RSS MB (target <= %g) | RSS at the end MB | events handled |"
+                  % TARGET_RSS_MB, "|---|---|---|---|---|---|---|"]
 
     def rng(s):
         return "%s (%s-%s)" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"])) if s else "-"
@@ -251,12 +251,13 @@ def overhead(rows, out):
         cpu = per_config(rows, "daemon", "cpu", c)
         share = per_config(rows, "daemon", "cpu_share", c)
         rss = per_config(rows, "daemon", "rss_peak", c)
+        rss_end = per_config(rows, "daemon", "rss_end", c)
         ev = per_config(rows, "daemon", "events", c)
         if RATIOS_ONLY:
-            lines.append("| %s | %s | %s |" % (c, rng(rss), rng(ev)))
+            lines.append("| %s | %s | %s | %s |" % (c, rng(rss), rng(rss_end), rng(ev)))
         else:
-            lines.append("| %s | %s | %s | %s | %s | %s |" % (c, rng(st), rng(cpu), rng(share),
-                                                              rng(rss), rng(ev)))
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                c, rng(st), rng(cpu), rng(share), rng(rss), rng(rss_end), rng(ev)))
     notes = [r for r in rows if r["case"] == "note"]
     idle = [r for r in rows if r["rep"] == "idle"]
     if idle:

@@ -38,7 +38,7 @@ bench_need stress-ng python3
 [ "$PROFILE" = 1 ] && bench_need perf flamegraph bpftool
 bench_init
 bench_cgroup
-NS="$(bench_netns_one stress)"
+bench_netns_one stress
 
 OUT="$RESULTS/stress-$STAMP"
 CSV="$OUT.csv"
