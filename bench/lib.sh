@@ -1,4 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2119,SC2120
+# (globals set here are read by the scripts that source it; functions
+# with optional arguments)
 #
 # Shared shell for the benchmarks (sourced, not run): a client/server pair
 # of network namespaces over veth, the daemon started like the bats suite
@@ -63,7 +67,9 @@ bench_cleanup() {
 
 bench_init() {
 	[ "$(id -u)" -eq 0 ] || bench_die "run as root"
-	[ -x "$BPFTUNE" ] && [ -d "$BUILD_PLUGINS" ] || bench_die "run make first"
+	if [ ! -x "$BPFTUNE" ] || [ ! -d "$BUILD_PLUGINS" ]; then
+		bench_die "run make first"
+	fi
 	mkdir -p "$RESULTS"
 	BENCH_TMP="$(mktemp -d /run/bpftune-bench.XXXXXX)"
 	chmod 0755 "$BENCH_TMP"
@@ -198,16 +204,16 @@ bench_tuners() {
 # DAEMON_PID, DAEMON_LOG, DAEMON_SOCK and DAEMON_STARTUP_MS (from the fork to
 # the time stamp of that log line).  BENCH_DAEMON_FLAGS (e.g. -L) are added.
 bench_daemon_start() {
-	local t0 t1 i tel=(--telemetry-dir "$BENCH_TMP/telemetry")
+	local t0 t1 i telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
 
-	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && tel=()
+	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && telargs=()
 	DAEMON_LOG="$BENCH_TMP/daemon.log"
 	DAEMON_SOCK="$BENCH_TMP/bpftune.sock"
 	: >"$DAEMON_LOG"
 	t0="$(date +%s.%N)"
 	# shellcheck disable=SC2086
 	"$BPFTUNE" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR" --socket "$DAEMON_SOCK" \
-		--journal "$BENCH_TMP/journal" "${tel[@]}" "$@" >>"$DAEMON_LOG" 2>&1 &
+		--journal "$BENCH_TMP/journal" "${telargs[@]}" "$@" >>"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	for i in $(seq 1 600); do
 		grep -q "bpftune running" "$DAEMON_LOG" && break

@@ -67,9 +67,9 @@ iperf_json() {
 	port=$((5200 + RANDOM % 700))
 	ip netns exec "$SRV" iperf3 -s -1 -B "$SRV4" -p "$port" >/dev/null 2>&1 &
 	srv=$!
-	bench_wait_listen "$SRV" "$port" &&
-		ip netns exec "$CLI" iperf3 -c "$SRV4" -p "$port" -t "$secs" -J "$@" 2>/dev/null ||
-		true
+	if bench_wait_listen "$SRV" "$port"; then
+		ip netns exec "$CLI" iperf3 -c "$SRV4" -p "$port" -t "$secs" -J "$@" 2>/dev/null || true
+	fi
 	kill "$srv" 2>/dev/null || true
 	wait "$srv" 2>/dev/null || true
 }

@@ -25,7 +25,9 @@ CALLS="${2:-2000000}"
 PLUGIN=build/test/plugins/flood_tuner.so
 FLOOD=build/test/flood
 
-[ -f "$PLUGIN" ] && [ -x "$FLOOD" ] || bench_die "run make all fixtures first"
+if [ ! -f "$PLUGIN" ] || [ ! -x "$FLOOD" ]; then
+	bench_die "run make all fixtures first"
+fi
 bench_init
 WORK="$BENCH_TMP"
 OUT="$RESULTS/telemetry-$STAMP.txt"
