@@ -367,7 +367,8 @@ def effect(rows, out):
                   "First 0.5 s interval of a continuous iperf3 run at that level together with "
                   "the next one; the run starts right after the daemon is up.", "",
                   "| rep | seconds | Mbit/s in the first / last second | tcp_rmem max after "
-                  "the run / at the end | tcp_rmem changes |", "|---|---|---|---|---|"]
+                  "the run / at the end | tcp_rmem changes | latency-guard holds |",
+                  "|---|---|---|---|---|---|"]
         reps = sorted(set(list(timeline) + [r["rep"] for r in conv]), key=lambda x: int(x))
         for rep in reps:
             m = {r["metric"]: r["value"] for r in conv if r["rep"] == rep}
@@ -383,11 +384,11 @@ def effect(rows, out):
             last = [v for t, v in tl[-2:]]
             when = ("%.1f" % reached if reached is not None else
                     "not within %.0f s" % tl[-1][0] if tl else "-")
-            lines.append("| %s | %s | %s / %s | %s / %s | %s |" % (
+            lines.append("| %s | %s | %s / %s | %s / %s | %s | %s |" % (
                 rep, when, fmt(statistics.mean(first)) if first else "-",
                 fmt(statistics.mean(last)) if last else "-",
                 m.get("rmem_max_after_converge", "-"), m.get("rmem_max", "-"),
-                m.get("changes", "-")))
+                m.get("changes", "-"), m.get("holds", "-")))
     write_summary(out + "-summary.csv", cmp, base)
     if timeline:
         tline = ("%.1f title '%d %% of static' lc rgb 'red'" % (target, TARGET_RECOVER * 100)

@@ -25,7 +25,7 @@
 #   BENCH_DAEMON_FLAGS="-L"
 # Results: bench/results/tcp_buffer_effect-<time>.{csv,md,png},
 # -summary.csv, -timeline.dat (rep, s after bpftune running, Mbit/s) and
-# the daemon's log of the last repetition (.log).
+# the daemon's log of each repetition (-repN.log).
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -108,7 +108,9 @@ except Exception:
 	row "$rep" tuned convergence rmem_max bytes "$(rmem_max)"
 	row "$rep" tuned convergence changes count \
 		"$(grep -c "net.ipv4.tcp_rmem .* -> .* in netns $SRV " "$DAEMON_LOG" || true)"
-	bench_daemon_stop "$OUT.log"
+	row "$rep" tuned convergence holds count \
+		"$(grep -c "tcp_rmem .* in netns $SRV .*holding" "$DAEMON_LOG" || true)"
+	bench_daemon_stop "$OUT-rep$rep.log"
 }
 
 {
