@@ -205,15 +205,17 @@ def ratio_plot(cmp, others, out, title):
                                                                 4 + 3 * i, c))
     script = """set terminal pngcairo size 1400,600 noenhanced
 set output '%s'
-set title '%s'
+set title '%s (bars: ratio of the medians; whiskers: range of the per-repetition ratios)'
 set style data histogram
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.6 border -1
-set ylabel 'ratio (median), bars: range of per-repetition ratios'
+set ylabel 'daemon / baseline (log scale)'
 set xtics rotate by -35 font ',9'
 set key outside right
 set grid ytics
-set yrange [*:*]
+set logscale y 2
+set yrange [0.25:4]
+set ytics (0.25, 0.5, 0.8, 0.9, 1, 1.1, 1.25, 2, 4)
 f(x) = 1
 plot %s, f(x) notitle lc rgb 'black' lw 1
 """ % (out + ".png", title, ", ".join(plots))
