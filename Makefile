@@ -272,13 +272,19 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 	@echo "make check: clean"
 
 # ---- benchmarks: they print numbers, never pass or fail -----------------
-# Each bench/*.sh is run in turn; results go to bench/results/.
-BENCHES		?= $(sort $(wildcard bench/*.sh))
-.PHONY: bench
+# Each bench/*.sh is run in turn (BENCHES= picks some); results go to
+# bench/results/.  Knobs are environment variables, e.g. make bench N=3
+# (see each script's header and docs/benchmarks.md).  Not part of make test.
+BENCHES		?= $(filter-out bench/lib.sh bench/matrix.sh,$(sort $(wildcard bench/*.sh)))
+.PHONY: bench bench-matrix
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 # bench/telemetry.sh floods the flood fixture tuner
 bench: fixtures
+# the overhead benchmark in the qemu guests (test/vm), full and legacy
+# mode, reduced cases; same-run ratios only (TCG distorts timings)
+bench-matrix: all
+	bench/matrix.sh $(VM_KERNELS)
 
 clean:
 	rm -rf $(B)

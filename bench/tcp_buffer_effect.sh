@@ -2,115 +2,134 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # What the tcp_buffer tuner buys: iperf3 throughput into a netns whose
-# tcp_rmem max is too small, before tuning and after the daemon has tuned
-# it, as a ratio.  Not a test: it prints numbers and never fails on them.
+# tcp_rmem is too small (SMALL_RMEM), with well-chosen static values
+# (STATIC_RMEM: the kernel's built-in default, 4096 131072 6291456, unless
+# set),
+# and after the daemon has tuned the too-small values; and how long it
+# takes, after "bpftune running", until the throughput reaches 95 % of the
+# static one (the first 0.5 s interval of a continuous iperf3 run that is
+# at that level together with the next one).  Each repetition runs the
+# three in turn (too small, static, then the daemon from the too-small
+# start), so the phases are interleaved.
+#
+# The daemon loads only the tcp_buffer and sysctl tuners, and writes:
+# on a shared host it may also tune other users' namespaces whose sockets
+# reach their limits while it runs (there is no namespace filter), so the
+# daemon runs only CONVERGE_SECS + N*SECS per repetition.
+# Not a test: it prints numbers and never fails on them.
 #
 # Usage (root, from the top of the tree, after make):
-#   bench/tcp_buffer_effect.sh [RUNS] [SECONDS]
-# Results go to bench/results/tcp_buffer_effect-<time>.txt as well, with
-# the daemon's log next to them (.log).
+#   bench/tcp_buffer_effect.sh [N] [SECS]
+# Knobs (environment): N=5 repetitions, SECS=3 per measurement,
+#   CONVERGE_SECS=12, SMALL_RMEM="4096 8192 16384", STATIC_RMEM=...,
+#   BENCH_DAEMON_FLAGS="-L"
+# Results: bench/results/tcp_buffer_effect-<time>.{csv,md,png},
+# -summary.csv, -timeline.dat (rep, s after bpftune running, Mbit/s) and
+# the daemon's log of each repetition (-repN.log).
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
-RUNS="${1:-3}"
-SECS="${2:-4}"
-SMALL_RMEM="4096 16384 65536"
-BPFTUNE=build/bin/bpftune
-PLUGIN=build/lib/bpftune/tcp_buffer_tuner.so
+N="${1:-${N:-5}}"
+SECS="${2:-${SECS:-3}}"
+CONVERGE_SECS="${CONVERGE_SECS:-12}"
+SMALL_RMEM="${SMALL_RMEM:-4096 8192 16384}"
 
-[ "$(id -u)" -eq 0 ] || { echo "run as root" >&2; exit 1; }
-command -v iperf3 >/dev/null || { echo "iperf3 is not installed" >&2; exit 1; }
-[ -x "$BPFTUNE" ] && [ -f "$PLUGIN" ] || { echo "run make first" >&2; exit 1; }
+bench_need iperf3 python3
+bench_init
+bench_netns_pair e 192.168.97
+STATIC_RMEM="${STATIC_RMEM:-4096 131072 6291456}"
+CLI_DEFAULTS="$(bench_tcp_sysctls "$CLI")"
 
-CLI="bench-tbc-$$"
-SRV="bench-tbs-$$"
-PLUGIN_DIR=""
-DAEMON_PID=""
-LOG="$(mktemp)"
+OUT="$RESULTS/tcp_buffer_effect-$STAMP"
+CSV="$OUT.csv"
+TIMELINE="$OUT-timeline.dat"
+echo "rep,config,case,metric,unit,value" >"$CSV"
+echo "# rep seconds_after_bpftune_running mbit_per_s" >"$TIMELINE"
 
-cleanup() {
-	if [ -n "$DAEMON_PID" ]; then
-		kill -TERM "$DAEMON_PID" 2>/dev/null || true
-		wait "$DAEMON_PID" 2>/dev/null || true
-	fi
-	ip netns del "$CLI" 2>/dev/null || true
-	ip netns del "$SRV" 2>/dev/null || true
-	[ -n "$PLUGIN_DIR" ] && rm -rf "$PLUGIN_DIR"
-	rm -f "$LOG"
-}
-trap cleanup EXIT
-
-ip netns add "$CLI"
-ip netns add "$SRV"
-ip -n "$CLI" link set lo up
-ip -n "$SRV" link set lo up
-ip link add tbc netns "$CLI" type veth peer name tbs netns "$SRV"
-ip -n "$CLI" addr add 192.168.97.1/24 dev tbc
-ip -n "$SRV" addr add 192.168.97.2/24 dev tbs
-ip -n "$CLI" link set tbc up
-ip -n "$SRV" link set tbs up
-# set before the daemon starts: a write while it runs is an admin's
-ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="$SMALL_RMEM"
-
-# one iperf3 run into $SRV; prints the receiver's Mbit/s
-run_once() {
-	local port=$((5400 + RANDOM % 500)) srv
-
-	ip netns exec "$SRV" iperf3 -s -1 -B 192.168.97.2 -p "$port" >/dev/null 2>&1 &
-	srv=$!
-	for _ in $(seq 1 100); do
-		ip netns exec "$SRV" ss -Hltn "sport = :$port" | grep -q . && break
-		sleep 0.1
-	done
-	ip netns exec "$CLI" iperf3 -c 192.168.97.2 -p "$port" -t "$1" -J |
-		python3 -c 'import json,sys; print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))'
-	wait "$srv" || true
+row() {
+	echo "$1,$2,$3,$4,$5,$6" >>"$CSV"
 }
 
-# RUNS runs: "median min max" in Mbit/s
-measure() {
-	local i
-	for i in $(seq 1 "$RUNS"); do
-		run_once "$SECS"
-	done | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)], v[1], v[NR]}'
+set_rmem() {
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="$1"
 }
 
 rmem_max() {
 	ip netns exec "$SRV" sysctl -n net.ipv4.tcp_rmem | awk '{print $3}'
 }
 
-echo "tcp_buffer effect: $RUNS runs of ${SECS}s, veth pair, tcp_rmem '$SMALL_RMEM' in the receiver's netns"
-read -r before bmin bmax < <(measure)
-echo "before tuning: median $before Mbit/s (min $bmin, max $bmax), tcp_rmem max $(rmem_max)"
+# iperf3 into $SRV for $1 s with extra client arguments; prints the JSON
+iperf_json() {
+	local secs="$1" port srv
+	shift
 
-PLUGIN_DIR="$(mktemp -d /run/bpftune-bench.XXXXXX)"
-chmod 0755 "$PLUGIN_DIR"
-install -m 0755 "$PLUGIN" build/lib/bpftune/sysctl_tuner.so "$PLUGIN_DIR/"
-"$BPFTUNE" -s -l "$PLUGIN_DIR" >"$LOG" 2>&1 &
-DAEMON_PID=$!
-for _ in $(seq 1 100); do
-	grep -q "bpftune running" "$LOG" && break
-	sleep 0.1
-done
-grep -q "tuner tcp_buffer started" "$LOG" || { cat "$LOG" >&2; exit 1; }
-# let it tune: traffic that keeps the receive buffer at its max
-run_once 3 >/dev/null
-tuned="$(rmem_max)"
-read -r after amin amax < <(measure)
-echo "after tuning:  median $after Mbit/s (min $amin, max $amax), tcp_rmem max $tuned when measuring began, $(rmem_max) at the end ($(grep -c 'net.ipv4.tcp_rmem .* ->' "$LOG") changes)"
-ratio="$(awk -v a="$after" -v b="$before" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
-echo "ratio after/before: $ratio"
+	port=$((5200 + RANDOM % 700))
+	ip netns exec "$SRV" iperf3 -s -1 -B "$SRV4" -p "$port" >/dev/null 2>&1 &
+	srv=$!
+	if bench_wait_listen "$SRV" "$port"; then
+		ip netns exec "$CLI" iperf3 -c "$SRV4" -p "$port" -t "$secs" -J "$@" 2>/dev/null || true
+	fi
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+}
 
-mkdir -p bench/results
-out="bench/results/tcp_buffer_effect-$(date -u +%Y%m%dT%H%M%SZ)"
-kill -TERM "$DAEMON_PID" && wait "$DAEMON_PID" || true
-DAEMON_PID=""
-cp "$LOG" "$out.log"
+# one measurement: Mbit/s received, or "-"
+measure() {
+	iperf_json "$SECS" | python3 -c 'import json,sys
+try:
+    print("%.1f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))
+except Exception:
+    print("-")'
+}
+
+# the daemon from the too-small start: a continuous run with 0.5 s
+# intervals right after start-up, then SECS measurements while it runs
+converge() {
+	local rep="$1" t_run t_cli
+
+	set_rmem "$SMALL_RMEM"
+	bench_tcp_sysctls_set "$CLI" "$CLI_DEFAULTS"
+	bench_plugin_dir tcp_buffer sysctl
+	bench_daemon_start
+	t_run="$(sed -n 's/^bpftune\[\([0-9.]*\)\] info: bpftune running.*/\1/p' "$DAEMON_LOG")"
+	t_cli="$(date +%s.%N)"
+	iperf_json "$CONVERGE_SECS" -i 0.5 | python3 -c 'import json,sys
+off = float(sys.argv[2]) - float(sys.argv[1])
+try:
+    for iv in json.load(sys.stdin)["intervals"]:
+        s = iv["sum"]
+        print("%s %.2f %.1f" % (sys.argv[3], off + s["end"], s["bits_per_second"] / 1e6))
+except Exception:
+    pass' "$t_run" "$t_cli" "$rep" >>"$TIMELINE"
+	echo >>"$TIMELINE"
+	row "$rep" tuned convergence rmem_max_after_converge bytes "$(rmem_max)"
+	row "$rep" tuned iperf-v4-up throughput Mbit/s "$(measure)"
+	row "$rep" tuned convergence rmem_max bytes "$(rmem_max)"
+	row "$rep" tuned convergence changes count \
+		"$(grep -c "net.ipv4.tcp_rmem .* -> .* in netns $SRV " "$DAEMON_LOG" || true)"
+	row "$rep" tuned convergence holds count \
+		"$(grep -c "tcp_rmem .* in netns $SRV .*holding" "$DAEMON_LOG" || true)"
+	bench_daemon_stop "$OUT-rep$rep.log"
+}
+
 {
-	echo "kernel $(uname -r) runs $RUNS seconds $SECS start_rmem '$SMALL_RMEM'"
-	echo "before_mbps $before $bmin $bmax"
-	echo "after_mbps $after $amin $amax"
-	echo "tuned_rmem_max $tuned"
-	echo "ratio $ratio"
-} >"$out.txt"
-echo "results: $out.txt (daemon log: $out.log)"
+	echo "# tcp_buffer effect: $N repetitions of ${SECS}s iperf3 (IPv4, one stream) into a netns over veth"
+	echo "# receiver tcp_rmem: too small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tuners tcp_buffer and sysctl, convergence run ${CONVERGE_SECS}s ${BENCH_DAEMON_FLAGS:-}"
+	echo "# machine: $(bench_machine)"
+	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+} | tee "$OUT.info" >&2
+
+start=$SECONDS
+for rep in $(seq 1 "$N"); do
+	echo "rep $rep/$N ($((SECONDS - start)) s)" >&2
+	set_rmem "$SMALL_RMEM"
+	row "$rep" small iperf-v4-up throughput Mbit/s "$(measure)"
+	set_rmem "$STATIC_RMEM"
+	row "$rep" static iperf-v4-up throughput Mbit/s "$(measure)"
+	converge "$rep"
+done
+echo "done in $((SECONDS - start)) s" >&2
+
+python3 bench/report.py effect "$CSV" "$OUT"
+echo "results: $OUT.md $CSV $OUT-summary.csv $OUT.png" >&2

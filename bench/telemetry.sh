@@ -18,51 +18,31 @@
 # Results go to bench/results/telemetry-<time>.txt as well.
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 RUNS="${1:-3}"
 CALLS="${2:-2000000}"
-BPFTUNE=build/bin/bpftune
 PLUGIN=build/test/plugins/flood_tuner.so
 FLOOD=build/test/flood
 
-[ "$(id -u)" -eq 0 ] || { echo "run as root" >&2; exit 1; }
-[ -x "$BPFTUNE" ] && [ -f "$PLUGIN" ] && [ -x "$FLOOD" ] ||
-	{ echo "run make all fixtures first" >&2; exit 1; }
-
-WORK="$(mktemp -d /run/bench-telemetry.XXXXXX)"
-DAEMON_PID=""
-cleanup() {
-	if [ -n "$DAEMON_PID" ]; then
-		kill -TERM "$DAEMON_PID" 2>/dev/null || true
-		wait "$DAEMON_PID" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-mkdir -p "$WORK/plugins" bench/results
-chmod 0755 "$WORK" "$WORK/plugins"
-cp "$PLUGIN" "$WORK/plugins/"
-chmod 0755 "$WORK/plugins/"*.so
-OUT="bench/results/telemetry-$(date -u +%Y%m%dT%H%M%SZ).txt"
+if [ ! -f "$PLUGIN" ] || [ ! -x "$FLOOD" ]; then
+	bench_die "run make all fixtures first"
+fi
+bench_init
+WORK="$BENCH_TMP"
+OUT="$RESULTS/telemetry-$STAMP.txt"
 
 # one run: prints "rows_per_s events_per_s ringbuf_lost rows_dropped
 # rows_written flush_max_us rss_kb"
 one_run() {
-	local tel="$WORK/tel-$1" log="$WORK/log-$1" i db
-	"$BPFTUNE" -s -l "$WORK/plugins" --telemetry-dir "$tel" --sample-interval 250 \
-		>"$log" 2>&1 &
-	DAEMON_PID=$!
-	for i in $(seq 1 300); do
-		grep -q "bpftune running" "$log" && break
-		sleep 0.1
-	done
+	local tel="$WORK/tel-$1" db
+
+	bench_plugin_dir "$PLUGIN"
+	bench_daemon_start --telemetry-dir "$tel" --sample-interval 250
 	"$FLOOD" "$CALLS" >"$WORK/flood-$1"
 	# let the writer drain, then stop: the last health row has the totals
 	sleep 1
-	kill -TERM "$DAEMON_PID"
-	wait "$DAEMON_PID" || true
-	DAEMON_PID=""
+	bench_daemon_stop
 	db="$(ls "$tel"/*.db)"
 	/usr/bin/python3 - "$db" <<'EOF'
 import sqlite3, sys

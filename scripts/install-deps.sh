@@ -3,6 +3,9 @@
 # Install what bpftune needs to build and test.
 #   scripts/install-deps.sh        build + host test suite
 #   scripts/install-deps.sh --vm   also the qemu kernel matrix (make test-matrix)
+#   scripts/install-deps.sh --bench  also the benchmarks (make bench): qperf,
+#                                  stress-ng, perf, gnuplot, and the flame graph
+#                                  renderer from npm (flamegraph)
 #
 # Debian/Ubuntu: installed with apt-get.  On Fedora/RHEL the same packages are:
 #   dnf install gcc make clang llvm bpftool libbpf-devel elfutils-libelf-devel \
@@ -11,6 +14,7 @@
 #       sqlite-devel sqlite python3-pandas python3-matplotlib \
 #       qperf rt-tests sysbench
 #   (--vm: qemu-system-x86 busybox cpio)
+#   (--bench: qperf stress-ng perf gnuplot nodejs npm)
 set -eu
 
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
@@ -22,10 +26,24 @@ cppcheck xz-utils binutils procps iperf3 systemd"
 APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib"
 APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
 VM_PKGS="qemu-system-x86 busybox-static cpio"
+# benchmarks: linux-perf is Debian's perf (Ubuntu: linux-tools-*)
+BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox"
+# no flame graph renderer is packaged in Debian: the npm package, pinned
+BENCH_NPM="flamegraph@1.3.0"
 
-if [ "${1:-}" = --vm ]; then
-	APT_PKGS="$APT_PKGS $VM_PKGS"
-fi
+BENCH=0
+for arg in "$@"; do
+	case "$arg" in
+	--vm) APT_PKGS="$APT_PKGS $VM_PKGS" ;;
+	--bench)
+		APT_PKGS="$APT_PKGS $BENCH_PKGS"
+		BENCH=1
+		# an npm already there (e.g. NodeSource's nodejs) is kept
+		command -v npm >/dev/null 2>&1 || APT_PKGS="$APT_PKGS nodejs npm"
+		;;
+	*) echo "usage: $0 [--vm] [--bench]" >&2; exit 1 ;;
+	esac
+done
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "run as root (sudo $0)" >&2
@@ -39,8 +57,15 @@ if command -v apt-get >/dev/null 2>&1; then
 	if ! apt-cache show bpftool >/dev/null 2>&1; then
 		APT_PKGS="$(echo "$APT_PKGS" | sed 's/bpftool/linux-tools-common linux-tools-generic/')"
 	fi
+	# Ubuntu has no linux-perf package
+	if ! apt-cache show linux-perf >/dev/null 2>&1; then
+		APT_PKGS="$(echo "$APT_PKGS" | sed 's/linux-perf/linux-tools-common linux-tools-generic/')"
+	fi
 	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends $APT_PKGS
+	if [ "$BENCH" = 1 ] && ! command -v flamegraph >/dev/null 2>&1; then
+		npm install -g "$BENCH_NPM"
+	fi
 elif command -v dnf >/dev/null 2>&1; then
 	echo "dnf detected: install the packages listed at the top of $0" >&2
 	exit 1

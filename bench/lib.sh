@@ -1,0 +1,327 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2119,SC2120
+# (globals set here are read by the scripts that source it; functions
+# with optional arguments)
+#
+# Shared shell for the benchmarks (sourced, not run): a client/server pair
+# of network namespaces over veth, the daemon started like the bats suite
+# starts it, a cgroup for the traffic, /proc readings of the daemon and
+# small statistics helpers.  Benchmarks print numbers and never fail on
+# them.
+#
+# A script sources this from the top of the tree:
+#   . bench/lib.sh
+#   bench_init		# root, built tree, bench/results/, the exit trap
+# and registers its own clean-up with bench_on_exit "command".
+
+BPFTUNE=build/bin/bpftune
+BUILD_PLUGINS=build/lib/bpftune
+RESULTS=bench/results
+STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
+
+BENCH_CLEANUPS=()
+BENCH_NETNS=()
+BENCH_PIDS=()
+BENCH_TMP=""
+DAEMON_PID=""
+DAEMON_LOG=""
+PLUGIN_DIR=""
+BENCH_CG=""
+
+bench_die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+bench_need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null ||
+			bench_die "$c is not installed (scripts/install-deps.sh --bench)"
+	done
+}
+
+bench_on_exit() {
+	BENCH_CLEANUPS+=("$1")
+}
+
+bench_cleanup() {
+	local i p ns
+	set +e
+	for ((i = ${#BENCH_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${BENCH_CLEANUPS[$i]}"
+	done
+	bench_daemon_stop
+	for p in "${BENCH_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	for ns in "${BENCH_NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "$BENCH_CG" ] && rmdir "$BENCH_CG" 2>/dev/null
+	[ -n "$PLUGIN_DIR" ] && rm -rf "$PLUGIN_DIR"
+	[ -n "$BENCH_TMP" ] && rm -rf "$BENCH_TMP"
+}
+
+bench_init() {
+	[ "$(id -u)" -eq 0 ] || bench_die "run as root"
+	if [ ! -x "$BPFTUNE" ] || [ ! -d "$BUILD_PLUGINS" ]; then
+		bench_die "run make first"
+	fi
+	mkdir -p "$RESULTS"
+	BENCH_TMP="$(mktemp -d /run/bpftune-bench.XXXXXX)"
+	chmod 0755 "$BENCH_TMP"
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+# ---- network namespaces ------------------------------------------------
+
+# bench_netns_pair TAG NET: namespaces $CLI and $SRV joined by a veth pair,
+# IPv4 $NET.1 and $NET.2 (/24), IPv6 fd00:b7:X::1 and ::2 (/64) where X is
+# the last number of NET (e.g. 192.168.96).  Sets CLI SRV CLI4 SRV4 CLI6 SRV6.
+bench_netns_pair() {
+	local tag="$1" net="$2"
+
+	CLI="bench-${tag}c-$$"
+	SRV="bench-${tag}s-$$"
+	CLI4="$net.1"
+	SRV4="$net.2"
+	CLI6="fd00:b7:${net##*.}::1"
+	SRV6="fd00:b7:${net##*.}::2"
+	ip netns add "$CLI"
+	BENCH_NETNS+=("$CLI")
+	ip netns add "$SRV"
+	BENCH_NETNS+=("$SRV")
+	ip -n "$CLI" link set lo up
+	ip -n "$SRV" link set lo up
+	ip link add "b${tag}c" netns "$CLI" type veth peer name "b${tag}s" netns "$SRV"
+	ip -n "$CLI" addr add "$CLI4/24" dev "b${tag}c"
+	ip -n "$SRV" addr add "$SRV4/24" dev "b${tag}s"
+	ip -n "$CLI" addr add "$CLI6/64" dev "b${tag}c" nodad
+	ip -n "$SRV" addr add "$SRV6/64" dev "b${tag}s" nodad
+	ip -n "$CLI" link set "b${tag}c" up
+	ip -n "$SRV" link set "b${tag}s" up
+}
+
+# bench_netns_one NAME: one namespace with lo up, its name in $NS (not
+# from a $(...) subshell: the clean-up list must know it)
+bench_netns_one() {
+	NS="bench-$1-$$"
+	ip netns add "$NS"
+	BENCH_NETNS+=("$NS")
+	ip -n "$NS" link set lo up
+}
+
+# TCP buffer sysctls of a namespace, one line; a daemon elsewhere on the
+# host (another user's) that changes them shows up as a difference
+bench_tcp_sysctls() {
+	ip netns exec "$1" sysctl -n net.ipv4.tcp_rmem net.ipv4.tcp_wmem | tr '\t\n' '  '
+}
+
+# bench_tcp_sysctls_set NS "RMEM WMEM" (6 numbers, as bench_tcp_sysctls
+# printed them): put them back
+bench_tcp_sysctls_set() {
+	local v
+
+	read -ra v <<<"$2"
+	ip netns exec "$1" sysctl -qw net.ipv4.tcp_rmem="${v[0]} ${v[1]} ${v[2]}" \
+		net.ipv4.tcp_wmem="${v[3]} ${v[4]} ${v[5]}" >/dev/null
+}
+
+# wait until something listens on TCP port $2 in netns $1 (10 s at most)
+bench_wait_listen() {
+	local i
+	for i in $(seq 1 100); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ---- the traffic's cgroup ----------------------------------------------
+
+# A cgroup v2 leaf for the traffic: the daemon's cgroup programs (-c) see
+# only the benchmark's own connections, not other users' on the host.
+bench_cgroup() {
+	local root
+
+	root="$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)"
+	[ -n "$root" ] || bench_die "no cgroup2 mount"
+	BENCH_CG="$root/bpftune-bench-$$"
+	mkdir "$BENCH_CG"
+}
+
+# bench_in_cg CMD...: run CMD in the benchmark's cgroup (if there is one)
+bench_in_cg() {
+	if [ -n "$BENCH_CG" ]; then
+		(echo "$BASHPID" >"$BENCH_CG/cgroup.procs" && exec "$@")
+	else
+		"$@"
+	fi
+}
+
+# ---- the daemon ----------------------------------------------------------
+
+# bench_plugin_dir [TUNER|FILE...]: a trusted plugin directory (root-owned,
+# 0755, under /run) with the given built tuners (or plugin files, e.g. a
+# fixture), all built tuners without arguments
+bench_plugin_dir() {
+	local t
+
+	PLUGIN_DIR="$BENCH_TMP/plugins"
+	rm -rf "$PLUGIN_DIR"
+	mkdir -m 0755 "$PLUGIN_DIR"
+	if [ $# -eq 0 ]; then
+		cp "$BUILD_PLUGINS"/*_tuner.so "$PLUGIN_DIR/"
+	else
+		for t in "$@"; do
+			if [[ "$t" == */* ]]; then
+				cp "$t" "$PLUGIN_DIR/"
+			else
+				cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+			fi
+		done
+	fi
+	chmod 0755 "$PLUGIN_DIR"/*.so
+}
+
+# tuner names in the build, one per line
+bench_tuners() {
+	local f
+
+	for f in "$BUILD_PLUGINS"/*_tuner.so; do
+		f="${f##*/}"
+		echo "${f%_tuner.so}"
+	done
+}
+
+# bench_daemon_start [ARGS...]: start the daemon on $PLUGIN_DIR with its own
+# control socket, journal and telemetry directory (unless ARGS choose) and
+# wait until it logs "bpftune running" (all tuners loaded).  Sets
+# DAEMON_PID, DAEMON_LOG, DAEMON_SOCK and DAEMON_STARTUP_MS (from the fork to
+# the time stamp of that log line).  BENCH_DAEMON_FLAGS (e.g. -L) are added.
+bench_daemon_start() {
+	local t0 t1 i telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
+
+	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && telargs=()
+	DAEMON_LOG="$BENCH_TMP/daemon.log"
+	DAEMON_SOCK="$BENCH_TMP/bpftune.sock"
+	: >"$DAEMON_LOG"
+	t0="$(date +%s.%N)"
+	# shellcheck disable=SC2086
+	"$BPFTUNE" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR" --socket "$DAEMON_SOCK" \
+		--journal "$BENCH_TMP/journal" "${telargs[@]}" "$@" >>"$DAEMON_LOG" 2>&1 &
+	DAEMON_PID=$!
+	# BENCH_START_TIMEOUT: qemu TCG guests load BPF objects slowly
+	for i in $(seq 1 $((${BENCH_START_TIMEOUT:-120} * 20))); do
+		grep -q "bpftune running" "$DAEMON_LOG" && break
+		if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+			cat "$DAEMON_LOG" >&2
+			DAEMON_PID=""
+			bench_die "the daemon exited during start-up"
+		fi
+		sleep 0.05
+	done
+	t1="$(sed -n 's/^bpftune\[\([0-9.]*\)\] info: bpftune running.*/\1/p' "$DAEMON_LOG")"
+	[ -n "$t1" ] || { cat "$DAEMON_LOG" >&2; bench_die "the daemon did not start in time"; }
+	DAEMON_STARTUP_MS="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", (b - a) * 1000}')"
+}
+
+# bench_daemon_stop [SAVE]: SIGTERM, wait; the log is copied to SAVE
+bench_daemon_stop() {
+	local i
+
+	[ -n "$DAEMON_PID" ] || return 0
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$DAEMON_PID" 2>/dev/null
+	DAEMON_PID=""
+	[ -n "${1:-}" ] && cp "$DAEMON_LOG" "$1"
+	return 0
+}
+
+# ask the running daemon
+bench_query() {
+	"$BPFTUNE" --socket "$DAEMON_SOCK" -q "$@"
+}
+
+# ---- /proc readings --------------------------------------------------------
+
+# CPU time (user + system, all threads) of a process in ms
+bench_cpu_ms() {
+	local tck
+
+	tck="$(getconf CLK_TCK)"
+	awk -v tck="$tck" '{sub(/^.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1000 / tck}' \
+		"/proc/$1/stat"
+}
+
+# peak resident set size of a process in kB
+bench_hwm_kb() {
+	awk '$1 == "VmHWM:" {print $2}' "/proc/$1/status"
+}
+
+# resident set size of a process now, in kB
+bench_rss_kb() {
+	awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"
+}
+
+# context switches (voluntary + involuntary) of every thread of a process;
+# a sleeping thread switches once per wake-up
+bench_ctxt() {
+	cat /proc/"$1"/task/*/status 2>/dev/null |
+		awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}'
+}
+
+# per thread: "comm switches", one line each
+bench_ctxt_threads() {
+	local t
+
+	for t in /proc/"$1"/task/*; do
+		printf '%s %s\n' "$(tr ' ' _ <"$t/comm")" \
+			"$(awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}' "$t/status")"
+	done
+}
+
+# ---- statistics --------------------------------------------------------------
+
+# numbers on stdin, one per line: "median min max n" (median of an even
+# count is the mean of the middle two); "- - - 0" without numbers
+bench_stats() {
+	sort -g | awk '
+		{ v[NR] = $1 }
+		END {
+			if (!NR) { print "- - - 0"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.6g %.6g %.6g %d\n", m, v[1], v[NR], NR
+		}'
+}
+
+# a / b with 3 decimals, "-" if either is missing or b is 0
+bench_ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "-" || b == "-" || b + 0 == 0) print "-"
+		else printf "%.3f\n", a / b }'
+}
+
+# spread of "median min max" as a percentage of the median: (max-min)/median
+bench_spread() {
+	awk -v m="$1" -v lo="$2" -v hi="$3" 'BEGIN {
+		if (m == "-" || m + 0 == 0) print "-"
+		else printf "%.1f%%\n", (hi - lo) * 100 / m }'
+}
+
+# machine description for result files
+bench_machine() {
+	printf '%s, kernel %s, %s CPUs (%s), %s MB RAM, load %s\n' \
+		"$(hostname)" "$(uname -r)" "$(nproc)" \
+		"$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)" \
+		"$(awk '/^MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)"
+}
