@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -655,6 +656,11 @@ int main(int argc, char **argv)
 	if (start_operations(&o, &sc))
 		goto out;
 	bpftune_telemetry_start();
+	/*
+	 * Loading parsed the kernel's BTF once per object (megabytes each);
+	 * freed, but kept by malloc: give it back before running for months.
+	 */
+	malloc_trim(0);
 	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc.running,
 		    sc.running == 1 ? "" : "s");
 	err = event_loop(rb);
