@@ -42,6 +42,7 @@ kernel logged an oops/BUG/WARNING while COMMAND ran (VM_SPLAT_FATAL=0 to
 only report those).
 
 Environment: VM_CACHE (default test/vm/cache), VM_TIMEOUT, VM_MEM, VM_SMP,
+VM_TCG_THREAD (single, the default, or multi: see the comment at its use),
 VM_QEMU (qemu binary), VM_FLAVOUR (kernel flavour, default amd64), VM_QEMU_ARGS (extra qemu arguments), VM_APPEND (extra
 kernel command line), VM_REFRESH=1 (look for a newer kernel package even if
 one matching KERNEL is cached), VM_KEEP=1, VM_SPLAT_FATAL.
@@ -53,6 +54,12 @@ CACHE=${VM_CACHE:-$VM_DIR/cache}
 TIMEOUT=${VM_TIMEOUT:-900}
 MEM=${VM_MEM:-2G}
 SMP=${VM_SMP:-2}
+# One host thread runs all vCPUs.  With thread=multi, kernel text patching
+# (static keys flipped when a tracepoint or kprobe is attached, int3-based
+# text_poke_bp) races with the other vCPU's stale translated code: guests
+# oopsed on "int3" in syscall_exit_to_user_mode_prepare and in
+# skb_page_frag_refill.  Single-threaded TCG keeps cross-modification exact.
+TCG_THREAD=${VM_TCG_THREAD:-single}
 QEMU=${VM_QEMU:-qemu-system-x86_64}
 KEEP=${VM_KEEP:-0}
 REFRESH=${VM_REFRESH:-0}
@@ -413,7 +420,7 @@ APPEND+=" 8250.nr_uarts=4 printk.time=1 ${VM_APPEND-}"
 
 # shellcheck disable=SC2054,SC2206  # commas are qemu syntax; VM_QEMU_ARGS splits
 QEMU_CMD=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
-	-accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP"
+	-accel "tcg,thread=$TCG_THREAD" -cpu max -m "$MEM" -smp "$SMP"
 	-kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$KDIR/initramfs.cpio.gz"
 	-append "$APPEND"
 	-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
