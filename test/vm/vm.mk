@@ -14,6 +14,8 @@ VM_KERNELS	?= 6.1 6.12
 # CI: 6.1 with kprobes (-L), 6.12 with fentry: every kernel and every mode
 # is exercised once, in half the time of the whole matrix
 VM_CI_MATRIX	?= 6.1:legacy 6.12:full
+# and without the tests tagged slow (long timer waits, 200-netns churn)
+VM_CI_BATS_ARGS	?= --timing --filter-tags kernel,!slow test/
 VM_QEMU_PKG	:= qemu-system-x86
 
 .PHONY: test-matrix test-matrix-ci test-matrix-selftest vm-fetch vm-clean
@@ -22,7 +24,7 @@ test-matrix: all $(FIXTURE_SOS) vm-fetch
 	test/vm/matrix.sh $(VM_KERNELS)
 
 test-matrix-ci: all $(FIXTURE_SOS) vm-fetch
-	test/vm/matrix.sh $(VM_CI_MATRIX)
+	VM_BATS_ARGS="$(VM_CI_BATS_ARGS)" test/vm/matrix.sh $(VM_CI_MATRIX)
 
 test-matrix-selftest: vm-fetch
 	test/vm/selftest-broken-legacy.sh $(lastword $(VM_KERNELS))
