@@ -224,7 +224,7 @@ UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
 UNIT_LIB  += src/lib/control_proto.c src/lib/journal_record.c
 UNIT_LIB  += src/lib/correlation.c
 UNIT_LIB  += src/lib/telemetry_schema.c src/lib/telemetry_proc.c src/lib/telemetry_retention.c
-UNIT_LIB  += src/lib/proc_file.c
+UNIT_LIB  += src/lib/proc_file.c src/lib/netns_priv.c
 UNIT_LIB  += src/tuners/table_policy.c
 UNIT_LIB  += src/lib/grow.c src/lib/softnet_parse.c
 

@@ -19,6 +19,7 @@ int main(void)
 	failed += unit_run_control_proto();
 	failed += unit_run_journal_record();
 	failed += unit_run_proc_file();
+	failed += unit_run_netns_priv();
 	failed += unit_run_telemetry();
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
