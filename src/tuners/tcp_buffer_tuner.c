@@ -422,7 +422,7 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 	bpftune_decide(state->tuner, ev, TCP_BUFFER_LATENCY_GUARD, tunable, "latency-guard", inputs,
 		       "step back");
 	snprintf(reason, sizeof(reason),
-		 "RTT rose with the %s max (r=%.2f over %u settings, RTT +%.0f%%%s): more buffer only added queueing; stepping back and holding for %llu s",
+		 "RTT rose with the %s max (r=%.2f over %u settings; line fitted across them: RTT +%.0f%%%s of the mean): more buffer only added queueing; stepping back and holding for %llu s",
 		 buf_name(tunable), r, c->n, rise * 100, gains,
 		 (unsigned long long)hold / 1000);
 	bpftune_corr_reset(c);
