@@ -236,6 +236,10 @@ max_of() {
 }
 
 @test "the buffer caps hold: tcp_rmem and tcp_wmem stop at 64 MiB" {
+	# a socket must come within 25 % of a 60 MB max: a TCG guest's sender
+	# is CPU-bound long before that (its cwnd stops growing); the cap is
+	# the library's clamp, the same on every kernel (and unit-tested)
+	[ "$MODE" = host ] || skip "needs 45 MB socket buffers, beyond a qemu TCG guest's throughput"
 	make_bloated_path 1gbit
 	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 60000000"
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 60000000"
