@@ -172,11 +172,19 @@ for i in range(int(sys.argv[1])):
 	ip netns exec "$SRV" python3 -c "$SERVER_PY" &
 	BG_PIDS="$BG_PIDS $!"
 	sleep 0.5
-	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 24
-	# the first connections teach the cost; from the 9th on each is placed
-	wait_for_log "tcp_conn: 10.78.1.2/32 in netns $CLI \(cookie [0-9]+\): greedy congestion control none -> (cubic|bbr)"
+	# the first 8 connections teach the cost; then the destination gets
+	# its first choice (waited for: a slow guest may take a while)
+	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 8
+	wait_for_log "tcp_conn: 10.78.1.2/32 in netns $CLI \(cookie [0-9]+\): greedy congestion control none -> (cubic|bbr)" 30
+	# from then on each connection is placed, and every placement recorded
+	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 16
 	wait_for_log "decision: scenario 1 policy epsilon-greedy inputs \[choice=(greedy|explore) outcomes=[0-9]+ cost\[cubic\]=.* cost\[bbr\]=.* outcome: cc=(cubic|bbr) .* action cc=(cubic|bbr)$"
-	# 24 connections, 8 before choosing: every later one is recorded
+	local i n=0
+	for i in $(seq 1 100); do
+		n="$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")"
+		[ "$n" -ge 16 ] && break
+		sleep 0.2
+	done
 	stop_daemon
 	[ "$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")" -eq 16 ]
 	grep -qE "tcp_conn: connections reported: [0-9]+ greedy, [0-9]+ explored" "$LOG"
