@@ -61,26 +61,35 @@ struct {
 } syn_stats SEC(".maps");
 
 /*
+ * The tcp_sock of a TCP socket, or NULL.  A struct sock * cast to struct
+ * tcp_sock * does not verify in fentry on 6.1; bpf_skc_to_tcp_sock() does,
+ * in every BTF-typed program.  Legacy (kprobe/raw_tp) arguments are plain
+ * numbers, read with probes: the cast is all they need.
+ */
+static __always_inline struct tcp_sock *tcp_sk_of(struct sock *sk)
+{
+#ifdef BPFTUNE_LEGACY
+	return (struct tcp_sock *)sk;
+#else
+	return bpf_skc_to_tcp_sock(sk);
+#endif
+}
+
+/*
  * RTT and rate of a socket, for the latency guard.  A receiver's srtt only
  * moves when it sends data: use its own receive-side RTT estimate and the
  * bytes it took in during that RTT.  A sender: srtt and the last delivery
- * rate sample.  A struct sock * cast to struct tcp_sock * does not verify
- * in fentry on 6.1; bpf_skc_to_tcp_sock() does, in every BTF-typed
- * program.  Legacy (kprobe/raw_tp) arguments are plain numbers: probe-read.
+ * rate sample.
  */
 static __always_inline void tcp_rtt_rate(struct sock *sk, int receiver,
 					 struct tcp_buffer_event *e)
 {
 	__u64 bytes = 0, us = 0;
 	__u32 rtt = 0;
-#ifdef BPFTUNE_LEGACY
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-#else
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct tcp_sock *tp = tcp_sk_of(sk);
 
 	if (!tp)
 		return;
-#endif
 	if (receiver) {
 		rtt = BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) >> 3;
 		bytes = BPF_CORE_READ(tp, rcvq_space.space);
@@ -112,14 +121,10 @@ static __always_inline void rcv_gauges(struct sock *sk)
 	struct bpftune_gauges *g;
 	struct net *net = sk_net(sk);
 	__u32 rtt, rcvbuf, rmem2;
-#ifdef BPFTUNE_LEGACY
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-#else
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct tcp_sock *tp = tcp_sk_of(sk);
 
 	if (!tp)
 		return;
-#endif
 	g = bpftune_gauges_get(bpftune_sk_netns_cookie(sk));
 	if (!g)
 		return;
@@ -145,14 +150,10 @@ static __always_inline void snd_gauges(struct sock *sk)
 	struct bpftune_gauges *g;
 	struct net *net = sk_net(sk);
 	__u32 sndbuf, wmem2;
-#ifdef BPFTUNE_LEGACY
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-#else
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct tcp_sock *tp = tcp_sk_of(sk);
 
 	if (!tp)
 		return;
-#endif
 	g = bpftune_gauges_get(bpftune_sk_netns_cookie(sk));
 	if (!g)
 		return;
@@ -380,14 +381,9 @@ static __always_inline struct tcp_buffer_syn_stats *syn_stats_of(__u64 cookie)
 /* Half-open requests queued at a listener. */
 static __always_inline __u32 listener_qlen(struct sock *sk)
 {
-#ifdef BPFTUNE_LEGACY
-	return BPF_CORE_READ((struct inet_connection_sock *)sk,
-			     icsk_accept_queue.qlen.counter);
-#else
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct tcp_sock *tp = tcp_sk_of(sk);
 
 	return tp ? BPF_CORE_READ(tp, inet_conn.icsk_accept_queue.qlen.counter) : 0;
-#endif
 }
 
 /*
