@@ -33,7 +33,10 @@ LIBS		+= -lz	# rollback journal checksums
 LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
 
-LIB_SRCS	:= $(wildcard src/lib/*.c)
+# libbpftune: one folder per responsibility (see README, "Layout")
+LIB_AREAS	:= core kit ops telemetry
+LIB_SRCS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c))
+LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO		:= $(B)/lib/libbpftune.so.$(VERSION)
 LIB_SONAME	:= libbpftune.so.0
@@ -95,9 +98,9 @@ $(B)/skel/%.legacy.skel.h: $(B)/bpf/%.legacy.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf_legacy > $@.tmp && mv $@.tmp $@
 
 # ---- libbpftune ----------------------------------------------------------
-$(B)/obj/lib/support.o: $(B)/skel/support_probe.skel.h
+$(B)/obj/lib/core/support.o: $(B)/skel/support_probe.skel.h
 
-$(B)/obj/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h include/bpftune/*.h)
+$(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -108,7 +111,7 @@ $(LIB_SO): $(LIB_OBJS)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
-$(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(wildcard src/lib/*.h include/bpftune/*.h)
+$(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
 		-Wl,-rpath,'$$ORIGIN/../lib'
@@ -116,7 +119,7 @@ $(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(wildcard src/lib/*.h incl
 # ---- tuners ---------------------------------------------------------------
 $(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h \
 			   $(B)/skel/tuners/%_tuner.legacy.skel.h \
-			   $(wildcard src/tuners/*.h src/lib/*.h include/bpftune/*.h)
+			   $(LIB_HDRS) $(wildcard src/tuners/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -I$(B)/skel/tuners -c $< -o $@
 
@@ -184,9 +187,9 @@ FLOOD		:= $(B)/test/flood
 
 all: $(TELEMETRY_SCHEMA)
 
-$(TELEMETRY_SCHEMA): tools/telemetry_schema.c src/lib/telemetry_schema.c src/lib/telemetry_schema.h
+$(TELEMETRY_SCHEMA): tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_schema.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ tools/telemetry_schema.c src/lib/telemetry_schema.c
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c
 
 # docs/telemetry.md comes from the schema table; test/telemetry_tools.bats fails if it drifts
 docs: $(TELEMETRY_SCHEMA)
@@ -219,16 +222,16 @@ fixtures test test-bats: $(TEST_BPF)
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/sysctl_value.c src/lib/tunable_cap.c \
-	     src/lib/plugin.c src/lib/plugin_dir.c
-UNIT_LIB  += src/lib/control_proto.c src/lib/journal_record.c
-UNIT_LIB  += src/lib/correlation.c
-UNIT_LIB  += src/lib/telemetry_schema.c src/lib/telemetry_proc.c src/lib/telemetry_retention.c
-UNIT_LIB  += src/lib/proc_file.c src/lib/netns_priv.c
+UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
+	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
+UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
+UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
+	     src/lib/telemetry/telemetry_retention.c
+UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
+	     src/lib/kit/softnet_parse.c
 UNIT_LIB  += src/tuners/table_policy.c
-UNIT_LIB  += src/lib/grow.c src/lib/softnet_parse.c
 
-$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(wildcard include/bpftune/*.h src/lib/*.h src/tuners/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
 

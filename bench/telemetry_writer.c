@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "internal.h"
-#include "loop.h"
-#include "telemetry.h"
+#include "core/internal.h"
+#include "core/loop.h"
+#include "telemetry/telemetry.h"
 
 static const struct bpftune_tunable_desc tunables[] = {
 	{ .name = "net.core.somaxconn", .flags = BPFTUNE_TUNABLE_NAMESPACED,

@@ -18,14 +18,14 @@
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
 
-#include "internal.h"
-#include "cgroup.h"
-#include "loop.h"
-#include "plugin_dir.h"
-#include "telemetry.h"
-#include "control.h"
-#include "journal.h"
-#include "operate.h"
+#include "core/internal.h"
+#include "core/cgroup.h"
+#include "core/loop.h"
+#include "core/plugin_dir.h"
+#include "telemetry/telemetry.h"
+#include "ops/control.h"
+#include "ops/journal.h"
+#include "core/operate.h"
 
 #define MAX_ALLOW 64
 

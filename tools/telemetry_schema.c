@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Print the telemetry schema from the one descriptor table
- * (src/lib/telemetry_schema.c): --markdown writes docs/telemetry.md,
+ * (src/lib/telemetry/telemetry_schema.c): --markdown writes docs/telemetry.md,
  * --sql the DDL the daemon runs (tests build fixture files with it).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "telemetry_schema.h"
+#include "telemetry/telemetry_schema.h"
 
 int main(int argc, char **argv)
 {

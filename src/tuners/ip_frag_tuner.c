@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "grow.h"
-#include "correlation.h"
-#include "proc_file.h"
+#include "core/internal.h"
+#include "kit/grow.h"
+#include "kit/correlation.h"
+#include "kit/proc_file.h"
 #include "ip_frag_tuner.h"
 #include "ip_frag_tuner.skel.h"
 #include "ip_frag_tuner.legacy.skel.h"

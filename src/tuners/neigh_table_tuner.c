@@ -40,7 +40,7 @@
 #include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "table_policy.h"
 #include "neigh_table_tuner.h"
 #include "neigh_table_tuner.skel.h"

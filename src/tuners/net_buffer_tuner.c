@@ -37,10 +37,10 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "internal.h"
-#include "grow.h"
-#include "correlation.h"
-#include "softnet_parse.h"
+#include "core/internal.h"
+#include "kit/grow.h"
+#include "kit/correlation.h"
+#include "kit/softnet_parse.h"
 #include "net_buffer_tuner.h"
 #include "net_buffer_tuner.skel.h"
 #include "net_buffer_tuner.legacy.skel.h"

@@ -22,7 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "netns_tuner.h"
 #include "netns_tuner.skel.h"
 #include "netns_tuner.legacy.skel.h"

@@ -23,7 +23,7 @@
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "table_policy.h"
 #include "route_table_tuner.h"
 #include "route_table_tuner.skel.h"

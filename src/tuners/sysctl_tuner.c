@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "sysctl_tuner.h"
 #include "sysctl_tuner.skel.h"
 #include "sysctl_tuner.legacy.skel.h"

@@ -31,9 +31,9 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "internal.h"
-#include "correlation.h"
-#include "proc_file.h"
+#include "core/internal.h"
+#include "kit/correlation.h"
+#include "kit/proc_file.h"
 #include "tcp_buffer_tuner.h"
 #include "tcp_buffer_tuner.skel.h"
 #include "tcp_buffer_tuner.legacy.skel.h"

@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "tcp_conn_tuner.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"

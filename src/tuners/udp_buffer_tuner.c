@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "grow.h"
+#include "core/internal.h"
+#include "kit/grow.h"
 #include "udp_buffer_tuner.h"
 #include "udp_buffer_tuner.skel.h"
 #include "udp_buffer_tuner.legacy.skel.h"

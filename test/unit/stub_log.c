@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 void bpftune_log(int level, const char *fmt, ...)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Control socket protocol (src/lib/control_proto.c): request parsing on
+ * Control socket protocol (src/lib/ops/control_proto.c): request parsing on
  * good, bad, binary, oversized and random input; the bounded reply
  * buffer; the JSON string escaper, checked by decoding its output again.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ops/control.h"
 #include "unit.h"
 
 static int parse(const char *s, size_t len, struct bpftune_request *r,

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Pearson correlation windows and the per (tuner, tunable, netns) table
- * (src/lib/correlation.c).
+ * (src/lib/kit/correlation.c).
  */
 #include <errno.h>
 #include <math.h>
 
-#include "correlation.h"
+#include "kit/correlation.h"
 #include "unit.h"
 
 #define EPS 1e-9

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Growth and shrink steps (src/lib/grow.c), hex CPU-mask sysctl values
- * (src/lib/sysctl_value.c), softnet_stat parser (src/lib/softnet_parse.c)
+ * Growth and shrink steps (src/lib/kit/grow.c), hex CPU-mask sysctl values
+ * (src/lib/core/sysctl_value.c), softnet_stat parser (src/lib/kit/softnet_parse.c)
  * net_buffer's squeeze classification (src/tuners/net_buffer_tuner.h), and
- * the correlation guards' decision (src/lib/grow.c) as net_buffer's CPU
+ * the correlation guards' decision (src/lib/kit/grow.c) as net_buffer's CPU
  * wait guard uses it.
  */
 #include <errno.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <linux/types.h>
 
-#include "internal.h"
-#include "grow.h"
-#include "softnet_parse.h"
+#include "core/internal.h"
+#include "kit/grow.h"
+#include "kit/softnet_parse.h"
 #include "../../src/tuners/net_buffer_tuner.h"
 #include "unit.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Rollback journal records (src/lib/journal_record.c): encode/decode
+ * Rollback journal records (src/lib/ops/journal_record.c): encode/decode
  * round trips, the checksum catching every flipped bit and every
  * truncation, strict field checks on lines whose checksum is right, key
  * matching, and random damage that must never be accepted as something
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "journal.h"
+#include "ops/journal.h"
 #include "unit.h"
 
 #define BOOT	"0f6f1c4e-8a8a-4b39-9e0f-2f3d1f1e2a10"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A tuner's per-netns state table (src/lib/netns_priv.c): creation, the
+ * A tuner's per-netns state table (src/lib/core/netns_priv.c): creation, the
  * global netns key, LRU recycling at the limit, and freeing on netns
  * state changes.  The clock and the global netns's cookie are stubbed here:
  * their real homes (timer.c, netns.c) need a running daemon.
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "unit.h"
 
 #define GLOBAL_COOKIE	1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Plugin names and trust (src/lib/plugin.c, src/lib/plugin_dir.c): the
+ * Plugin names and trust (src/lib/core/plugin.c, src/lib/core/plugin_dir.c): the
  * <name>_tuner.so rule, -a allow-list normalisation and matching, and the
  * trusted-directory walk on directories made for the test.
  */
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "plugin_dir.h"
+#include "core/internal.h"
+#include "core/plugin_dir.h"
 #include "unit.h"
 
 /* ---- bpftune_plugin_name_valid ----------------------------------------- */

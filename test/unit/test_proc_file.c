@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Whole-file /proc reads and multi-key lookups (src/lib/proc_file.c). */
+/* Whole-file /proc reads and multi-key lookups (src/lib/kit/proc_file.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "proc_file.h"
+#include "kit/proc_file.h"
 #include "unit.h"
 
 static char path[64];

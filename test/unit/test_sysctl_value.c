@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sysctl names and values (src/lib/sysctl_value.c): path building, the
+ * sysctl names and values (src/lib/core/sysctl_value.c): path building, the
  * dotted form, parsing and formatting, a format/parse round-trip property
  * test and a fuzz-style loop against a reference model of the parser.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "unit.h"
 
 #define PROC	"/proc/sys/"

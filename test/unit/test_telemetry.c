@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Telemetry pure logic: the schema descriptor and what is generated from
- * it (src/lib/telemetry_schema.c), and the /proc parsers the sampler uses
- * (src/lib/telemetry_proc.c), on hand-written cases, on real /proc files
+ * it (src/lib/telemetry/telemetry_schema.c), and the /proc parsers the sampler uses
+ * (src/lib/telemetry/telemetry_proc.c), on hand-written cases, on real /proc files
  * (telemetry_proc_snapshot.h) and on random bytes.
  */
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "telemetry_schema.h"
+#include "core/internal.h"
+#include "telemetry/telemetry_schema.h"
 #include "telemetry_proc_snapshot.h"
 #include "unit.h"
 

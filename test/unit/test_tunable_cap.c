@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Hard caps and the learning-rate delta (src/lib/tunable_cap.c). */
+/* Hard caps and the learning-rate delta (src/lib/core/tunable_cap.c). */
 #include <limits.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "unit.h"
 
 static const struct bpftune_tunable_desc rmem = {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the control socket's request parser and reply
- * buffer (src/lib/control_proto.c).  Not part of the unit-test binary or of
+ * buffer (src/lib/ops/control_proto.c).  Not part of the unit-test binary or of
  * make check (the unit tests run a deterministic random loop instead).
  * Build and run from the top of the tree with clang:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
  *	-Iinclude -Isrc/lib -o build/fuzz_control \
- *	test/unit/fuzz/fuzz_control.c src/lib/control_proto.c
+ *	test/unit/fuzz/fuzz_control.c src/lib/ops/control_proto.c
  *   mkdir -p build/fuzz-control && build/fuzz_control -max_total_time=60 build/fuzz-control
  *
  * Checks, besides the sanitizers: a request is accepted only if it is at
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ops/control.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

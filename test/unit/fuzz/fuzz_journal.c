@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the rollback journal's record decoder
- * (src/lib/journal_record.c), which reads back a file a crash may have
+ * (src/lib/ops/journal_record.c), which reads back a file a crash may have
  * torn.  Not part of the unit-test binary or of make check.  Build and run
  * from the top of the tree with clang:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
  *	-Iinclude -Isrc/lib -o build/fuzz_journal \
- *	test/unit/fuzz/fuzz_journal.c src/lib/journal_record.c -lz
+ *	test/unit/fuzz/fuzz_journal.c src/lib/ops/journal_record.c -lz
  *   mkdir -p build/fuzz-journal && build/fuzz_journal -max_total_time=60 build/fuzz-journal
  *
  * The input is split into lines as the restore does; each line is also
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "journal.h"
+#include "ops/journal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

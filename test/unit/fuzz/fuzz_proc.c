@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the /proc parsers the receive-path tuners read:
- * bpftune_cpumask_parse()/format() (src/lib/sysctl_value.c) and
- * bpftune_softnet_parse() (src/lib/softnet_parse.c).
+ * bpftune_cpumask_parse()/format() (src/lib/core/sysctl_value.c) and
+ * bpftune_softnet_parse() (src/lib/kit/softnet_parse.c).
  * Not part of the unit-test binary or of make check.  Build and run from
  * the top of the tree with clang:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
  *	-Iinclude -Isrc/lib -o build/fuzz_proc test/unit/fuzz/fuzz_proc.c \
- *	src/lib/sysctl_value.c src/lib/softnet_parse.c
+ *	src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c
  *   mkdir -p build/fuzz-proc && build/fuzz_proc -max_total_time=60 build/fuzz-proc
  *
  * Checks, besides the sanitizers: a mask that parses formats and parses
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "softnet_parse.h"
+#include "core/internal.h"
+#include "kit/softnet_parse.h"
 
 #define FUZZ_MAX_INPUT	8192
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the pure sysctl helpers (src/lib/sysctl_value.c):
+ * libFuzzer target for the pure sysctl helpers (src/lib/core/sysctl_value.c):
  * bpftune_sysctl_parse(), bpftune_sysctl_format() and bpftune_sysctl_path().
  * Not part of the unit-test binary or of make check (the unit tests run a
  * deterministic fuzz-style loop instead).  Build and run from the top of
@@ -8,7 +8,7 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
  *	-Iinclude -Isrc/lib -o build/fuzz_sysctl \
- *	test/unit/fuzz/fuzz_sysctl.c src/lib/sysctl_value.c
+ *	test/unit/fuzz/fuzz_sysctl.c src/lib/core/sysctl_value.c
  *   mkdir -p build/fuzz-corpus && build/fuzz_sysctl -max_total_time=60 build/fuzz-corpus
  *
  * Checks, besides the sanitizers: parse returns a count in 1..max or one of
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define FUZZ_MAX_INPUT	4096
 

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tuner BPF objects: open the full or legacy image, enable per hook the
+ * best program the kernel supports, write the bpftune_* globals, share
+ * the one ring buffer, load, attach, and read the sampling counters back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include <bpftune/sampling.h>
+#include "core/internal.h"
+
+#define RINGBUF_MAP	"bpftune_ringbuf"
+#define GAUGES_MAP	"bpftune_gauges"
+#define OPTIONAL_PREFIX	"opt_"
+
+static int shared_ringbuf_fd = -1;
+
+int bpftune_ringbuf_fd(void)
+{
+	return shared_ringbuf_fd;
+}
+
+/* the telemetry gauges map, shared the same way; -1 until one is loaded */
+static _Atomic int shared_gauges_fd = -1;
+
+int bpftune_gauges_fd(void)
+{
+	return shared_gauges_fd;
+}
+
+void bpftune_ringbuf_close(void)
+{
+	int fd = shared_gauges_fd;
+
+	if (shared_ringbuf_fd >= 0)
+		close(shared_ringbuf_fd);
+	shared_ringbuf_fd = -1;
+	shared_gauges_fd = -1;
+	if (fd >= 0)
+		close(fd);
+}
+
+int bpftune_bpf_open(const struct bpftune_bpf_image *image, const char *name,
+		     bool legacy, struct bpf_object **objp, char *why,
+		     size_t why_len)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = name);
+	struct bpf_object *obj;
+	const void *bytes;
+	size_t size = 0;
+
+	bytes = image->bytes(&size);
+	if (!bytes || !size) {
+		snprintf(why, why_len, "no %s BPF object", legacy ? "legacy" : "full");
+		return -ENOENT;
+	}
+	obj = bpf_object__open_mem(bytes, size, &opts);
+	if (!obj) {
+		int err = -errno;
+
+		snprintf(why, why_len, "cannot open %s BPF object: %s",
+			 legacy ? "legacy" : "full", strerror(errno));
+		return err;
+	}
+	*objp = obj;
+	return 0;
+}
+
+/* The hook type a program needs; BPFTUNE_FEAT_MAX if it needs nothing special. */
+static enum bpftune_feature prog_feature(const struct bpf_program *prog)
+{
+	switch (bpf_program__type(prog)) {
+	case BPF_PROG_TYPE_TRACING:
+		switch (bpf_program__expected_attach_type(prog)) {
+		case BPF_TRACE_RAW_TP:
+		case BPF_TRACE_ITER:
+			return BPFTUNE_FEAT_TP_BTF;
+		default:
+			return BPFTUNE_FEAT_FENTRY;
+		}
+	case BPF_PROG_TYPE_LSM:
+		return BPFTUNE_FEAT_FENTRY;
+	case BPF_PROG_TYPE_KPROBE:
+		return BPFTUNE_FEAT_KPROBE;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		return BPFTUNE_FEAT_RAW_TP;
+	case BPF_PROG_TYPE_TRACEPOINT:
+		return BPFTUNE_FEAT_TRACEPOINT;
+	case BPF_PROG_TYPE_CGROUP_SYSCTL:
+		return BPFTUNE_FEAT_CGROUP_SYSCTL;
+	case BPF_PROG_TYPE_SOCK_OPS:
+		return BPFTUNE_FEAT_SOCKOPS;
+	default:
+		return BPFTUNE_FEAT_MAX;
+	}
+}
+
+/* Preference among alternatives for one hook: lower is better. */
+static int feature_rank(enum bpftune_feature f)
+{
+	switch (f) {
+	case BPFTUNE_FEAT_FENTRY:
+		return 0;
+	case BPFTUNE_FEAT_TP_BTF:
+		return 1;
+	case BPFTUNE_FEAT_KPROBE:
+		return 2;
+	case BPFTUNE_FEAT_RAW_TP:
+		return 3;
+	case BPFTUNE_FEAT_TRACEPOINT:
+		return 4;
+	default:
+		return 5;
+	}
+}
+
+static bool feature_ok(const struct bpftune_support *s, enum bpftune_feature f)
+{
+	return f == BPFTUNE_FEAT_MAX || s->ok[f];
+}
+
+/* Length of the hook group name: the part before "__", or all of it. */
+static size_t group_len(const char *name)
+{
+	const char *sep = strstr(name, "__");
+
+	return sep ? (size_t)(sep - name) : strlen(name);
+}
+
+static bool same_group(const char *a, const char *b)
+{
+	size_t la = group_len(a);
+
+	return la == group_len(b) && !strncmp(a, b, la);
+}
+
+/*
+ * Does the running kernel have the tracepoint @prog attaches to?  One added
+ * in a later kernel must make that program unavailable, not fail the whole
+ * object's load.  Looked up in the kernel's BTF, then in tracefs for
+ * tracepoints of modules; when neither can tell, the load decides.
+ * Function hooks are left to the load (module functions are not in the
+ * kernel's BTF).
+ */
+static bool target_exists(const struct btf *vmlinux,
+			  const struct bpf_program *prog)
+{
+	static const char *const events[] = {
+		"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events",
+	};
+	const char *sec = bpf_program__section_name(prog);
+	const char *target = sec ? strchr(sec, '/') : NULL;
+	enum bpftune_feature f = prog_feature(prog);
+	bool checked = false;
+	char name[160];
+	unsigned int i;
+	glob_t g;
+
+	if (!target || (f != BPFTUNE_FEAT_TP_BTF && f != BPFTUNE_FEAT_RAW_TP))
+		return true;
+	target++;
+	if (vmlinux) {
+		snprintf(name, sizeof(name), "btf_trace_%s", target);
+		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0)
+			return true;
+	}
+	for (i = 0; i < BPFTUNE_ARRAY_SIZE(events); i++) {
+		if (access(events[i], X_OK))
+			continue;
+		checked = true;
+		snprintf(name, sizeof(name), "%s/*/%s", events[i], target);
+		if (!glob(name, GLOB_NOSORT, NULL, &g)) {
+			globfree(&g);
+			return true;
+		}
+		globfree(&g);
+	}
+	return !vmlinux && !checked;
+}
+
+int bpftune_bpf_select_programs(struct bpf_object *obj,
+				const struct bpftune_support *s, char *why,
+				size_t why_len)
+{
+	struct bpf_program *prog, *other, *best;
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int enabled = 0, err = 0;
+
+	if (libbpf_get_error(vmlinux))
+		vmlinux = NULL;
+
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_autoload(prog, false);
+
+	bpf_object__for_each_program(prog, obj) {
+		const char *name = bpf_program__name(prog);
+		char needs[256] = "";
+		bool first = true;
+
+		/* handle each group once, at its first program */
+		bpf_object__for_each_program(other, obj) {
+			if (other == prog)
+				break;
+			if (same_group(bpf_program__name(other), name))
+				first = false;
+		}
+		if (!first)
+			continue;
+		best = NULL;
+		bpf_object__for_each_program(other, obj) {
+			enum bpftune_feature f = prog_feature(other);
+
+			if (!same_group(bpf_program__name(other), name))
+				continue;
+			if (feature_ok(s, f) && !target_exists(vmlinux, other)) {
+				snprintf(needs + strlen(needs), sizeof(needs) - strlen(needs),
+					 "%s%s (this kernel has no %s)", needs[0] ? " or " : "",
+					 bpftune_feature_name(f),
+					 bpf_program__section_name(other));
+				continue;
+			}
+			if (feature_ok(s, f)) {
+				if (!best || feature_rank(f) <
+					     feature_rank(prog_feature(best)))
+					best = other;
+				continue;
+			}
+			snprintf(needs + strlen(needs), sizeof(needs) - strlen(needs),
+				 "%s%s (%s)", needs[0] ? " or " : "",
+				 bpftune_feature_name(f), s->why[f]);
+		}
+		if (best) {
+			bpf_program__set_autoload(best, true);
+			enabled++;
+			bpftune_log(LOG_DEBUG, "hook %.*s: using %s program %s",
+				    (int)group_len(name), name,
+				    bpftune_feature_name(prog_feature(best)),
+				    bpf_program__name(best));
+			continue;
+		}
+		if (!strncmp(name, OPTIONAL_PREFIX, strlen(OPTIONAL_PREFIX))) {
+			bpftune_log(LOG_INFO, "optional hook %.*s unavailable: needs %s",
+				    (int)group_len(name), name, needs);
+			continue;
+		}
+		snprintf(why, why_len, "hook %.*s needs %s", (int)group_len(name),
+			 name, needs);
+		err = -EOPNOTSUPP;
+		break;
+	}
+	if (!err && !enabled) {
+		snprintf(why, why_len, "no hook this kernel supports");
+		err = -EOPNOTSUPP;
+	}
+	btf__free(vmlinux);
+	return err;
+}
+
+/* Find variable @var in datasec @sec; returns its offset or -ENOENT. */
+static int datasec_var(const struct btf *btf, const char *sec, const char *var,
+		       const struct btf_type **typep)
+{
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *t;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(t);
+	for (i = 0; i < btf_vlen(t); i++, vsi++) {
+		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+
+		if (strcmp(btf__name_by_offset(btf, v->name_off), var))
+			continue;
+		if (typep)
+			*typep = v;
+		return vsi->offset;
+	}
+	return -ENOENT;
+}
+
+int bpftune_bpf_set_global(struct bpf_object *obj, const char *sec,
+			   const char *var, const void *val, size_t len)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, sec);
+	const struct btf *btf = bpf_object__btf(obj);
+	const void *cur;
+	size_t size = 0;
+	char *data;
+	int off, err;
+
+	if (!map || !btf)
+		return -ENOENT;
+	cur = bpf_map__initial_value(map, &size);
+	off = datasec_var(btf, sec, var, NULL);
+	if (!cur || off < 0 || (size_t)off + len > size)
+		return -ENOENT;
+	/* libbpf 1.1 hands out the initial value read-only: copy and set */
+	data = malloc(size);
+	if (!data)
+		return -ENOMEM;
+	memcpy(data, cur, size);
+	memcpy(data + off, val, len);
+	err = bpf_map__set_initial_value(map, data, size);
+	free(data);
+	return err;
+}
+
+static int share_ringbuf(struct bpf_object *obj)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, RINGBUF_MAP);
+	int err;
+
+	if (!map)
+		return -ENOENT;
+	if (shared_ringbuf_fd < 0)
+		return 0;
+	err = bpf_map__reuse_fd(map, shared_ringbuf_fd);
+	if (err)
+		return err;
+	/* objects built with older headers have no gauges: nothing to share */
+	map = bpf_object__find_map_by_name(obj, GAUGES_MAP);
+	if (!map || shared_gauges_fd < 0)
+		return 0;
+	return bpf_map__reuse_fd(map, shared_gauges_fd);
+}
+
+int bpftune_bpf_load_attach(struct bpftune_tuner *t,
+			    const struct bpftune_bpf_opts *opts)
+{
+	__u32 id = t->id, tgid = getpid(), rate = bpftune_learning_rate();
+	struct bpf_program *prog;
+	unsigned int n = 0;
+	int err;
+
+	err = bpftune_bpf_set_global(t->obj, ".rodata", "bpftune_tuner_id",
+				     &id, sizeof(id));
+	err = err ?: bpftune_bpf_set_global(t->obj, ".rodata",
+					    "bpftune_daemon_tgid", &tgid,
+					    sizeof(tgid));
+	err = err ?: bpftune_bpf_set_global(t->obj, ".rodata",
+					    "bpftune_learning_rate", &rate,
+					    sizeof(rate));
+	if (err) {
+		bpftune_log(LOG_ERR, "tuner %s: object lacks the bpftune globals (include bpftune/bpftune.bpf.h)",
+			    t->ops->name);
+		return err;
+	}
+	err = share_ringbuf(t->obj);
+	if (err) {
+		bpftune_log(LOG_ERR, "tuner %s: cannot share the ring buffer: %s",
+			    t->ops->name, strerror(-err));
+		return err;
+	}
+	bpftune_cap_raise();
+	err = bpf_object__load(t->obj);
+	bpftune_cap_lower();
+	if (err) {
+		bpftune_log(LOG_ERR, "tuner %s: BPF load failed: %s%s",
+			    t->ops->name, strerror(-err),
+			    bpftune_log_debug_enabled() ? "" : " (-d shows the verifier log)");
+		return err;
+	}
+	if (shared_ringbuf_fd < 0) {
+		shared_ringbuf_fd = dup(bpf_map__fd(
+			bpf_object__find_map_by_name(t->obj, RINGBUF_MAP)));
+		if (shared_ringbuf_fd < 0)
+			return -errno;
+	}
+	if (shared_gauges_fd < 0) {
+		struct bpf_map *map = bpf_object__find_map_by_name(t->obj, GAUGES_MAP);
+
+		if (map && bpf_map__fd(map) >= 0)
+			shared_gauges_fd = fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0);
+	}
+	bpf_object__for_each_program(prog, t->obj)
+		n += bpf_program__autoload(prog);
+	t->links = calloc(n ? n : 1, sizeof(*t->links));
+	if (!t->links)
+		return -ENOMEM;
+	bpftune_cap_raise();
+	bpf_object__for_each_program(prog, t->obj) {
+		enum bpftune_feature f = prog_feature(prog);
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (f == BPFTUNE_FEAT_CGROUP_SYSCTL || f == BPFTUNE_FEAT_SOCKOPS)
+			link = bpf_program__attach_cgroup(prog, opts->cgroup_fd);
+		else
+			link = bpf_program__attach(prog);
+		if (!link) {
+			err = -errno;
+			bpftune_log(LOG_ERR, "tuner %s: cannot attach %s: %s",
+				    t->ops->name, bpf_program__name(prog),
+				    strerror(errno));
+			break;
+		}
+		t->links[t->num_links++] = link;
+	}
+	bpftune_cap_lower();
+	if (err)
+		bpftune_bpf_detach(t);
+	return err;
+}
+
+void bpftune_bpf_detach(struct bpftune_tuner *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->num_links; i++)
+		bpf_link__destroy(t->links[i]);
+	free(t->links);
+	t->links = NULL;
+	t->num_links = 0;
+}
+
+static bool is_sampler(const struct btf *btf, const struct btf_type *var)
+{
+	const struct btf_type *t = btf__type_by_id(btf, var->type);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	return t && btf_is_struct(t) &&
+	       !strcmp(btf__name_by_offset(btf, t->name_off), "bpftune_sampler");
+}
+
+/* Print every bpftune_sampler of the object, and ring buffer losses. */
+void bpftune_bpf_print_stats(struct bpftune_tuner *t)
+{
+	const struct btf *btf = bpf_object__btf(t->obj);
+	struct bpf_map *map = bpf_object__find_map_by_name(t->obj, ".bss");
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *sec;
+	__u32 zero = 0;
+	char *data;
+	int id, i;
+
+	if (!btf || !map || bpf_map__fd(map) < 0)
+		return;
+	data = calloc(1, bpf_map__value_size(map));
+	if (!data || bpf_map_lookup_elem(bpf_map__fd(map), &zero, data))
+		goto out;
+	id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
+	if (id < 0)
+		goto out;
+	sec = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, vsi++) {
+		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+		const char *name = btf__name_by_offset(btf, v->name_off);
+
+		if (is_sampler(btf, v)) {
+			struct bpftune_sampler s;
+
+			memcpy(&s, data + vsi->offset, sizeof(s));
+			bpftune_log(LOG_INFO, "sampling: tuner %s hook %s: %llu calls, %llu sampled, 1 in %u now, 1 in %u at most",
+				    t->ops->name, name,
+				    (unsigned long long)s.calls,
+				    (unsigned long long)s.sampled,
+				    s.every ? s.every : 1,
+				    s.max_every ? s.max_every : 1);
+		} else if (!strcmp(name, "bpftune_ringbuf_lost")) {
+			__u64 lost;
+
+			memcpy(&lost, data + vsi->offset, sizeof(lost));
+			if (lost)
+				bpftune_log(LOG_WARNING, "tuner %s: %llu events lost (ring buffer full)",
+					    t->ops->name, (unsigned long long)lost);
+		}
+	}
+out:
+	free(data);
+}

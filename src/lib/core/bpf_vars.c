@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading a loaded BPF object's global variables back from the kernel:
+ * the samplers and ring buffer loss counter in .bss for metrics, and the
+ * learning rate in .rodata to check that both sides use the same one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "core/operate.h"
+
+static const char *type_name(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		/* keep the typedef's name for the __u32/__u64 family */
+		if (btf_is_typedef(t)) {
+			const char *n = btf__name_by_offset(btf, t->name_off);
+
+			if (n && !strncmp(n, "__u", 3))
+				return n;
+		}
+		t = btf__type_by_id(btf, t->type);
+	}
+	return t ? btf__name_by_offset(btf, t->name_off) : "";
+}
+
+int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
+		     bpftune_var_cb cb, void *ctx)
+{
+	const struct btf *btf = obj ? bpf_object__btf(obj) : NULL;
+	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, sec) : NULL;
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *t;
+	__u32 zero = 0;
+	size_t size;
+	char *data;
+	int id, i, err = 0;
+
+	if (!btf || !map || bpf_map__fd(map) < 0)
+		return -ENOENT;
+	size = bpf_map__value_size(map);
+	data = calloc(1, size);
+	if (!data)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, data)) {
+		err = -errno;
+		goto out;
+	}
+	id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
+	if (id < 0) {
+		err = -ENOENT;
+		goto out;
+	}
+	t = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(t);
+	for (i = 0; i < btf_vlen(t); i++, vsi++) {
+		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+
+		if (!v || (size_t)vsi->offset + vsi->size > size)
+			continue;
+		cb(btf__name_by_offset(btf, v->name_off), type_name(btf, v->type),
+		   data + vsi->offset, vsi->size, ctx);
+	}
+out:
+	free(data);
+	return err;
+}
+
+struct var_read {
+	const char *name;
+	void *out;
+	size_t len;
+	int err;
+};
+
+static void read_one(const char *name, const char *type, const void *data,
+		     size_t size, void *ctx)
+{
+	struct var_read *r = ctx;
+
+	(void)type;
+	if (strcmp(name, r->name))
+		return;
+	if (size != r->len) {
+		r->err = -E2BIG;
+		return;
+	}
+	memcpy(r->out, data, size);
+	r->err = 0;
+}
+
+int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
+			 const char *var, void *out, size_t len)
+{
+	struct var_read r = { .name = var, .out = out, .len = len, .err = -ENOENT };
+	int err;
+
+	err = bpftune_bpf_vars(obj, sec, read_one, &r);
+	return err ?: r.err;
+}
+
+int bpftune_check_learning_rate(const struct bpftune_tuner *t)
+{
+	__u32 rate = 0;
+	int err;
+
+	err = bpftune_bpf_var_read(t->obj, ".rodata", "bpftune_learning_rate",
+				   &rate, sizeof(rate));
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: cannot read back the learning rate of its BPF programs: %s",
+			    t->ops->name, strerror(-err));
+		return err;
+	}
+	if (rate != bpftune_learning_rate()) {
+		bpftune_log(LOG_WARNING, "tuner %s: its BPF programs use learning rate %u, the daemon %u",
+			    t->ops->name, rate, bpftune_learning_rate());
+		return -EINVAL;
+	}
+	return 0;
+}

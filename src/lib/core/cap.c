@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Capabilities: after start-up the daemon keeps only the capabilities it
+ * needs in its permitted set and none in its effective set; privileged
+ * calls are bracketed by bpftune_cap_raise()/bpftune_cap_lower().
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/capability.h>
+
+#include "core/internal.h"
+
+/*
+ * BPF + PERFMON: load programs and read kernel memory; NET_ADMIN: attach
+ * cgroup programs and write net sysctls; SYS_ADMIN: setns() and the BPF
+ * operations older kernels still gate on it; SYS_PTRACE: open
+ * /proc/PID/ns/net of other users' tasks.
+ */
+static const cap_value_t needed[] = {
+	CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE,
+	CAP_SYS_RESOURCE,
+};
+/*
+ * SYS_RESOURCE only raises RLIMIT_MEMLOCK on kernels before 5.11, which
+ * charge BPF memory to it; kept when we have it, never required (containers
+ * and sandboxes often drop it).
+ */
+#define NUM_REQUIRED (BPFTUNE_ARRAY_SIZE(needed) - 1)
+
+static cap_value_t kept[BPFTUNE_ARRAY_SIZE(needed)];
+static int num_kept;
+/*
+ * Capabilities are per thread (cap_set_proc() sets the caller's): each
+ * thread raises and lowers its own, the telemetry writer to enter a netns.
+ */
+static __thread int raised;
+static bool managed;
+
+static int set_effective(cap_flag_value_t v)
+{
+	cap_t caps = cap_get_proc();
+	int ret;
+
+	if (!caps)
+		return -errno;
+	ret = cap_set_flag(caps, CAP_EFFECTIVE, num_kept, kept, v);
+	if (!ret)
+		ret = cap_set_proc(caps);
+	if (ret)
+		ret = -errno;
+	cap_free(caps);
+	return ret;
+}
+
+int bpftune_cap_init(void)
+{
+	cap_flag_value_t have;
+	cap_t caps;
+	size_t i;
+	int ret = 0;
+
+	caps = cap_get_proc();
+	if (!caps)
+		return -errno;
+	for (i = 0; i < BPFTUNE_ARRAY_SIZE(needed); i++) {
+		/* CAP_BPF/PERFMON may be unknown to an old kernel: skip those */
+		if (!CAP_IS_SUPPORTED(needed[i]))
+			continue;
+		if (cap_get_flag(caps, needed[i], CAP_PERMITTED, &have))
+			have = CAP_CLEAR;
+		if (have == CAP_SET)
+			kept[num_kept++] = needed[i];
+		else if (i < NUM_REQUIRED) {
+			char *name = cap_to_name(needed[i]);
+
+			bpftune_log(LOG_ERR, "missing capability %s: run bpftune as root",
+				    name ? name : "?");
+			cap_free(name);
+			ret = -EPERM;
+		}
+	}
+	if (ret)
+		goto out;
+	cap_clear(caps);
+	cap_set_flag(caps, CAP_PERMITTED, num_kept, kept, CAP_SET);
+	if (cap_set_proc(caps)) {
+		ret = -errno;
+		bpftune_log(LOG_ERR, "could not drop capabilities: %s",
+			    strerror(errno));
+		goto out;
+	}
+	managed = true;
+out:
+	cap_free(caps);
+	return ret;
+}
+
+void bpftune_cap_raise(void)
+{
+	if (!managed || raised++)
+		return;
+	if (set_effective(CAP_SET))
+		bpftune_log(LOG_WARNING, "could not raise capabilities: %s",
+			    strerror(errno));
+}
+
+void bpftune_cap_lower(void)
+{
+	if (!managed || !raised || --raised)
+		return;
+	set_effective(CAP_CLEAR);
+}

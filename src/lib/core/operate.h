@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Running the daemon for an operator: reading BPF globals back
+ * (bpf_vars.c), finding a netns again by name/inode/cookie (netns_id.c),
+ * metrics (metrics.c), strategies (strategy.c) and plugin hot plug
+ * (hotplug.c).  The control socket is in control.h, the rollback journal
+ * in journal.h.
+ */
+#ifndef BPFTUNE_OPERATE_H
+#define BPFTUNE_OPERATE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/internal.h"
+
+struct bpftune_buf;
+struct bpftune_allow;
+
+/* ---- BPF global variables of a loaded object (bpf_vars.c) ---- */
+/*
+ * Call @cb for each variable of section @sec (".bss", ".data", ".rodata")
+ * with its current contents, read from the kernel.  @type is the name of
+ * its type after typedefs and qualifiers ("bpftune_sampler", "__u64"...).
+ */
+typedef void (*bpftune_var_cb)(const char *name, const char *type,
+			       const void *data, size_t size, void *ctx);
+int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
+		     bpftune_var_cb cb, void *ctx);
+/* Read one variable; returns 0 or -errno (-ENOENT if absent, -E2BIG). */
+int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
+			 const char *var, void *out, size_t len);
+/* Do the tuner's BPF programs use the daemon's learning rate?  0 or -errno (logged) */
+int bpftune_check_learning_rate(const struct bpftune_tuner *t);
+
+/* ---- finding a netns again (netns_id.c) ---- */
+struct bpftune_netns_id {
+	bool global;
+	char name[NAME_MAX + 1];	/* /run/netns name, "" if none */
+	uint64_t ino;
+	uint64_t dev;
+	uint64_t cookie;
+};
+
+/* Identify the netns of @cookie (it must be reachable now). */
+int bpftune_netns_identify(uint64_t cookie, struct bpftune_netns_id *id);
+/*
+ * Find @id again: by name, else by inode and device among the processes'
+ * namespaces; the cookie is checked before the fd is returned.  Returns a
+ * new fd (caller closes), -1 for the global netns, -ESRCH if it is gone,
+ * -ESTALE if what is found is another netns.
+ */
+int bpftune_netns_find(const struct bpftune_netns_id *id);
+/* "global netns", "netns NAME (cookie N)", "netns cookie N" */
+const char *bpftune_netns_id_describe(const struct bpftune_netns_id *id,
+				      char *buf, size_t len);
+
+/* ---- metrics (metrics.c) ---- */
+/* Prometheus text exposition of everything; 0 or -errno */
+int bpftune_metrics_format(struct bpftune_buf *out);
+/* Write DIR/bpftune.prom atomically after changes (coalesced), and at exit. */
+int bpftune_metrics_init(const char *dir);
+void bpftune_metrics_fini(void);
+/* something changed: write the metrics file soon (no-op without one) */
+void bpftune_metrics_dirty(void);
+
+/* ---- strategies (strategy.c) ---- */
+void bpftune_strategies_free(struct bpftune_tuner *t);
+unsigned int bpftune_strategy_count(const struct bpftune_tuner *t);
+const char *bpftune_strategy_name(const struct bpftune_tuner *t,
+				  unsigned int i, bool *active,
+				  uint64_t *activations);
+uint64_t bpftune_strategy_switches(const struct bpftune_tuner *t);
+/* BPF links the active strategy holds (besides the tuner's own) */
+unsigned int bpftune_strategy_links(const struct bpftune_tuner *t);
+
+/* ---- plugin hot plug (hotplug.c) ---- */
+/* @drain delivers pending ring buffer events before a tuner is unloaded */
+int bpftune_hotplug_init(const char *dir, const struct bpftune_allow *allow,
+			 const struct bpftune_bpf_opts *opts, void (*drain)(void));
+void bpftune_hotplug_fini(void);
+
+/* Internal timers (bpftune_now_ms() is in libbpftune.h): */
+/* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */
+int bpftune_timer_arm(int tfd, uint64_t when_ms);
+
+#endif /* BPFTUNE_OPERATE_H */

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the running kernel lets us do.  Probed once at start-up by loading
+ * and attaching one trivial program per hook type; the result decides,
+ * per program, which alternative a tuner uses (bpf_load.c) and what
+ * bpftune -S prints.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "core/internal.h"
+#include "core/cgroup.h"
+#include "support_probe.skel.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+static struct bpftune_support support;
+
+static const char *const feature_names[BPFTUNE_FEAT_MAX] = {
+	[BPFTUNE_FEAT_FENTRY] = "fentry",
+	[BPFTUNE_FEAT_TP_BTF] = "tp_btf",
+	[BPFTUNE_FEAT_KPROBE] = "kprobe",
+	[BPFTUNE_FEAT_RAW_TP] = "raw_tp",
+	[BPFTUNE_FEAT_TRACEPOINT] = "tracepoint",
+	[BPFTUNE_FEAT_CGROUP_SYSCTL] = "cgroup/sysctl",
+	[BPFTUNE_FEAT_SOCKOPS] = "sockops",
+	[BPFTUNE_FEAT_RINGBUF] = "ringbuf",
+	[BPFTUNE_FEAT_NETNS_COOKIE] = "netns cookie",
+};
+
+/* Which probe program tests which hook type. */
+static const char *const probe_prog[BPFTUNE_FEAT_MAX] = {
+	[BPFTUNE_FEAT_FENTRY] = "probe_fentry",
+	[BPFTUNE_FEAT_TP_BTF] = "probe_tp_btf",
+	[BPFTUNE_FEAT_KPROBE] = "probe_kprobe",
+	[BPFTUNE_FEAT_RAW_TP] = "probe_raw_tp",
+	[BPFTUNE_FEAT_TRACEPOINT] = "probe_tracepoint",
+	[BPFTUNE_FEAT_CGROUP_SYSCTL] = "probe_cgroup_sysctl",
+	[BPFTUNE_FEAT_SOCKOPS] = "probe_sockops",
+};
+
+const char *bpftune_feature_name(enum bpftune_feature f)
+{
+	return f < BPFTUNE_FEAT_MAX ? feature_names[f] : "?";
+}
+
+const char *bpftune_support_level_name(enum bpftune_support_level l)
+{
+	switch (l) {
+	case BPFTUNE_SUPPORT_FULL:
+		return "full";
+	case BPFTUNE_SUPPORT_LEGACY:
+		return "legacy";
+	case BPFTUNE_SUPPORT_TRACEPOINT_ONLY:
+		return "tracepoint-only";
+	default:
+		return "unsupported";
+	}
+}
+
+int bpftune_support_level_exit(enum bpftune_support_level l)
+{
+	switch (l) {
+	case BPFTUNE_SUPPORT_FULL:
+		return BPFTUNE_EXIT_FULL;
+	case BPFTUNE_SUPPORT_LEGACY:
+		return BPFTUNE_EXIT_LEGACY;
+	case BPFTUNE_SUPPORT_TRACEPOINT_ONLY:
+		return BPFTUNE_EXIT_TRACEPOINT_ONLY;
+	default:
+		return BPFTUNE_EXIT_UNSUPPORTED;
+	}
+}
+
+const struct bpftune_support *bpftune_support(void)
+{
+	return &support;
+}
+
+static void set_why(enum bpftune_feature f, const char *fmt, int err)
+{
+	snprintf(support.why[f], sizeof(support.why[f]), fmt, strerror(err),
+		 err);
+}
+
+static bool kprobes_configured(void)
+{
+	return !access("/sys/bus/event_source/devices/kprobe", F_OK) ||
+	       !access("/sys/kernel/tracing/kprobe_events", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+}
+
+/* Load and attach one probe program; 0 or -errno with the reason set. */
+static int probe_one(enum bpftune_feature f, int cgroup_fd)
+{
+	struct support_probe_bpf *skel;
+	struct bpf_program *prog;
+	struct bpf_link *link = NULL;
+	int err;
+
+	skel = support_probe_bpf__open();
+	if (!skel) {
+		err = -errno;
+		set_why(f, "cannot open probe object: %s (errno %d)", -err);
+		return err;
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog),
+							probe_prog[f]));
+	err = support_probe_bpf__load(skel);
+	if (err) {
+		set_why(f, "program load failed: %s (errno %d)", -err);
+		goto out;
+	}
+	prog = bpf_object__find_program_by_name(skel->obj, probe_prog[f]);
+	if (f == BPFTUNE_FEAT_CGROUP_SYSCTL || f == BPFTUNE_FEAT_SOCKOPS) {
+		if (cgroup_fd < 0) {
+			err = cgroup_fd;
+			set_why(f, "no cgroup v2 hierarchy to attach to: %s (errno %d)",
+				-err);
+			goto out;
+		}
+		link = bpf_program__attach_cgroup(prog, cgroup_fd);
+	} else {
+		link = bpf_program__attach(prog);
+	}
+	if (!link) {
+		err = -errno;
+		if (f == BPFTUNE_FEAT_KPROBE && !kprobes_configured())
+			snprintf(support.why[f], sizeof(support.why[f]),
+				 "kernel has no kprobes (no kprobe PMU, no kprobe_events)");
+		else
+			set_why(f, "attach failed: %s (errno %d)", -err);
+	}
+out:
+	bpf_link__destroy(link);
+	support_probe_bpf__destroy(skel);
+	return err;
+}
+
+static void probe_netns_cookie(void)
+{
+	enum bpftune_feature f = BPFTUNE_FEAT_NETNS_COOKIE;
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	struct btf *btf;
+	int fd, id;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len)) {
+		set_why(f, "SO_NETNS_COOKIE not supported: %s (errno %d)", errno);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		set_why(f, "no kernel BTF: %s (errno %d)", errno);
+		return;
+	}
+	id = btf__find_by_name_kind(btf, "net", BTF_KIND_STRUCT);
+	support.ok[f] = false;
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_member *m = btf_members(t);
+		int i;
+
+		for (i = 0; i < btf_vlen(t); i++, m++)
+			if (!strcmp(btf__name_by_offset(btf, m->name_off),
+				    "net_cookie"))
+				support.ok[f] = true;
+	}
+	if (!support.ok[f])
+		snprintf(support.why[f], sizeof(support.why[f]),
+			 "struct net has no net_cookie: netns inode numbers are used instead");
+	btf__free(btf);
+}
+
+/*
+ * Tracepoint programs find their event ids in tracefs, which a minimal
+ * system may not have mounted: mount it where the kernel expects it.
+ */
+static void ensure_tracefs(void)
+{
+	if (!access("/sys/kernel/tracing/events", F_OK) ||
+	    !access("/sys/kernel/debug/tracing/events", F_OK))
+		return;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		bpftune_log(LOG_DEBUG, "cannot mount tracefs: %s", strerror(errno));
+	else
+		bpftune_log(LOG_INFO, "mounted tracefs on /sys/kernel/tracing");
+}
+
+int bpftune_support_probe(struct bpftune_support *out)
+{
+	enum bpftune_feature f;
+	int cgroup_fd, ret;
+
+	memset(&support, 0, sizeof(support));
+	cgroup_fd = bpftune_cgroup_open(NULL);
+	bpftune_cap_raise();
+	ensure_tracefs();
+	for (f = 0; f < BPFTUNE_FEAT_MAX; f++) {
+		if (!probe_prog[f])
+			continue;
+		support.ok[f] = probe_one(f, cgroup_fd) == 0;
+		bpftune_log(LOG_DEBUG, "support: %s: %s", feature_names[f],
+			    support.ok[f] ? "yes" : support.why[f]);
+	}
+	ret = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
+	support.ok[BPFTUNE_FEAT_RINGBUF] = ret == 1;
+	if (ret != 1)
+		set_why(BPFTUNE_FEAT_RINGBUF, "ring buffer maps unavailable: %s (errno %d)",
+			ret < 0 ? -ret : EOPNOTSUPP);
+	probe_netns_cookie();
+	bpftune_cap_lower();
+	if (cgroup_fd >= 0)
+		close(cgroup_fd);
+
+	if (!support.ok[BPFTUNE_FEAT_RINGBUF] ||
+	    !(support.ok[BPFTUNE_FEAT_TP_BTF] || support.ok[BPFTUNE_FEAT_RAW_TP] ||
+	      support.ok[BPFTUNE_FEAT_TRACEPOINT]))
+		support.level = BPFTUNE_SUPPORT_NONE;
+	else if (support.ok[BPFTUNE_FEAT_FENTRY] && support.ok[BPFTUNE_FEAT_TP_BTF])
+		support.level = BPFTUNE_SUPPORT_FULL;
+	else if (support.ok[BPFTUNE_FEAT_KPROBE] && support.ok[BPFTUNE_FEAT_RAW_TP])
+		support.level = BPFTUNE_SUPPORT_LEGACY;
+	else
+		support.level = BPFTUNE_SUPPORT_TRACEPOINT_ONLY;
+	if (out)
+		*out = support;
+	return 0;
+}

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tuner registry: starting tuners, dispatching ring buffer events to
+ * the tuner that owns them, per-netns tuner state, capped and recorded
+ * tunable changes, and the summary printed at exit.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "core/internal.h"
+#include "telemetry/telemetry.h"
+#include "core/operate.h"
+
+static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
+static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
+static uint64_t bad_events;
+static uint64_t change_seq;
+static struct bpftune_observer *observers;
+
+void bpftune_observer_add(struct bpftune_observer *o)
+{
+	o->next = observers;
+	observers = o;
+}
+
+void bpftune_observer_remove(struct bpftune_observer *o)
+{
+	struct bpftune_observer **p;
+
+	for (p = &observers; *p; p = &(*p)->next)
+		if (*p == o) {
+			*p = o->next;
+			return;
+		}
+}
+
+#define for_each_observer(o) for ((o) = observers; (o); (o) = (o)->next)
+
+static bool observe_only;
+
+void bpftune_set_observe_only(bool on)
+{
+	observe_only = on;
+}
+
+bool bpftune_observe_only(void)
+{
+	return observe_only;
+}
+
+void bpftune_notify_rollback(const char *sysctl, uint64_t cookie,
+			     const long *restored, unsigned int n, int err)
+{
+	struct bpftune_observer *o;
+
+	for_each_observer(o)
+		if (o->rollback)
+			o->rollback(sysctl, cookie, restored, n, err);
+}
+
+static void notify_state(struct bpftune_tuner *t, uint64_t cookie,
+			 enum bpftune_state state, const char *cause)
+{
+	struct bpftune_observer *o;
+
+	/* first, so that the tuner's own observer sees the table without it */
+	bpftune_netns_table_state(t, cookie, state);
+	for_each_observer(o)
+		if (o->state)
+			o->state(t, cookie, state, cause);
+}
+
+void bpftune_set_learning_rate(unsigned int rate)
+{
+	learning_rate = rate > BPFTUNE_LEARNING_RATE_MAX ?
+			BPFTUNE_LEARNING_RATE_MAX : rate;
+}
+
+unsigned int bpftune_learning_rate(void)
+{
+	return learning_rate;
+}
+
+long bpftune_delta(long value)
+{
+	return bpftune_delta_for_rate(value, learning_rate);
+}
+
+unsigned int bpftune_num_tuners(void)
+{
+	return BPFTUNE_MAX_TUNERS;
+}
+
+struct bpftune_tuner *bpftune_tuner_get(unsigned int id)
+{
+	return id < BPFTUNE_MAX_TUNERS ? tuners[id] : NULL;
+}
+
+const char *bpftune_tuner_name(const struct bpftune_tuner *t)
+{
+	return t->ops->name;
+}
+
+struct bpf_object *bpftune_tuner_bpf_object(const struct bpftune_tuner *t)
+{
+	return t->obj;
+}
+
+int bpftune_tuner_map_fd(const struct bpftune_tuner *t, const char *name)
+{
+	struct bpf_map *map = t->obj ? bpf_object__find_map_by_name(t->obj, name) : NULL;
+
+	return map ? bpf_map__fd(map) : -ENOENT;
+}
+
+void bpftune_tuner_set_priv(struct bpftune_tuner *t, void *priv)
+{
+	t->priv = priv;
+}
+
+void *bpftune_tuner_priv(const struct bpftune_tuner *t)
+{
+	return t->priv;
+}
+
+struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
+					void *handle, int plugin_fd,
+					const char *file)
+{
+	struct bpftune_tuner *t;
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		if (tuners[id] && !strcmp(tuners[id]->ops->name, ops->name)) {
+			bpftune_log(LOG_WARNING, "tuner %s from %s: a tuner of that name is already loaded",
+				    ops->name, file);
+			return NULL;
+		}
+	}
+	for (id = 0; id < BPFTUNE_MAX_TUNERS && tuners[id]; id++)
+		;
+	if (id == BPFTUNE_MAX_TUNERS) {
+		bpftune_log(LOG_ERR, "tuner %s: too many tuners (at most %d)",
+			    ops->name, BPFTUNE_MAX_TUNERS);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->changes = calloc(ops->num_tunables ? ops->num_tunables : 1,
+			    sizeof(*t->changes));
+	if (!t->changes) {
+		free(t);
+		return NULL;
+	}
+	t->id = id;
+	t->ops = ops;
+	t->handle = handle;
+	t->plugin_fd = plugin_fd;
+	snprintf(t->file, sizeof(t->file), "%s", file);
+	tuners[id] = t;
+	return t;
+}
+
+void bpftune_tuner_remove(struct bpftune_tuner *t)
+{
+	struct bpftune_netns_state *ns, *ns_next;
+	unsigned int i;
+
+	if (!t)
+		return;
+	if (t->obj) {
+		bpftune_bpf_print_stats(t);
+		if (t->ops->fini)
+			t->ops->fini(t);
+	}
+	bpftune_netns_table_fini(t);
+	bpftune_strategies_free(t);
+	bpftune_bpf_detach(t);
+	bpf_object__close(t->obj);
+	for (i = 0; i < t->ops->num_tunables; i++) {
+		struct bpftune_change *c, *next;
+
+		for (c = t->changes[i]; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+	}
+	for (ns = t->netns; ns; ns = ns_next) {
+		ns_next = ns->next;
+		free(ns);
+	}
+	free(t->changes);
+	free(t->writers);
+	tuners[t->id] = NULL;
+	if (t->handle)
+		dlclose(t->handle);
+	if (t->plugin_fd >= 0)
+		close(t->plugin_fd);
+	free(t);
+}
+
+int bpftune_tuner_start(struct bpftune_tuner *t,
+			const struct bpftune_bpf_opts *opts)
+{
+	const struct bpftune_tuner_ops *ops = t->ops;
+	char why[512] = "";
+	int err;
+
+	err = bpftune_bpf_open(opts->legacy ? &ops->legacy : &ops->full,
+			       ops->name, opts->legacy, &t->obj, why, sizeof(why));
+	if (!err)
+		err = bpftune_bpf_select_programs(t->obj, bpftune_support(),
+						  why, sizeof(why));
+	if (err) {
+		bpftune_log(LOG_NOTICE, "tuner %s skipped: %s", ops->name, why);
+		goto err;
+	}
+	err = bpftune_bpf_load_attach(t, opts);
+	if (err) {
+		bpftune_log(LOG_NOTICE, "tuner %s skipped: could not load or attach its BPF programs",
+			    ops->name);
+		goto err;
+	}
+	if (ops->init) {
+		err = ops->init(t);
+		if (err) {
+			bpftune_log(LOG_NOTICE, "tuner %s skipped: init failed: %s",
+				    ops->name, strerror(err < 0 ? -err : err));
+			bpftune_bpf_detach(t);
+			goto err;
+		}
+	}
+	t->state = BPFTUNE_STATE_ACTIVE;
+	bpftune_log(LOG_INFO, "tuner %s started (%s objects, %u hooks): %s",
+		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
+		    ops->description ? ops->description : "");
+	/* a tuner hot-plugged into a running daemon gets its telemetry rows */
+	bpftune_telemetry_tuner_added(t);
+	return 0;
+err:
+	bpf_object__close(t->obj);
+	t->obj = NULL;
+	return err ? err : -EINVAL;
+}
+
+enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
+					     uint64_t cookie)
+{
+	const struct bpftune_netns_state *ns;
+
+	if (t->state != BPFTUNE_STATE_ACTIVE || bpftune_netns_is_global(cookie))
+		return t->state;
+	for (ns = t->netns; ns; ns = ns->next)
+		if (ns->cookie == cookie)
+			return ns->state;
+	return BPFTUNE_STATE_ACTIVE;
+}
+
+void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
+			      const char *why)
+{
+	struct bpftune_netns_state *ns;
+	char desc[128];
+
+	if (bpftune_netns_is_global(cookie)) {
+		if (t->state == BPFTUNE_STATE_MANUAL)
+			return;
+		t->state = BPFTUNE_STATE_MANUAL;
+		bpftune_bpf_detach(t);
+		bpftune_log(LOG_NOTICE, "tuner %s stopped in every netns: %s",
+			    t->ops->name, why);
+		notify_state(t, 0, BPFTUNE_STATE_MANUAL, why);
+		return;
+	}
+	for (ns = t->netns; ns; ns = ns->next)
+		if (ns->cookie == cookie)
+			break;
+	if (ns && ns->state == BPFTUNE_STATE_MANUAL)
+		return;
+	if (!ns) {
+		ns = calloc(1, sizeof(*ns));
+		if (!ns)
+			return;
+		ns->cookie = cookie;
+		ns->next = t->netns;
+		t->netns = ns;
+	}
+	ns->state = BPFTUNE_STATE_MANUAL;
+	bpftune_log(LOG_NOTICE, "tuner %s stopped in %s: %s", t->ops->name,
+		    bpftune_netns_describe(cookie, desc, sizeof(desc)), why);
+	notify_state(t, cookie, BPFTUNE_STATE_MANUAL, why);
+}
+
+void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
+{
+	struct bpftune_observer *o;
+	struct bpftune_tuner *t;
+
+	if (size < offsetof(struct bpftune_event, payload) ||
+	    !(t = bpftune_tuner_get(ev->tuner_id)) || !t->obj) {
+		bad_events++;
+		bpftune_log(LOG_DEBUG, "dropped malformed event (size %zu)", size);
+		return;
+	}
+	t->events++;
+	for_each_observer(o)
+		if (o->event)
+			o->event(t, ev);
+	if (bpftune_tuner_netns_state(t, ev->netns_cookie) != BPFTUNE_STATE_ACTIVE)
+		t->events_ignored++;
+	else
+		t->ops->event_handler(t, ev);
+	/* no netns fd outlives the event: it would pin the netns */
+	bpftune_netns_release();
+}
+
+void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		      const struct bpftune_decision *d)
+{
+	struct bpftune_observer *o;
+
+	if (!t || !d)
+		return;
+	bpftune_log(LOG_DEBUG, "tuner %s: decision: scenario %u policy %s inputs [%s] action %s",
+		    t->ops->name, d->scenario, d->policy ? d->policy : "-",
+		    d->inputs ? d->inputs : "", d->action ? d->action : "none");
+	for_each_observer(o)
+		if (o->decision)
+			o->decision(t, ev, d);
+}
+
+void bpftune_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		    unsigned int scenario, int tunable, const char *policy,
+		    const char *inputs, const char *action)
+{
+	struct bpftune_decision d = {
+		.scenario = scenario, .policy = policy, .inputs = inputs,
+		.action = action, .tunable = tunable, .epsilon = -1,
+		.explored = -1,
+	};
+
+	bpftune_decision(t, ev, &d);
+}
+
+static void format_values(const long *v, unsigned int n, char *buf, size_t len)
+{
+	if (bpftune_sysctl_format(v, n, buf, len) < 0)
+		snprintf(buf, len, "?");
+	for (; *buf; buf++)
+		if (*buf == '\t')
+			*buf = ' ';
+}
+
+static void record_change(struct bpftune_tuner *t, unsigned int index,
+			  uint64_t cookie, unsigned int scenario,
+			  const long *old, const long *new, unsigned int n)
+{
+	struct bpftune_change *c;
+
+	for (c = t->changes[index]; c; c = c->next)
+		if (c->netns_cookie == cookie && c->scenario == scenario &&
+		    !c->gone)
+			break;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;
+		c->netns_cookie = cookie;
+		c->scenario = scenario;
+		c->num_values = n;
+		c->first_seq = ++change_seq;
+		memcpy(c->old_values, old, n * sizeof(*old));
+		c->next = t->changes[index];
+		t->changes[index] = c;
+	}
+	memcpy(c->new_values, new, n * sizeof(*new));
+	c->last_seq = ++change_seq;
+	c->count++;
+}
+
+static int tunable_target(struct bpftune_tuner *t, unsigned int index,
+			  const struct bpftune_event *ev, uint64_t *cookie,
+			  int *netns_fd)
+{
+	const struct bpftune_tunable_desc *d = &t->ops->tunables[index];
+
+	*cookie = 0;
+	*netns_fd = -1;
+	if (!(d->flags & BPFTUNE_TUNABLE_NAMESPACED) || !ev ||
+	    bpftune_netns_is_global(ev->netns_cookie))
+		return 0;
+	*cookie = ev->netns_cookie;
+	*netns_fd = bpftune_netns_fd_for_event(ev);
+	return *netns_fd < -1 ? *netns_fd : 0;
+}
+
+int bpftune_tunable_get(struct bpftune_tuner *t, unsigned int index,
+			const struct bpftune_event *ev, long *values)
+{
+	uint64_t cookie;
+	int fd, err;
+
+	if (index >= t->ops->num_tunables)
+		return -EINVAL;
+	err = tunable_target(t, index, ev, &cookie, &fd);
+	if (err)
+		return err;
+	return bpftune_sysctl_read(fd, t->ops->tunables[index].name, values,
+				   t->ops->tunables[index].num_values);
+}
+
+int bpftune_tunable_set_writer(struct bpftune_tuner *t, unsigned int index,
+			       bpftune_tunable_writer_fn fn, void *ctx)
+{
+	if (!t || index >= t->ops->num_tunables)
+		return -EINVAL;
+	if (!t->writers) {
+		t->writers = calloc(t->ops->num_tunables, sizeof(*t->writers));
+		if (!t->writers)
+			return -ENOMEM;
+	}
+	t->writers[index].fn = fn;
+	t->writers[index].ctx = ctx;
+	return 0;
+}
+
+static const struct bpftune_tunable_writer *
+tunable_writer(const struct bpftune_tuner *t, unsigned int index)
+{
+	if (!t->writers || !t->writers[index].fn)
+		return NULL;
+	return &t->writers[index];
+}
+
+/* The values we last wrote to tunable @index in @cookie's netns, if any. */
+static const struct bpftune_change *last_write(const struct bpftune_tuner *t,
+					       unsigned int index,
+					       uint64_t cookie)
+{
+	const struct bpftune_change *c, *last = NULL;
+
+	for (c = t->changes[index]; c; c = c->next)
+		if (c->netns_cookie == cookie && !c->gone &&
+		    (!last || c->last_seq > last->last_seq))
+			last = c;
+	return last;
+}
+
+/*
+ * A writer's tunable: the sysctl tuner does not see who else writes it, so
+ * compare the live value with our last write.  True if someone else has
+ * changed it (and the tuner is stopped in that netns).
+ */
+static bool writer_overridden(struct bpftune_tuner *t, unsigned int index,
+			      uint64_t cookie, const long *live, unsigned int n)
+{
+	const struct bpftune_change *c = last_write(t, index, cookie);
+	char slive[96], slast[96], why[256];
+
+	if (!c || c->num_values != n ||
+	    !memcmp(c->new_values, live, n * sizeof(*live)))
+		return false;
+	format_values(live, n, slive, sizeof(slive));
+	format_values(c->new_values, n, slast, sizeof(slast));
+	snprintf(why, sizeof(why), "%s is %s, bpftune last set %s: someone else has changed it",
+		 t->ops->tunables[index].name, slive, slast);
+	bpftune_tuner_set_manual(t, cookie, why);
+	return true;
+}
+
+static int writer_apply(struct bpftune_tuner *t, unsigned int index,
+			const struct bpftune_tunable_writer *w, int netns_fd,
+			const long *values, unsigned int n)
+{
+	int saved, err;
+
+	err = bpftune_netns_enter(netns_fd, &saved);
+	if (err)
+		return err;
+	bpftune_cap_raise();
+	err = w->fn(t, index, values, n, w->ctx);
+	bpftune_cap_lower();
+	bpftune_netns_leave(saved);
+	return err > 0 ? 0 : err;
+}
+
+int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
+			const struct bpftune_event *ev, unsigned int scenario,
+			const long *values, unsigned int n, const char *reason)
+{
+	const struct bpftune_tunable_desc *d;
+	long old[BPFTUNE_MAX_VALUES], new[BPFTUNE_MAX_VALUES];
+	struct bpftune_observer *o;
+	char sold[96], snew[96], where[128];
+	unsigned int capped;
+	const struct bpftune_tunable_writer *w;
+	uint64_t cookie;
+	int fd, err;
+
+	if (index >= t->ops->num_tunables || scenario >= t->ops->num_scenarios)
+		return -EINVAL;
+	d = &t->ops->tunables[index];
+	if (n != d->num_values)
+		return -EINVAL;
+	err = tunable_target(t, index, ev, &cookie, &fd);
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: %s: cannot find the netns of the event: %s",
+			    t->ops->name, d->name, strerror(-err));
+		return err;
+	}
+	if (bpftune_tuner_netns_state(t, cookie) != BPFTUNE_STATE_ACTIVE)
+		return -EPERM;
+	err = bpftune_sysctl_read(fd, d->name, old, d->num_values);
+	if (err != (int)d->num_values) {
+		err = err < 0 ? err : -EINVAL;
+		bpftune_log(LOG_WARNING, "tuner %s: cannot read %s: %s",
+			    t->ops->name, d->name, strerror(-err));
+		return err;
+	}
+	w = tunable_writer(t, index);
+	if (w && writer_overridden(t, index, cookie, old, n))
+		return -EPERM;
+	memcpy(new, values, n * sizeof(*new));
+	capped = bpftune_cap_values(d, new, n);
+	if (!memcmp(old, new, n * sizeof(*new)))
+		return 0;
+	format_values(old, n, sold, sizeof(sold));
+	format_values(new, n, snew, sizeof(snew));
+	bpftune_netns_describe(cookie, where, sizeof(where));
+	/* --observe: the decision is recorded, the kernel is left alone */
+	if (observe_only) {
+		for_each_observer(o)
+			if (o->change)
+				o->change(t, index, cookie, scenario, old, new, n,
+					  reason, -ECANCELED);
+		bpftune_log(LOG_NOTICE, "tuner %s: %s: observe-only, not setting %s %s -> %s in %s: %s",
+			    t->ops->name, t->ops->scenarios[scenario].name, d->name,
+			    sold, snew, where, reason ? reason : "");
+		return 0;
+	}
+	for_each_observer(o) {
+		if (!o->pre_change)
+			continue;
+		err = o->pre_change(t, index, cookie, old, n);
+		if (err) {
+			bpftune_log(LOG_WARNING, "tuner %s: not setting %s to %s in %s: %s",
+				    t->ops->name, d->name, snew, where, strerror(-err));
+			return err;
+		}
+	}
+	if (w)
+		err = writer_apply(t, index, w, fd, new, n);
+	else
+		err = bpftune_sysctl_write(fd, d->name, new, n);
+	for_each_observer(o)
+		if (o->change)
+			o->change(t, index, cookie, scenario, old, new, n, reason, err);
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s",
+			    t->ops->name, d->name, snew, where, strerror(-err));
+		return err;
+	}
+	record_change(t, index, cookie, scenario, old, new, n);
+	bpftune_log(LOG_NOTICE, "tuner %s: %s: %s %s -> %s in %s: %s%s",
+		    t->ops->name, t->ops->scenarios[scenario].name, d->name,
+		    sold, snew, where, reason ? reason : "",
+		    capped ? " (held at the tunable's cap)" : "");
+	return 1;
+}
+
+void bpftune_print_summary(void)
+{
+	unsigned int id, i, changes = 0;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		struct bpftune_tuner *t = tuners[id];
+
+		if (!t)
+			continue;
+		for (i = 0; i < t->ops->num_tunables; i++) {
+			const struct bpftune_tunable_desc *d = &t->ops->tunables[i];
+			const struct bpftune_change *c;
+
+			for (c = t->changes[i]; c; c = c->next) {
+				char sold[96], snew[96], where[128], pfx[300];
+
+				format_values(c->old_values, c->num_values, sold, sizeof(sold));
+				format_values(c->new_values, c->num_values, snew, sizeof(snew));
+				if (c->gone)
+					snprintf(where, sizeof(where), "netns cookie %llu (destroyed since)",
+						 (unsigned long long)c->netns_cookie);
+				else
+					bpftune_netns_describe(c->netns_cookie, where, sizeof(where));
+				bpftune_log(LOG_NOTICE, "summary: tuner %s, scenario '%s': %s changed %u time%s in %s: %s -> %s",
+					    t->ops->name,
+					    t->ops->scenarios[c->scenario].name,
+					    d->name, c->count, c->count == 1 ? "" : "s",
+					    where, sold, snew);
+				changes++;
+				/* its name may belong to another netns by now */
+				if (c->gone)
+					continue;
+				bpftune_log(LOG_NOTICE, "summary:   replay with: %ssysctl -w %s=\"%s\"",
+					    bpftune_netns_exec_prefix(c->netns_cookie, pfx, sizeof(pfx)),
+					    d->name, snew);
+			}
+		}
+		bpftune_log(LOG_INFO, "summary: tuner %s: %llu events, %llu ignored (tuner stopped for their netns)",
+			    t->ops->name, (unsigned long long)t->events,
+			    (unsigned long long)t->events_ignored);
+	}
+	if (!changes)
+		bpftune_log(LOG_NOTICE, "summary: no sysctl was changed");
+	if (bad_events)
+		bpftune_log(LOG_WARNING, "summary: %llu malformed events dropped",
+			    (unsigned long long)bad_events);
+}
+
+unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
+{
+	unsigned int id, i, n = 0;
+
+	if (bpftune_netns_is_global(cookie))
+		return 0;
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		struct bpftune_tuner *t = tuners[id];
+		struct bpftune_netns_state **p, *ns;
+		struct bpftune_change *c;
+
+		if (!t)
+			continue;
+		for (p = &t->netns; (ns = *p); p = &ns->next)
+			if (ns->cookie == cookie)
+				break;
+		if (ns) {
+			char where[128];
+
+			bpftune_log(LOG_INFO, "tuner %s: %s: state %s -> gone (%s)",
+				    t->ops->name,
+				    bpftune_netns_describe(cookie, where, sizeof(where)),
+				    ns->state == BPFTUNE_STATE_MANUAL ? "manual" : "active",
+				    cause);
+			*p = ns->next;
+			free(ns);
+			n++;
+		}
+		for (i = 0; i < t->ops->num_tunables; i++)
+			for (c = t->changes[i]; c; c = c->next)
+				if (c->netns_cookie == cookie && !c->gone) {
+					c->gone = true;
+					n++;
+				}
+		notify_state(t, cookie, BPFTUNE_STATE_GONE, cause);
+	}
+	bpftune_netns_forget(cookie);
+	return n;
+}
+
+unsigned int bpftune_netns_states(void)
+{
+	const struct bpftune_netns_state *ns;
+	unsigned int id, n = 0;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		for (ns = tuners[id] ? tuners[id]->netns : NULL; ns; ns = ns->next)
+			n++;
+	return n;
+}
+
+void bpftune_tuners_fini(void)
+{
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		bpftune_tuner_remove(tuners[id]);
+}

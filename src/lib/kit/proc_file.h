@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reading /proc files whole and looking values up in them, for the tuners
+ * and the telemetry sampler alike (the parsers are in telemetry_proc.c).
+ */
+#ifndef BPFTUNE_PROC_FILE_H
+#define BPFTUNE_PROC_FILE_H
+
+#include <stddef.h>
+
+#include "telemetry/telemetry_schema.h"
+
+/* /proc files we read are far smaller; a bigger one is refused (-EFBIG) */
+#define BPFTUNE_PROC_FILE_MAX	(1U << 20)
+
+/*
+ * The whole of @path in a malloc'd NUL-terminated buffer (its length in
+ * *@len when @len is not NULL), or NULL with errno set.  Opened relative to
+ * the calling thread's view, so a /proc/thread-self/net/... path reads the
+ * netns the thread is in.
+ */
+char *bpftune_proc_file_read(const char *path, size_t *len);
+
+/*
+ * Look @n keys up in one read of @path laid out as @fmt.  Keys the file
+ * lacks leave their value zeroed.  Returns how many were found, or a
+ * negative errno when the file cannot be read or a key or value is
+ * malformed.
+ */
+int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_fmt fmt,
+			     const char *const keys[],
+			     struct bpftune_proc_value vals[], unsigned int n);
+
+#endif /* BPFTUNE_PROC_FILE_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Telemetry: the daemon's observer that records runs, events, decisions,
+ * changes, states, periodic samples and its own health into one SQLite
+ * file per run (schema: telemetry_schema.c, docs/telemetry.md).
+ *
+ * The event path only copies a row into a bounded queue; a writer thread
+ * owns SQLite.  A full queue drops the row and counts it.  The only
+ * periodic wake-up is the sample timer, and only with telemetry on.
+ */
+#ifndef BPFTUNE_TELEMETRY_H
+#define BPFTUNE_TELEMETRY_H
+
+#include <stdbool.h>
+
+#include "core/internal.h"
+#include "telemetry/telemetry_schema.h"
+
+#define BPFTUNE_TELEMETRY_DIR		"/var/lib/bpftune/telemetry"
+
+struct bpftune_telemetry_opts {
+	const char *dir;		/* NULL: BPFTUNE_TELEMETRY_DIR */
+	const char *label;		/* --label, may be NULL */
+	unsigned int sample_interval_ms;	/* 0: the default */
+	int sample_netns;		/* --sample-netns; -1: the default */
+	int keep_files;			/* --telemetry-keep; -1: default, 0: all */
+	long max_mb;			/* --telemetry-max-mb; -1: default, 0: no limit */
+	unsigned int learning_rate;
+	bool legacy;
+	bool observe_only;
+	int argc;
+	char **argv;
+};
+
+/*
+ * Before the tuners start: create the run's file and its tables.  Failure
+ * is logged and leaves telemetry off; tuning goes on.  0 or -errno.
+ */
+int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o);
+/* After the tuners started: record the run, start the writer and timer. */
+int bpftune_telemetry_start(void);
+/* Record a tuner started later (tuners, tunables and states rows). */
+void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t);
+/* Last samples and health, flush, close.  Safe to call more than once. */
+void bpftune_telemetry_stop(int exit_status);
+/* Path of the run's file, or NULL when telemetry is off. */
+const char *bpftune_telemetry_path(void);
+
+#endif /* BPFTUNE_TELEMETRY_H */

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Parsers for the /proc files the telemetry sampler reads.  Each takes
+ * the whole file as one NUL-terminated string and a key naming one value
+ * (see enum bpftune_proc_fmt).  They never write to the text and never
+ * read past its end, whatever it contains: unit- and fuzz-tested.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "telemetry/telemetry_schema.h"
+
+#define TOKEN_MAX	64
+
+struct span {
+	const char *p;
+	size_t len;
+};
+
+/* The line starting at *pos; advances *pos past it.  false at the end. */
+static bool next_line(const char **pos, struct span *line)
+{
+	const char *s = *pos, *e;
+
+	if (!*s)
+		return false;
+	e = strchr(s, '\n');
+	if (!e)
+		e = s + strlen(s);
+	line->p = s;
+	line->len = e - s;
+	*pos = *e ? e + 1 : e;
+	return true;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Next whitespace-separated token of a line; false when none is left. */
+static bool next_token(struct span *line, struct span *tok)
+{
+	while (line->len && is_blank(*line->p)) {
+		line->p++;
+		line->len--;
+	}
+	if (!line->len)
+		return false;
+	tok->p = line->p;
+	tok->len = 0;
+	while (line->len && !is_blank(*line->p)) {
+		line->p++;
+		line->len--;
+		tok->len++;
+	}
+	return true;
+}
+
+static bool tok_eq(const struct span *t, const char *s, size_t n)
+{
+	return t->len == n && !memcmp(t->p, s, n);
+}
+
+/* Token @n (0-based) of what is left of a line. */
+static bool nth_token(struct span *line, long n, struct span *tok)
+{
+	long i;
+
+	for (i = 0; next_token(line, tok); i++)
+		if (i == n)
+			return true;
+	return false;
+}
+
+/* Index of the token equal to @s in a line, or -1. */
+static int token_index(struct span *line, const char *s)
+{
+	size_t n = strlen(s);
+	struct span tok;
+	int i;
+
+	for (i = 0; next_token(line, &tok); i++)
+		if (tok_eq(&tok, s, n))
+			return i;
+	return -1;
+}
+
+/* A decimal integer, else a decimal real; -EINVAL if neither. */
+static int parse_number(const struct span *t, struct bpftune_proc_value *v)
+{
+	char buf[TOKEN_MAX];
+	char *end;
+
+	if (!t->len || t->len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, t->p, t->len);
+	buf[t->len] = '\0';
+	errno = 0;
+	v->i = strtoll(buf, &end, 10);
+	if (!errno && end != buf && !*end) {
+		v->real = false;
+		v->d = (double)v->i;
+		return 0;
+	}
+	errno = 0;
+	v->d = strtod(buf, &end);
+	if (errno || end == buf || *end)
+		return -EINVAL;
+	v->real = true;
+	v->i = (int64_t)v->d;
+	return 0;
+}
+
+static int parse_hex(const struct span *t, uint64_t *out)
+{
+	char buf[TOKEN_MAX];
+	char *end;
+
+	if (!t->len || t->len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, t->p, t->len);
+	buf[t->len] = '\0';
+	errno = 0;
+	*out = strtoull(buf, &end, 16);
+	return errno || end == buf || *end || buf[0] == '-' ? -EINVAL : 0;
+}
+
+static void set_int(struct bpftune_proc_value *v, int64_t i)
+{
+	v->real = false;
+	v->i = i;
+	v->d = (double)i;
+}
+
+/* Split "Sec.Field" at the first dot. */
+static int split_key(const char *key, struct span *sec, const char **field)
+{
+	const char *dot = strchr(key, '.');
+
+	if (!dot || dot == key || !dot[1])
+		return -EINVAL;
+	sec->p = key;
+	sec->len = dot - key;
+	*field = dot + 1;
+	return 0;
+}
+
+/* Does the line start with the token "<sec>:"? Consumes it if so. */
+static bool take_prefix(struct span *line, const struct span *sec)
+{
+	struct span l = *line, tok;
+
+	if (!next_token(&l, &tok) || tok.len != sec->len + 1 ||
+	    memcmp(tok.p, sec->p, sec->len) || tok.p[sec->len] != ':')
+		return false;
+	*line = l;
+	return true;
+}
+
+/* /proc/net/snmp, /proc/net/netstat: a header line and a value line. */
+static int lookup_snmp(const char *text, const char *key,
+		       struct bpftune_proc_value *v)
+{
+	struct span sec, hdr, val, tok;
+	const char *field, *pos = text;
+	int idx;
+
+	if (split_key(key, &sec, &field))
+		return -EINVAL;
+	while (next_line(&pos, &hdr)) {
+		if (!take_prefix(&hdr, &sec))
+			continue;
+		if (!next_line(&pos, &val) || !take_prefix(&val, &sec))
+			return -EINVAL;
+		idx = token_index(&hdr, field);
+		if (idx < 0)
+			continue;	/* the same section may appear again */
+		if (!nth_token(&val, idx, &tok))
+			return -EINVAL;
+		return parse_number(&tok, v);
+	}
+	return -ENOENT;
+}
+
+/* /proc/net/sockstat: "TCP: inuse 1 orphan 0 tw 4 alloc 1 mem 162". */
+static int lookup_sockstat(const char *text, const char *key,
+			   struct bpftune_proc_value *v)
+{
+	struct span sec, line, name, val;
+	const char *field, *pos = text;
+	size_t flen;
+
+	if (split_key(key, &sec, &field))
+		return -EINVAL;
+	flen = strlen(field);
+	while (next_line(&pos, &line)) {
+		if (!take_prefix(&line, &sec))
+			continue;
+		while (next_token(&line, &name) && next_token(&line, &val))
+			if (tok_eq(&name, field, flen))
+				return parse_number(&val, v);
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
+/* meminfo, snmp6, /proc/stat: "Name[:] v0 v1 ..."; key "Name" or "Name#k". */
+static int lookup_keyval(const char *text, const char *key,
+			 struct bpftune_proc_value *v)
+{
+	const char *hash = strchr(key, '#'), *pos = text;
+	struct span line, tok;
+	size_t klen;
+	long k = 0;
+
+	if (hash) {
+		char *end;
+
+		errno = 0;
+		k = strtol(hash + 1, &end, 10);
+		if (errno || end == hash + 1 || *end || k < 0)
+			return -EINVAL;
+		klen = hash - key;
+	} else {
+		klen = strlen(key);
+	}
+	if (!klen)
+		return -EINVAL;
+	while (next_line(&pos, &line)) {
+		long n = k;
+
+		if (!next_token(&line, &tok))
+			continue;
+		if (tok.len && tok.p[tok.len - 1] == ':')
+			tok.len--;
+		if (!tok_eq(&tok, key, klen))
+			continue;
+		while (next_token(&line, &tok)) {
+			struct bpftune_proc_value x;
+
+			if (parse_number(&tok, &x))
+				continue;	/* a unit such as "kB" */
+			if (n-- == 0) {
+				*v = x;
+				return 0;
+			}
+		}
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
+/* /proc/pressure/{cpu,memory,io}: "some avg10=0.00 ... total=123". */
+static int lookup_psi(const char *text, const char *key,
+		      struct bpftune_proc_value *v)
+{
+	struct span sec, line, tok;
+	const char *field, *pos = text;
+	size_t flen;
+
+	if (split_key(key, &sec, &field))
+		return -EINVAL;
+	flen = strlen(field);
+	while (next_line(&pos, &line)) {
+		if (!next_token(&line, &tok) || !tok_eq(&tok, sec.p, sec.len))
+			continue;
+		while (next_token(&line, &tok)) {
+			struct span val;
+
+			if (tok.len <= flen || memcmp(tok.p, field, flen) ||
+			    tok.p[flen] != '=')
+				continue;
+			val.p = tok.p + flen + 1;
+			val.len = tok.len - flen - 1;
+			return parse_number(&val, v);
+		}
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
+/*
+ * /proc/net/stat/arp_cache and ndisc_cache: a header of names, then one
+ * row of hex counters per CPU, summed.  "entries" is the table's size,
+ * printed the same on every row, so it is read from the first row.
+ */
+static int lookup_stathdr(const char *text, const char *key,
+			  struct bpftune_proc_value *v)
+{
+	struct span line, tok;
+	const char *pos = text;
+	bool first_only = !strcmp(key, "entries"), found = false;
+	uint64_t sum = 0;
+	int idx;
+
+	if (!next_line(&pos, &line))
+		return -ENOENT;
+	idx = token_index(&line, key);
+	if (idx < 0)
+		return -ENOENT;
+	while (next_line(&pos, &line)) {
+		uint64_t x;
+
+		if (!nth_token(&line, idx, &tok))
+			continue;
+		if (parse_hex(&tok, &x))
+			return -EINVAL;
+		sum += x;
+		found = true;
+		if (first_only)
+			break;
+	}
+	if (!found)
+		return -ENOENT;
+	set_int(v, (int64_t)sum);
+	return 0;
+}
+
+/* /proc/net/softnet_stat: hex columns, one row per CPU; key "N". */
+static int lookup_softnet(const char *text, const char *key,
+			  struct bpftune_proc_value *v)
+{
+	struct span line, tok;
+	const char *pos = text;
+	bool found = false;
+	uint64_t sum = 0;
+	char *end;
+	long col;
+
+	errno = 0;
+	col = strtol(key, &end, 10);
+	if (errno || end == key || *end || col < 0)
+		return -EINVAL;
+	while (next_line(&pos, &line)) {
+		uint64_t x;
+
+		if (!nth_token(&line, col, &tok))
+			continue;
+		if (parse_hex(&tok, &x))
+			return -EINVAL;
+		sum += x;
+		found = true;
+	}
+	if (!found)
+		return -ENOENT;
+	set_int(v, (int64_t)sum);
+	return 0;
+}
+
+static const char *const netdev_fields[] = {
+	"rx_bytes", "rx_packets", "rx_errs", "rx_drop", "rx_fifo", "rx_frame",
+	"rx_compressed", "rx_multicast",
+	"tx_bytes", "tx_packets", "tx_errs", "tx_drop", "tx_fifo", "tx_colls",
+	"tx_carrier", "tx_compressed",
+};
+
+/* /proc/net/dev: "  eth0: 1 2 ...": summed over every device but lo. */
+static int lookup_netdev(const char *text, const char *key,
+			 struct bpftune_proc_value *v)
+{
+	const unsigned int nf = sizeof(netdev_fields) / sizeof(netdev_fields[0]);
+	struct span line, tok, name;
+	const char *pos = text;
+	unsigned int idx;
+	uint64_t sum = 0;
+
+	for (idx = 0; idx < nf; idx++)
+		if (!strcmp(key, netdev_fields[idx]))
+			break;
+	if (idx == nf)
+		return -EINVAL;
+	while (next_line(&pos, &line)) {
+		const char *colon = memchr(line.p, ':', line.len);
+		struct bpftune_proc_value x;
+
+		if (!colon)
+			continue;	/* the two header lines */
+		name.p = line.p;
+		name.len = colon - line.p;
+		if (!next_token(&name, &tok) || tok_eq(&tok, "lo", 2))
+			continue;
+		line.len -= colon + 1 - line.p;
+		line.p = colon + 1;
+		if (!nth_token(&line, idx, &tok))
+			return -EINVAL;
+		if (parse_number(&tok, &x) || x.real || x.i < 0)
+			return -EINVAL;
+		sum += (uint64_t)x.i;
+	}
+	set_int(v, (int64_t)sum);
+	return 0;
+}
+
+/* /proc/loadavg: "0.10 0.20 0.30 2/345 6789". */
+static int lookup_loadavg(const char *text, const char *key,
+			  struct bpftune_proc_value *v)
+{
+	static const char *const names[] = { "load1", "load5", "load15" };
+	const char *pos = text;
+	struct span line, tok;
+	unsigned int i;
+
+	if (!next_line(&pos, &line))
+		return -ENOENT;
+	for (i = 0; i < 3; i++) {
+		if (!next_token(&line, &tok))
+			return -EINVAL;
+		if (!strcmp(key, names[i])) {
+			if (parse_number(&tok, v))
+				return -EINVAL;
+			if (!v->real)
+				v->d = (double)v->i;
+			v->real = true;
+			return 0;
+		}
+	}
+	if (!next_token(&line, &tok))
+		return -EINVAL;
+	if (!strcmp(key, "runnable") || !strcmp(key, "threads")) {
+		const char *slash = memchr(tok.p, '/', tok.len);
+		struct span part;
+
+		if (!slash)
+			return -EINVAL;
+		if (!strcmp(key, "runnable")) {
+			part.p = tok.p;
+			part.len = slash - tok.p;
+		} else {
+			part.p = slash + 1;
+			part.len = tok.len - (slash + 1 - tok.p);
+		}
+		if (parse_number(&part, v) || v->real)
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int bpftune_proc_lookup(enum bpftune_proc_fmt fmt, const char *text,
+			const char *key, struct bpftune_proc_value *v)
+{
+	if (!text || !key || !*key || !v)
+		return -EINVAL;
+	switch (fmt) {
+	case BPFTUNE_PROC_SNMP:
+		return lookup_snmp(text, key, v);
+	case BPFTUNE_PROC_SOCKSTAT:
+		return lookup_sockstat(text, key, v);
+	case BPFTUNE_PROC_KEYVAL:
+		return lookup_keyval(text, key, v);
+	case BPFTUNE_PROC_PSI:
+		return lookup_psi(text, key, v);
+	case BPFTUNE_PROC_STATHDR:
+		return lookup_stathdr(text, key, v);
+	case BPFTUNE_PROC_SOFTNET:
+		return lookup_softnet(text, key, v);
+	case BPFTUNE_PROC_NETDEV:
+		return lookup_netdev(text, key, v);
+	case BPFTUNE_PROC_LOADAVG:
+		return lookup_loadavg(text, key, v);
+	default:
+		return -EINVAL;
+	}
+}
+
+int bpftune_gauge_lookup(const struct bpftune_gauges *g, uint64_t fed,
+			 const char *key, struct bpftune_proc_value *v)
+{
+	static const struct bpftune_gauge none;
+	const struct bpftune_gauge *s;
+	const char *dot;
+	unsigned int id;
+	size_t len;
+
+	if (!key || !v)
+		return -EINVAL;
+	dot = strchr(key, '.');
+	if (!dot)
+		return -EINVAL;
+	len = dot - key;
+	for (id = 0; id < BPFTUNE_NUM_GAUGES; id++)
+		if (strlen(bpftune_gauge_names[id]) == len &&
+		    !memcmp(bpftune_gauge_names[id], key, len))
+			break;
+	if (id == BPFTUNE_NUM_GAUGES)
+		return -EINVAL;
+	dot++;
+	if (strcmp(dot, "n") && strcmp(dot, "sum") && strcmp(dot, "mean") &&
+	    strcmp(dot, "max"))
+		return -EINVAL;
+	if (!(fed & BPFTUNE_GAUGE_BIT(id)))
+		return -ENOENT;
+	s = g ? &g->g[id] : &none;
+	if (!strcmp(dot, "n")) {
+		set_int(v, (int64_t)s->n);
+	} else if (!strcmp(dot, "sum")) {
+		set_int(v, (int64_t)s->sum);
+	} else if (!s->n) {
+		return -ENOENT;
+	} else if (!strcmp(dot, "max")) {
+		set_int(v, (int64_t)s->max);
+	} else {
+		v->real = true;
+		v->d = (double)s->sum / (double)s->n;
+		v->i = (int64_t)v->d;
+	}
+	return 0;
+}
