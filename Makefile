@@ -196,13 +196,19 @@ docs: $(TELEMETRY_SCHEMA)
 	$(TELEMETRY_SCHEMA) --markdown > docs/telemetry.md.tmp && mv docs/telemetry.md.tmp docs/telemetry.md
 
 install: install-telemetry
+# the tool's modules go to PYTHONDIR; the launcher is told where
+PYTHONDIR	?= $(PREFIX)/lib/bpftune/python
 install-telemetry:
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 tools/bpftune-telemetry $(DESTDIR)$(BINDIR)/bpftune-telemetry
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PYTHONDIR)/bpftune_telemetry
+	install -m 0644 tools/bpftune_telemetry/*.py $(DESTDIR)$(PYTHONDIR)/bpftune_telemetry/
+	sed -e 's|@PYTHONDIR@|$(PYTHONDIR)|' tools/bpftune-telemetry > \
+		$(DESTDIR)$(BINDIR)/bpftune-telemetry
+	chmod 0755 $(DESTDIR)$(BINDIR)/bpftune-telemetry
 
 uninstall: uninstall-telemetry
 uninstall-telemetry:
 	rm -f $(DESTDIR)$(BINDIR)/bpftune-telemetry
+	rm -rf $(DESTDIR)$(PYTHONDIR)/bpftune_telemetry
 
 # floods a fixture tuner's tracepoint (test/telemetry.bats, bench/telemetry.sh)
 $(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
