@@ -564,6 +564,8 @@ static void lowmem_apply(const struct bpftune_event *ev, struct tb_netns *n,
 		save_and_set(ev, TB_NO_SSTHRESH_SAVE, TCP_BUFFER_MEM_EXHAUSTED, 1,
 			     &n->saved_no_ssthresh, reason);
 	}
+	/* the undo check runs on the timer: arm it before anything else */
+	timer_update();
 	if (now - n->last_shrink_ms < SHRINK_EVERY_MS)
 		return;
 	n->last_shrink_ms = now;
@@ -589,7 +591,6 @@ static void lowmem_apply(const struct bpftune_event *ev, struct tb_netns *n,
 					reason) == 1 && n->saved_max[i] < 0)
 			n->saved_max[i] = cur[2];
 	}
-	timer_update();
 }
 
 static void restore1(const struct bpftune_event *ev, unsigned int tunable,
