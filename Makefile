@@ -301,3 +301,6 @@ clean:
 
 # Kernel matrix in qemu guests (test/vm/): make test-matrix
 -include test/vm/vm.mk
+
+# libFuzzer targets (test/unit/fuzz/): make fuzz, make fuzz-ci
+include test/unit/fuzz/fuzz.mk
