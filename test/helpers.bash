@@ -6,9 +6,11 @@
 # (same guests, daemon started with -L).
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BPFTUNE="$REPO/build/bin/bpftune"
-BUILD_PLUGINS="$REPO/build/lib/bpftune"
-FIXTURE_PLUGINS="$REPO/build/test/plugins"
+# the build under test: build/, or build/asan for make test-asan
+BUILD="$REPO/${BPFTUNE_BUILD:-build}"
+BPFTUNE="$BUILD/bin/bpftune"
+BUILD_PLUGINS="$BUILD/lib/bpftune"
+FIXTURE_PLUGINS="$BUILD/test/plugins"
 MODE="${BPFTUNE_TEST_MODE:-host}"
 # where setup_suite installs bpftune and the out-of-tree sample tuner
 SUITE_PREFIX="${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}"

@@ -12,7 +12,7 @@ load helpers
 
 setup() {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
-	LOSS_OBJ="$REPO/build/test/bpf/loss.bpf.o"
+	LOSS_OBJ="$BUILD/test/bpf/loss.bpf.o"
 	[ -f "$LOSS_OBJ" ] || {
 		echo "missing $LOSS_OBJ: run make test (or make fixtures)" >&3
 		return 1

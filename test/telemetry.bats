@@ -8,7 +8,7 @@ load helpers
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
 	TEL="$BATS_TEST_TMPDIR/telemetry"
-	FLOOD="$REPO/build/test/flood"
+	FLOOD="$BUILD/test/flood"
 }
 
 teardown() {
@@ -89,7 +89,7 @@ EOF
 	# the run
 	[ "$(sql "SELECT label, exit_status, observe_only, learning_rate FROM runs")" = "bats-change|0|0|4" ]
 	[ "$(sql "SELECT count(*) FROM runs WHERE end_ts_uptime_us > ts_uptime_us AND kernel_release = '$(uname -r)' AND tuners LIKE '%sample%' AND host_id != '' AND boot_id = '$(cat /proc/sys/kernel/random/boot_id)'")" -eq 1 ]
-	[ "$(sql "PRAGMA user_version")" -eq "$("$REPO/build/bin/telemetry-schema" --version)" ]
+	[ "$(sql "PRAGMA user_version")" -eq "$("$BUILD/bin/telemetry-schema" --version)" ]
 	[ "$(sql "SELECT value FROM meta WHERE key = 'schema_version'")" -eq "$(sql "PRAGMA user_version")" ]
 	[ "$(sql "SELECT count(DISTINCT run_id) FROM events")" -eq 1 ]
 	[ "$(sql "SELECT count(*) FROM events e JOIN runs r USING (run_id, host_id)")" -eq "$(sql "SELECT count(*) FROM events")" ]
