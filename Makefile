@@ -239,7 +239,7 @@ fixtures test test-bats: $(TEST_BPF)
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
+UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
 UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \

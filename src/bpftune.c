@@ -683,6 +683,7 @@ out:
 	if (sc.bpf.cgroup_fd > 0)
 		close(sc.bpf.cgroup_fd);
 	bpftune_netns_fini();
+	bpftune_support_fini();
 	bpftune_loop_fini();
 	bpftune_log_flush();
 	return ret;

@@ -9,6 +9,8 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # the build under test: build/, or build/asan for make test-asan
 BUILD="$REPO/${BPFTUNE_BUILD:-build}"
 BPFTUNE="$BUILD/bin/bpftune"
+# 1 under make test-asan: memory figures include the sanitizer's quarantine
+SANITIZED="${BPFTUNE_SAN:-0}"
 BUILD_PLUGINS="$BUILD/lib/bpftune"
 FIXTURE_PLUGINS="$BUILD/test/plugins"
 MODE="${BPFTUNE_TEST_MODE:-host}"
@@ -79,6 +81,25 @@ wait_for_log() {
 			return 1
 		fi
 		sleep 0.1
+	done
+	return 1
+}
+
+# Context switches of a process's main thread, voluntary and not.
+ctxt_switches() {
+	awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$1"/status
+}
+
+# wait_for_quiet PID [seconds]: until PID's main thread has had a whole
+# second without a context switch (start-up work done)
+wait_for_quiet() {
+	local pid="$1" timeout="${2:-30}" i prev now
+	prev="$(ctxt_switches "$pid")"
+	for i in $(seq 1 "$timeout"); do
+		sleep 1
+		now="$(ctxt_switches "$pid")"
+		[ "$now" = "$prev" ] && return 0
+		prev="$now"
 	done
 	return 1
 }
