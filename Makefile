@@ -228,6 +228,14 @@ $(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
 
 fixtures test test-bats: $(FLOOD)
 
+# LD_PRELOAD fault injection for test/faults.bats: never linked into the daemon
+FAULT_INJECT	:= $(B)/test/fault_inject.so
+$(FAULT_INJECT): test/fixtures/fault_inject.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
+
+fixtures test test-bats: $(FAULT_INJECT)
+
 # BPF programs the tests load themselves (tc), not through the daemon
 TEST_BPF	:= $(patsubst test/bpf/%.bpf.c,$(B)/test/bpf/%.bpf.o,$(wildcard test/bpf/*.bpf.c))
 
@@ -314,3 +322,10 @@ clean:
 
 # libFuzzer targets (test/unit/fuzz/): make fuzz, make fuzz-ci
 include test/unit/fuzz/fuzz.mk
+
+# Churn soak: 1,000 namespaces over 10 minutes (SOAK_SECS, SOAK_NETNS);
+# prints fds, RSS, per-netns state and telemetry rows; not in make test.
+# Run it under the host-kernel lock like the suite.
+.PHONY: soak
+soak: all
+	test/soak.sh

@@ -260,8 +260,9 @@ main_wakeups() {
 	# lost, and counted (the equalities above)
 	[ "$(sql "SELECT ringbuf_lost + rows_dropped FROM health ORDER BY seq DESC LIMIT 1")" -gt 0 ]
 	[ "$(sql "SELECT max(queue_max_depth) <= 4096 FROM health")" -eq 1 ]
-	# the queue is preallocated: RSS does not grow with the flood
-	[ $((rss1 - rss0)) -lt 32768 ]
+	# the queue is preallocated: RSS does not grow with the flood (a
+	# sanitizer build keeps freed memory in quarantine: not a measure)
+	[ "$SANITIZED" = 1 ] || [ $((rss1 - rss0)) -lt 32768 ]
 	[ "$(sql "PRAGMA integrity_check")" = "ok" ]
 }
 

@@ -609,9 +609,24 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	return 1;
 }
 
+/* events the BPF side could not queue, all tuners (never silent) */
+static uint64_t ringbuf_lost(void)
+{
+	uint64_t total = 0, v;
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		if (tuners[id] && tuners[id]->obj &&
+		    !bpftune_bpf_var_read(tuners[id]->obj, ".bss", "bpftune_ringbuf_lost",
+					  &v, sizeof(v)))
+			total += v;
+	return total;
+}
+
 void bpftune_print_summary(void)
 {
 	unsigned int id, i, changes = 0;
+	uint64_t lost;
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
 		struct bpftune_tuner *t = tuners[id];
@@ -655,6 +670,10 @@ void bpftune_print_summary(void)
 	if (bad_events)
 		bpftune_log(LOG_WARNING, "summary: %llu malformed events dropped",
 			    (unsigned long long)bad_events);
+	lost = ringbuf_lost();
+	if (lost)
+		bpftune_log(LOG_WARNING, "summary: %llu events lost: the ring buffer was full (hooks fired faster than the daemon read)",
+			    (unsigned long long)lost);
 }
 
 unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
