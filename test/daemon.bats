@@ -227,8 +227,7 @@ for _ in range(3):
     c.close(); a.close()
 s.close()
 PY
-	wait_for_log "alt: event via"
-	sleep 0.5
+	wait_events alt 3
 	stop_daemon
 	cat "$LOG"
 	[ "$(grep -c 'alt: event via' "$LOG")" -eq 1 ]

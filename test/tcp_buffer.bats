@@ -187,11 +187,12 @@ max_of() {
 	# per netns toggles go where the refused sockets are (other tests'
 	# traffic on this host can be refused too: any netns will do)
 	grep -qE "TCP memory exhausted: net.ipv4.tcp_no_metrics_save 0 -> 1 in (netns|global)" "$LOG"
-	wait_for_log "TCP memory pressure gone: net.core.high_order_alloc_disable 1 -> 0 in global netns" 20
-	wait_for_log "TCP memory pressure gone: net.ipv4.tcp_no_metrics_save 1 -> 0 in"
-	# traffic may have brought the mode back meanwhile: wait until every
-	# toggle set has been undone
-	for i in $(seq 1 200); do
+	wait_for_log "TCP memory pressure gone: net.core.high_order_alloc_disable 1 -> 0 in global netns" 60
+	wait_for_log "TCP memory pressure gone: net.ipv4.tcp_no_metrics_save 1 -> 0 in" 60
+	# any TCP on this host counts against so small a tcp_mem (other work,
+	# lingering sockets) and may bring the mode back meanwhile: wait for
+	# the last undo, however many rounds that takes
+	for i in $(seq 1 1200); do
 		set="$(grep -c 'tcp_no_metrics_save 0 -> 1\|high_order_alloc_disable 0 -> 1' "$LOG")"
 		undone="$(grep -c 'tcp_no_metrics_save 1 -> 0\|high_order_alloc_disable 1 -> 0' "$LOG")"
 		[ "$set" -eq "$undone" ] && break

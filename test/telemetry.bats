@@ -215,10 +215,15 @@ main_wakeups() {
 
 	start_daemon --telemetry-dir "$TEL" --sample-interval 100
 	grep -qx bpftune-writer /proc/"$DAEMON_PID"/task/*/comm
+	# the sample timer wakes it: 7 times (1.5 s when it is not starved)
+	local i
 	a="$(main_wakeups)"
-	sleep 1.5
-	b="$(main_wakeups)"
-	echo "idle wake-ups with 100 ms samples: $((b - a))"
+	for i in $(seq 1 100); do
+		b="$(main_wakeups)"
+		[ $((b - a)) -ge 7 ] && break
+		sleep 0.1
+	done
+	echo "idle wake-ups with 100 ms samples: $((b - a)) in $((i / 10)).$((i % 10)) s"
 	[ $((b - a)) -ge 7 ]
 	stop_daemon
 	[ "$(ls "$TEL"/*.db | wc -l)" -eq 1 ]
@@ -318,7 +323,13 @@ netns_cookie_of() {
 		sleep 0.1
 	done
 	ip netns exec "$CLI" iperf3 -c 10.78.0.1 -t 2 >/dev/null
-	sleep 0.6
+	# samples of both namespaces since the transfer (flushed as they go)
+	for i in $(seq 1 100); do
+		[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $srv_c")" -ge 3 ] &&
+			[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $cli_c")" -ge 3 ] &&
+			[ "$(sql "SELECT max(in_segs) FROM samples_tcp WHERE netns_cookie = $srv_c")" -gt 1000 ] && break
+		sleep 0.2
+	done
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 	sql "SELECT netns_cookie, count(*), max(in_segs), sum(srtt_n), max(srtt_max_us), sum(rcv_rtt_n), max(rcvbuf_max), sum(sndbuf_n) FROM samples_tcp WHERE netns_cookie IN (0, $srv_c, $cli_c) GROUP BY 1"
@@ -384,7 +395,10 @@ netns_cookie_of() {
 	[ "$(sql "SELECT min(netns_known) FROM health")" -ge 3 ]
 
 	start_daemon --telemetry-dir "$TEL" --sample-interval 50 --sample-netns 0
-	sleep 0.5
+	for i in $(seq 1 100); do
+		[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = 0")" -ge 3 ] && break
+		sleep 0.1
+	done
 	stop_daemon
 	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie != 0")" -eq 0 ]
 	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = 0")" -ge 3 ]

@@ -147,7 +147,7 @@ rcvbuf_errors_in() {
 	after="$(rcvbuf_errors_in "$SRV")"
 	# the scenario happened: the locked socket dropped
 	[ "$after" -gt "$before" ]
-	sleep 1
+	barrier
 	[ "$(sysctl -n net.core.rmem_default)" -eq 16384 ]
 	[ "$(sysctl -n net.core.rmem_max)" -eq 16384 ]
 	! grep -q "net.core.rmem_default 16384 ->" "$LOG"

@@ -136,6 +136,8 @@ static void answer(struct client *c, size_t len)
 
 	ret = bpftune_request_parse(c->in, len, &req, err, sizeof(err));
 	if (!ret) {
+		if (daemon_info.drain)
+			daemon_info.drain();
 		ret = bpftune_query_answer(&req, &daemon_info, &c->out);
 		/* netns fds opened for live reads would pin those netns */
 		bpftune_netns_release();

@@ -83,6 +83,12 @@ struct bpftune_daemon_info {
 	bool rollback;
 	const char *journal;	/* NULL if none */
 	const char *metrics_dir;	/* NULL if none */
+	/*
+	 * Delivers the events the kernel has queued; called before every
+	 * answer, so that an answer covers every event reported before the
+	 * query (tests use a query as a barrier).  May be NULL.
+	 */
+	void (*drain)(void);
 };
 
 int bpftune_control_init(const char *path, const struct bpftune_daemon_info *info);
