@@ -295,5 +295,17 @@ int bpftune_cpumask_format(long mask, char *buf, size_t len);
 unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
 				long *values, unsigned int n);
 long bpftune_delta_for_rate(long value, unsigned int rate);
+/*
+ * Values outside [min, max], described into @buf ("2147483647 above the
+ * cap 65536", "value 3 (0) below the floor 1"); returns how many.
+ */
+unsigned int bpftune_cap_audit(const struct bpftune_tunable_desc *d,
+			       const long *values, unsigned int n, char *buf,
+			       size_t len);
+/*
+ * At start: one line per tunable whose value (global netns) is outside
+ * the tuner's caps, saying it is left alone until the tuner acts.
+ */
+void bpftune_tunables_audit(const struct bpftune_tuner *t);
 
 #endif /* BPFTUNE_INTERNAL_H */

@@ -243,6 +243,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	bpftune_log(LOG_INFO, "tuner %s started (%s objects, %u hooks): %s",
 		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
 		    ops->description ? ops->description : "");
+	bpftune_tunables_audit(t);
 	/* a tuner hot-plugged into a running daemon gets its telemetry rows */
 	bpftune_telemetry_tuner_added(t);
 	return 0;
