@@ -15,6 +15,7 @@ teardown() {
 	[ -n "${TEST_CGROUP:-}" ] && rmdir "$TEST_CGROUP" 2>/dev/null || true
 }
 
+# bats test_tags=hooks
 @test "all loaded objects share one ring buffer" {
 	make_plugin_dir sysctl sample alt
 	start_daemon
@@ -58,6 +59,7 @@ teardown() {
 	[ "$(awk '/^CapEff:/ {print $2}' /proc/"$DAEMON_PID"/status)" = 0000000000000000 ]
 }
 
+# bats test_tags=hooks
 @test "each hook uses the best alternative the kernel supports" {
 	make_plugin_dir alt
 	start_daemon -d
@@ -114,6 +116,7 @@ PY
 	[ "$after" -eq "$before" ]
 }
 
+# bats test_tags=hooks
 @test "SIGTERM: summary of every change with a replay line, no BPF program left" {
 	make_plugin_dir sysctl sample
 	local ns progs p
@@ -175,6 +178,7 @@ PY
 	grep -q "rollback: restored net.core.somaxconn to 300 in netns $ns1" "$LOG"
 }
 
+# bats test_tags=hooks
 @test "-c attaches cgroup programs to the given cgroup only" {
 	local root
 	root="$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)"
@@ -234,6 +238,7 @@ PY
 	grep -q "last message repeated 2 times" "$LOG"
 }
 
+# bats test_tags=hooks
 @test "tracefs the daemon mounts at start is unmounted at exit" {
 	make_plugin_dir sysctl netns
 	LOG="$BATS_TEST_TMPDIR/daemon.log"

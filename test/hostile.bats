@@ -1,6 +1,5 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# bats file_tags=kernel
 # Hostile starting values, table-driven: every integer tunable of every
 # in-tree tuner is set to 0, 1, its cap, above its cap, INT_MAX, and (for
 # the three-value ones) a min above the max, wherever the kernel takes

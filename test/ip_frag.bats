@@ -96,6 +96,7 @@ for _ in range(5):
 	grep -q "tuner ip_frag: caps: ipfrag_high_thresh and ip6frag_high_thresh 33554432 bytes per netns" "$LOG"
 }
 
+# bats test_tags=hooks
 @test "IPv4 and IPv6 thresholds at 8 KB in a netns grow with large fragmented datagrams, there only" {
 	local g4 g6
 	make_pair

@@ -125,6 +125,7 @@ wait_count() {
 	grep -q "per-netns tuner states: 0," "$LOG"
 }
 
+# bats test_tags=hooks
 @test "namespaces created while the daemon runs are seen coming and going" {
 	local ns cookie unshared
 	start_daemon -d -c "$CG"
@@ -138,6 +139,7 @@ wait_count() {
 	wait_for_log "netns: netns cookie $cookie \(was $ns\) destroyed|netns: netns $ns \(cookie $cookie\) destroyed"
 }
 
+# bats test_tags=hooks
 @test "an unnamed netns is found through the event's pid; its change is marked gone when it dies" {
 	local out cookie
 	start_daemon -d -c "$CG"

@@ -59,6 +59,7 @@ lookups_until() {
 	grep -qE "tuner route_table: caps: net.ipv6.route.max_size at most 1048576; (this kernel drops IPv6 packets past it|this kernel \(6.3\+\) no longer enforces it)" "$LOG"
 }
 
+# bats test_tags=hooks
 @test "a small max_size grows in its netns as IPv6 routes are added, not elsewhere, and shrinks back when they are gone" {
 	local ns other global
 	ns="$(make_netns)"

@@ -30,6 +30,7 @@ teardown() {
 	[[ "$output" =~ sample\ +will\ run ]]
 }
 
+# bats test_tags=hooks
 @test "a listen() beyond somaxconn in a netns raises somaxconn there only" {
 	local ns global
 	ns="$(make_netns)"

@@ -17,6 +17,7 @@ teardown() {
 
 
 
+# bats test_tags=hooks
 @test "an admin write inside a netns stops the tuner there and only there" {
 	local ns1 ns2 ns3
 	ns1="$(make_netns)"

@@ -126,6 +126,7 @@ max_of() {
 	grep -q "tuner tcp_buffer: caps: tcp_rmem/tcp_wmem max 67108864 bytes, tcp_mem [0-9]* pages (a quarter of RAM), tcp_max_syn_backlog 65536" "$LOG"
 }
 
+# bats test_tags=hooks
 @test "a low tcp_rmem max in a netns grows there with traffic, not globally" {
 	local global
 	make_pair
@@ -141,6 +142,7 @@ max_of() {
 	! grep -q "tcp_rmem .* in netns $CLI " "$LOG"
 }
 
+# bats test_tags=hooks
 @test "a low tcp_wmem max in a netns grows there with traffic, not globally" {
 	local global
 	make_pair
@@ -169,6 +171,7 @@ max_of() {
 	[ "$(max_of - net.ipv4.tcp_wmem)" -gt 327679 ]
 }
 
+# bats test_tags=hooks
 @test "tiny tcp_mem grows under many streams, never past its cap; low-memory toggles are set, then undone" {
 	local cap mem2 i set undone
 	make_pair
@@ -343,6 +346,7 @@ print(len(done))
 PY
 }
 
+# bats test_tags=hooks
 @test "a SYN flood from peers that never answer turns syncookies on without growing the SYN backlog, and off again once it is over" {
 	make_pair
 	syn_tools

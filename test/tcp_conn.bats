@@ -94,6 +94,7 @@ client_ccs() {
 		grep -oE '^[[:space:]]+(cubic|bbr|reno|htcp|dctcp) ' | tr -d ' \t'
 }
 
+# bats test_tags=hooks
 @test "a lossy connection moves from cubic to bbr, and the log says why" {
 	make_pair
 	set_default_cc "$CLI" cubic
@@ -168,6 +169,7 @@ for i in range(int(sys.argv[1])):
     time.sleep(0.02)    # let the daemon keep up: no choice before its data
 '
 
+# bats test_tags=hooks
 @test "with enough connections to a destination each choice is epsilon-greedy and recorded" {
 	make_pair
 	set_default_cc "$CLI" cubic

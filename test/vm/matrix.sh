@@ -38,6 +38,11 @@
 #                       and counts as failed.
 #   VM_SUPPORT_TIMEOUT  timeout of a support step (default 300)
 #   VM_LOGDIR           logs (default test/vm/cache/logs/matrix)
+#   VM_SNAPSHOT=1       run the guests on a copy of the tree and its build
+#                       taken at the start (in test/vm/cache, removed at
+#                       the end), so that host work running meanwhile
+#                       (make test relinks the daemon for its install) does
+#                       not change what the guests run (.ci/run)
 
 set -u -o pipefail
 
@@ -57,6 +62,20 @@ SUPPORT_RESERVE=60
 
 mkdir -p "$LOGDIR" || exit 1
 [ -x "$BPFTUNE" ] || { echo "matrix: $BPFTUNE missing: run make all first" >&2; exit 1; }
+
+if [ "${VM_SNAPSHOT:-0}" = 1 ]; then
+	SNAP=$VM_DIR/cache/snapshot.$$
+	rm -rf "$SNAP"
+	mkdir -p "$SNAP" || exit 1
+	tar -C "$VM_DIR/../.." --exclude=./.git --exclude='./test/vm/cache*' \
+		--exclude=./build/fuzz -cf - . | tar -xf - -C "$SNAP" ||
+		{ echo "matrix: cannot copy the tree to $SNAP" >&2; exit 1; }
+	trap 'rm -rf "$SNAP"' EXIT
+	export VM_CACHE=${VM_CACHE:-$VM_DIR/cache}
+	RUNNER=$SNAP/test/vm/run-in-vm.sh
+	cd "$SNAP" || exit 1
+	echo "matrix: running on a snapshot of the tree in $SNAP"
+fi
 
 # spec_modes SPEC: the bats modes of one KERNEL[:MODE,...] argument
 spec_modes() {
