@@ -27,6 +27,8 @@
 
 #define JOURNAL_MAX_SIZE	(16 << 20)	/* read at most this much back */
 
+static char *read_all(size_t *len);
+
 /* A (netns, sysctl) whose original is in the journal already, this run. */
 struct jkey {
 	struct jkey *next;
@@ -40,6 +42,18 @@ static struct jkey *keys;
 static bool observing;
 static bool failing;	/* appends fail: logged once until they work again */
 static uint64_t vetoed;	/* changes held back meanwhile */
+
+/*
+ * Namespaces destroyed since the last compaction: their records are of no
+ * use (a restore finds them gone), so the file is rewritten without them
+ * once it holds enough of them -- with namespaces coming and going for
+ * months, the journal and this run's keys stay bounded.
+ */
+#define COMPACT_GONE		64
+#define COMPACT_MIN_BYTES	(64 << 10)
+static uint64_t gone[COMPACT_GONE];
+static unsigned int num_gone;
+static uint64_t compactions;
 
 static void read_boot_id(void)
 {
@@ -291,6 +305,85 @@ static void obs_change(const struct bpftune_tuner *t, unsigned int tunable,
 			    name, strerror(-err));
 }
 
+static bool of_gone_netns(const struct bpftune_jrec *r, void *ctx)
+{
+	unsigned int i;
+
+	(void)ctx;
+	if (r->scope != BPFTUNE_JSCOPE_NETNS)
+		return false;
+	for (i = 0; i < num_gone; i++)
+		if (gone[i] == r->cookie)
+			return true;
+	return false;
+}
+
+/* Rewrite the journal without the records of namespaces that are gone. */
+static void compact(void)
+{
+	char tmp[PATH_MAX + 16], dcopy[PATH_MAX];
+	size_t len = 0, n;
+	char *buf;
+	int fd, dfd, err = 0;
+
+	buf = read_all(&len);
+	if (!buf) {
+		num_gone = 0;
+		return;
+	}
+	n = bpftune_jrec_filter(buf, len, of_gone_netns, NULL, buf);
+	num_gone = 0;
+	if (n == len) {
+		free(buf);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.compact", jpath);
+	snprintf(dcopy, sizeof(dcopy), "%s", jpath);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, buf, n) != (ssize_t)n || fdatasync(fd) ||
+	    flock(fd, LOCK_EX | LOCK_NB) || rename(tmp, jpath))
+		err = -errno ?: -EIO;
+	free(buf);
+	if (err) {
+		bpftune_log(LOG_WARNING, "journal: cannot compact %s: %s; it keeps the records of namespaces that are gone",
+			    jpath, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return;
+	}
+	/* the rename must survive a power cut too */
+	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	close(jfd);
+	jfd = fd;
+	compactions++;
+	bpftune_log(LOG_DEBUG, "journal: compacted %s: %zu -> %zu bytes", jpath, len, n);
+}
+
+/* A netns is gone: its keys go, and its records at the next compaction. */
+static void netns_gone(uint64_t cookie)
+{
+	struct jkey **p = &keys, *k;
+	struct stat st;
+
+	while ((k = *p)) {
+		if (k->rec.scope == BPFTUNE_JSCOPE_NETNS && k->rec.cookie == cookie) {
+			*p = k->next;
+			free(k);
+		} else {
+			p = &k->next;
+		}
+	}
+	gone[num_gone++] = cookie;
+	if (num_gone == COMPACT_GONE ||
+	    (!fstat(jfd, &st) && st.st_size >= COMPACT_MIN_BYTES))
+		compact();
+}
+
 static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
 		      enum bpftune_state state, const char *cause)
 {
@@ -299,6 +392,14 @@ static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
 	int err;
 
 	(void)cause;
+	if (state == BPFTUNE_STATE_GONE && !bpftune_netns_is_global(cookie)) {
+		/* every tuner is told: once is enough */
+		for (i = 0; i < num_gone; i++)
+			if (gone[i] == cookie)
+				return;
+		netns_gone(cookie);
+		return;
+	}
 	if (state != BPFTUNE_STATE_MANUAL)
 		return;
 	for (i = 0; i < t->ops->num_tunables; i++) {
@@ -613,6 +714,11 @@ int bpftune_journal_restore(void)
 
 void bpftune_journal_close(void)
 {
+	if (compactions)
+		bpftune_log(LOG_INFO, "journal: compacted %llu time%s (records of namespaces that are gone)",
+			    (unsigned long long)compactions, compactions == 1 ? "" : "s");
+	compactions = 0;
+	num_gone = 0;
 	if (observing)
 		bpftune_observer_remove(&observer);
 	observing = false;

@@ -74,6 +74,15 @@ int bpftune_jrec_decode(const char *line, size_t len, struct bpftune_jrec *r,
 bool bpftune_jrec_same_key(const struct bpftune_jrec *a,
 			   const struct bpftune_jrec *b);
 
+/*
+ * Copy the lines of @in (@len bytes) to @out (at least @len bytes; may be
+ * @in) but those that decode to a record @drop() says to drop; lines that
+ * do not decode are kept.  Returns the bytes in @out.
+ */
+size_t bpftune_jrec_filter(const char *in, size_t len,
+			   bool (*drop)(const struct bpftune_jrec *r, void *ctx),
+			   void *ctx, char *out);
+
 /* ---- the journal file (journal.c) ---- */
 int bpftune_journal_open(const char *path);
 /* observer that journals every first change: needs bpftune_journal_open() */
