@@ -305,7 +305,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 # The whole bats suite against the ASan/UBSan build (build/asan): any
 # sanitizer report, leaks at exit included, fails the run.
 .PHONY: test-asan
-test-asan: $(TEST_BPF)
+test-asan: $(TEST_BPF) $(RX_ROUND)
 	$(MAKE) SAN=1 all fixtures $(SAN_B)/test/unit_tests
 	BPFTUNE_BUILD=$(SAN_B) BPFTUNE_SAN=1 test/run-tests.sh
 
