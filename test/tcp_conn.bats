@@ -120,13 +120,13 @@ client_ccs() {
 	start_daemon -c "$CG"
 	need_cc cubic
 	start_iperf 3
-	# both of iperf3's connections are up (control and data)
+	# both of iperf3's connections are up (control and data), as seen then
 	local ccs i
 	for i in $(seq 1 100); do
-		[ "$(client_ccs | wc -l)" -ge 2 ] && break
+		ccs="$(client_ccs)"
+		[ "$(grep -c . <<<"$ccs")" -ge 2 ] && break
 		sleep 0.1
 	done
-	ccs="$(client_ccs)"
 	! grep -qx bbr <<<"$ccs"
 	grep -qx cubic <<<"$ccs"
 	wait "$IPERF_PID"
