@@ -21,6 +21,17 @@ ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/p
 
 B		:= build
 CFLAGS		?= -O2 -g
+# make SAN=1: everything (daemon, libbpftune, plugins, fixtures, unit
+# tests) built with ASan + UBSan in build/asan (make test-asan, make check)
+SAN_FLAGS	:= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=all
+ifeq ($(SAN),1)
+B		:= build/asan
+# clang: its ASan and UBSan share one runtime, so both honour log_path
+CC		:= $(CLANG)
+CFLAGS		:= $(SAN_FLAGS)
+LDFLAGS		+= -fsanitize=address,undefined
+endif
 WARN		:= -Wall -Wextra -Werror
 CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
 		   -DBPFTUNE_VERSION=\"$(VERSION)\" \
@@ -106,7 +117,7 @@ $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 
 $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
@@ -125,7 +136,7 @@ $(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h 
 
 $(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
+	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
 # Pure arithmetic shared by tuners (unit-tested): linked into those that
 # use it.  A tuner that needs a library names it in TUNER_LIBS for its
@@ -217,6 +228,14 @@ $(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
 
 fixtures test test-bats: $(FLOOD)
 
+# LD_PRELOAD fault injection for test/faults.bats: never linked into the daemon
+FAULT_INJECT	:= $(B)/test/fault_inject.so
+$(FAULT_INJECT): test/fixtures/fault_inject.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
+
+fixtures test test-bats: $(FAULT_INJECT)
+
 # BPF programs the tests load themselves (tc), not through the daemon
 TEST_BPF	:= $(patsubst test/bpf/%.bpf.c,$(B)/test/bpf/%.bpf.o,$(wildcard test/bpf/*.bpf.c))
 
@@ -239,7 +258,7 @@ fixtures test test-bats: $(RX_ROUND)
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
+UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
 UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
@@ -266,30 +285,29 @@ test: all $(UNIT_TEST) $(FIXTURE_SOS)
 	test/run-tests.sh
 
 # ---- static analysis and sanitizers -------------------------------------
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-	     -fno-sanitize-recover=all
+SAN_B	:= build/asan
 check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
 		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
 		test/unit sample_tuner/sample_tuner.c
-	@mkdir -p $(B)/san
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
-	$(B)/san/unit_tests
-	@mkdir -p $(B)/san/lib
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) \
-		-o $(B)/san/lib/$(LIB_SONAME) $(LIB_SRCS) $(LIBS)
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune src/bpftune.c \
-		-L$(B)/san/lib -l:$(LIB_SONAME) $(LIBS) -lsystemd -Wl,-rpath,'$$ORIGIN/lib'
-	$(B)/san/bpftune -V
-	$(B)/san/bpftune -h >/dev/null
-	! $(B)/san/bpftune -r 9 2>/dev/null
-	# the real probe and plugin loading path under the sanitizers
-	ASAN_OPTIONS=exitcode=99 $(B)/san/bpftune -S -l $(B)/lib/bpftune >/dev/null; \
-		rc=$$?; [ $$rc -ne 1 ] && [ $$rc -ne 99 ] && [ $$rc -lt 128 ]
+	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
+	$(SAN_B)/test/unit_tests
+	$(SAN_B)/bin/bpftune -V
+	$(SAN_B)/bin/bpftune -h >/dev/null
+	! $(SAN_B)/bin/bpftune -r 9 2>/dev/null
+	# the real probe and plugin loading path under the sanitizers: fails
+	# unless every plugin was loaded from a trusted copy of the directory
+	test/check-probe.sh $(SAN_B)/bin/bpftune $(SAN_B)/lib/bpftune
 	@echo "make check: clean"
+
+# The whole bats suite against the ASan/UBSan build (build/asan): any
+# sanitizer report, leaks at exit included, fails the run.
+.PHONY: test-asan
+test-asan: $(TEST_BPF) $(RX_ROUND)
+	$(MAKE) SAN=1 all fixtures $(SAN_B)/test/unit_tests
+	BPFTUNE_BUILD=$(SAN_B) BPFTUNE_SAN=1 test/run-tests.sh
 
 # ---- benchmarks: they print numbers, never pass or fail -----------------
 # Each bench/*.sh is run in turn (BENCHES= picks some); results go to
@@ -312,3 +330,13 @@ clean:
 
 # Kernel matrix in qemu guests (test/vm/): make test-matrix
 -include test/vm/vm.mk
+
+# libFuzzer targets (test/unit/fuzz/): make fuzz, make fuzz-ci
+include test/unit/fuzz/fuzz.mk
+
+# Churn soak: 1,000 namespaces over 10 minutes (SOAK_SECS, SOAK_NETNS);
+# prints fds, RSS, per-netns state and telemetry rows; not in make test.
+# Run it under the host-kernel lock like the suite.
+.PHONY: soak
+soak: all
+	test/soak.sh

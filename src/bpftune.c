@@ -534,6 +534,7 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 		.rollback = o->rollback,
 		.journal = o->rollback ? (o->journal ?: BPFTUNE_JOURNAL_DEFAULT) : NULL,
 		.metrics_dir = o->metrics_dir,
+		.drain = drain_events,
 	};
 	unsigned int id;
 	int err;
@@ -545,6 +546,7 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 	/* a daemon without queries still tunes: not fatal */
 	bpftune_control_init(o->socket_path, &info);
 	bpftune_hotplug_init(o->libdir, &o->allow, &sc->bpf, drain_events);
+	bpftune_strategies_set_drain(drain_events);
 	if (o->metrics_dir) {
 		err = bpftune_metrics_init(o->metrics_dir);
 		if (err)
@@ -683,6 +685,7 @@ out:
 	if (sc.bpf.cgroup_fd > 0)
 		close(sc.bpf.cgroup_fd);
 	bpftune_netns_fini();
+	bpftune_support_fini();
 	bpftune_loop_fini();
 	bpftune_log_flush();
 	return ret;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# bats file_tags=kernel
+# bats file_tags=kernel,hooks
 # bpftune -S, -L and command-line handling.
 
 load helpers

@@ -6,7 +6,7 @@
 load helpers
 
 TOOL="$REPO/tools/bpftune-telemetry"
-SCHEMA="$REPO/build/bin/telemetry-schema"
+SCHEMA="$BUILD/bin/telemetry-schema"
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"

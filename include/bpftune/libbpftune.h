@@ -211,7 +211,8 @@ int bpftune_sysctl_write_string(int netns_fd, const char *name,
  * caps.  @scenario indexes the tuner's scenarios; @reason is logged.
  * Returns 1 if the value changed, 0 for a no-op (nothing written, logged
  * or counted), -EPERM if the admin has taken the tunable over in that
- * netns, or another -errno.
+ * netns, -EAGAIN if the kernel refused the last write there and its
+ * back-off (10 s, doubling to 10 min) has not passed, or another -errno.
  */
 int bpftune_tunable_set(struct bpftune_tuner *tuner, unsigned int index,
 			const struct bpftune_event *event,

@@ -7,6 +7,10 @@
 #   full     the kernel-dependent bats files (tag "kernel") with
 #            BPFTUNE_TEST_MODE=full
 #   legacy   the same with BPFTUNE_TEST_MODE=legacy (the suite passes -L)
+#   full-asan, legacy-asan   the same against the ASan/UBSan build
+#            (build/asan: make SAN=1 all fixtures), through
+#            test/run-tests.sh, which runs the unit tests too and fails on
+#            any sanitizer report (make test-asan in a guest)
 # Run from the top of the tree after "make all".  Every step runs even if an
 # earlier one failed; the exit status is non-zero if any step failed or did
 # not run.  See test/vm/README.md.
@@ -34,6 +38,11 @@
 #                       and counts as failed.
 #   VM_SUPPORT_TIMEOUT  timeout of a support step (default 300)
 #   VM_LOGDIR           logs (default test/vm/cache/logs/matrix)
+#   VM_SNAPSHOT=1       run the guests on a copy of the tree and its build
+#                       taken at the start (in test/vm/cache, removed at
+#                       the end), so that host work running meanwhile
+#                       (make test relinks the daemon for its install) does
+#                       not change what the guests run (.ci/run)
 
 set -u -o pipefail
 
@@ -54,6 +63,20 @@ SUPPORT_RESERVE=60
 mkdir -p "$LOGDIR" || exit 1
 [ -x "$BPFTUNE" ] || { echo "matrix: $BPFTUNE missing: run make all first" >&2; exit 1; }
 
+if [ "${VM_SNAPSHOT:-0}" = 1 ]; then
+	SNAP=$VM_DIR/cache/snapshot.$$
+	rm -rf "$SNAP"
+	mkdir -p "$SNAP" || exit 1
+	tar -C "$VM_DIR/../.." --exclude=./.git --exclude='./test/vm/cache*' \
+		--exclude=./build/fuzz -cf - . | tar -xf - -C "$SNAP" ||
+		{ echo "matrix: cannot copy the tree to $SNAP" >&2; exit 1; }
+	trap 'rm -rf "$SNAP"' EXIT
+	export VM_CACHE=${VM_CACHE:-$VM_DIR/cache}
+	RUNNER=$SNAP/test/vm/run-in-vm.sh
+	cd "$SNAP" || exit 1
+	echo "matrix: running on a snapshot of the tree in $SNAP"
+fi
+
 # spec_modes SPEC: the bats modes of one KERNEL[:MODE,...] argument
 spec_modes() {
 	if [[ "$1" == *:* ]]; then
@@ -68,9 +91,13 @@ BATS_LEFT=0
 for spec in "${SPECS[@]}"; do
 	for mode in $(spec_modes "$spec"); do
 		case $mode in
-		full|legacy) ;;
-		*) echo "matrix: unknown mode '$mode' in '$spec' (full, legacy)" >&2; exit 1 ;;
+		full|legacy|full-asan|legacy-asan) ;;
+		*) echo "matrix: unknown mode '$mode' in '$spec' (full, legacy, full-asan, legacy-asan)" >&2; exit 1 ;;
 		esac
+		if [[ $mode == *-asan ]] && [ ! -x build/asan/bin/bpftune ]; then
+			echo "matrix: build/asan/bin/bpftune missing: run make SAN=1 all fixtures first" >&2
+			exit 1
+		fi
 		[ "$BATS" = 1 ] && BATS_LEFT=$((BATS_LEFT + 1))
 	done
 done
@@ -151,9 +178,15 @@ for spec in "${SPECS[@]}"; do
 			record "$name" FAIL "no test/*.bats (VM_BATS=0 skips the bats steps)"
 			continue
 		fi
-		read -r -a args <<<"$(bats_args "$mode")"
-		step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
-			bats "${args[@]}"
+		read -r -a args <<<"$(bats_args "${mode%-asan}")"
+		if [[ $mode == *-asan ]]; then
+			step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=${mode%-asan}" \
+				-e BPFTUNE_BUILD=build/asan -e BPFTUNE_SAN=1 "$k" -- \
+				test/run-tests.sh "${args[@]}"
+		else
+			step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
+				bats "${args[@]}"
+		fi
 		BATS_LEFT=$((BATS_LEFT - 1))
 		nok=$(grep -cE '^ok ' "$LOGDIR/$name.log")
 		nfail=$(grep -cE '^not ok ' "$LOGDIR/$name.log")

@@ -11,11 +11,14 @@
 #   make vm-clean                  remove test/vm/cache
 
 VM_KERNELS	?= 6.1 6.12
-# CI: 6.1 with kprobes (-L), 6.12 with fentry: every kernel and every mode
-# is exercised once, in half the time of the whole matrix
-VM_CI_MATRIX	?= 6.1:legacy 6.12:full
-# and without the tests tagged slow (long timer waits, 200-netns churn)
-VM_CI_BATS_ARGS	?= --timing --filter-tags kernel,!slow test/
+# CI: 6.1 with kprobes (-L), 6.12 with fentry and the daemon, library and
+# plugins built with ASan/UBSan (make SAN=1): every kernel and every mode
+# is exercised once, and the sanitizers see the event paths of real hooks
+VM_CI_MATRIX	?= 6.1:legacy 6.12:full-asan
+# only the tests tagged hooks: what a kernel and a mode can show that the
+# host cannot (each hook type attached and delivering events, each tuner's
+# main scenario, netem); user-space logic runs on the host
+VM_CI_BATS_ARGS	?= --timing --filter-tags hooks,!slow test/
 VM_QEMU_PKG	:= qemu-system-x86
 
 .PHONY: test-matrix test-matrix-ci test-matrix-selftest vm-fetch vm-clean
@@ -24,6 +27,7 @@ test-matrix: all $(FIXTURE_SOS) vm-fetch
 	test/vm/matrix.sh $(VM_KERNELS)
 
 test-matrix-ci: all $(FIXTURE_SOS) vm-fetch
+	$(if $(findstring asan,$(VM_CI_MATRIX)),$(MAKE) SAN=1 all fixtures build/asan/test/unit_tests)
 	VM_BATS_ARGS="$(VM_CI_BATS_ARGS)" test/vm/matrix.sh $(VM_CI_MATRIX)
 
 test-matrix-selftest: vm-fetch

@@ -64,6 +64,8 @@ const char *bpftune_feature_name(enum bpftune_feature f);
 const char *bpftune_support_level_name(enum bpftune_support_level l);
 int bpftune_support_level_exit(enum bpftune_support_level l);
 int bpftune_support_probe(struct bpftune_support *s);
+/* undo what the probe did to the system: a tracefs it mounted */
+void bpftune_support_fini(void);
 const struct bpftune_support *bpftune_support(void);
 
 /* ---- BPF objects (bpf_load.c) ---- */
@@ -209,13 +211,14 @@ struct bpftune_observer {
 	void (*event)(const struct bpftune_tuner *t,
 		      const struct bpftune_event *ev);
 	/*
-	 * Before every write of a tunable (old holds the live value): a
-	 * negative return vetoes the write, e.g. when the original value
-	 * could not be saved to the rollback journal.
+	 * Before every write of a tunable (old holds the live value, new
+	 * what is about to be written): a negative return vetoes the write,
+	 * e.g. when the original value could not be saved to the rollback
+	 * journal.
 	 */
 	int (*pre_change)(const struct bpftune_tuner *t, unsigned int tunable,
 			  uint64_t netns_cookie, const long *old,
-			  unsigned int n);
+			  const long *new, unsigned int n);
 	/* after a write; err is 0 or the write's -errno */
 	void (*change)(const struct bpftune_tuner *t, unsigned int tunable,
 		       uint64_t netns_cookie, unsigned int scenario,
@@ -292,5 +295,17 @@ int bpftune_cpumask_format(long mask, char *buf, size_t len);
 unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
 				long *values, unsigned int n);
 long bpftune_delta_for_rate(long value, unsigned int rate);
+/*
+ * Values outside [min, max], described into @buf ("2147483647 above the
+ * cap 65536", "value 3 (0) below the floor 1"); returns how many.
+ */
+unsigned int bpftune_cap_audit(const struct bpftune_tunable_desc *d,
+			       const long *values, unsigned int n, char *buf,
+			       size_t len);
+/*
+ * At start: one line per tunable whose value (global netns) is outside
+ * the tuner's caps, saying it is left alone until the tuner acts.
+ */
+void bpftune_tunables_audit(const struct bpftune_tuner *t);
 
 #endif /* BPFTUNE_INTERNAL_H */

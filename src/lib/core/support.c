@@ -186,19 +186,39 @@ static void probe_netns_cookie(void)
 	btf__free(btf);
 }
 
+#define TRACEFS "/sys/kernel/tracing"
+static bool tracefs_mounted;	/* by us: unmounted at exit */
+
 /*
  * Tracepoint programs find their event ids in tracefs, which a minimal
- * system may not have mounted: mount it where the kernel expects it.
+ * system may not have mounted: mount it where the kernel expects it, for
+ * as long as the daemon runs (hot plug and strategies attach later).
  */
 static void ensure_tracefs(void)
 {
-	if (!access("/sys/kernel/tracing/events", F_OK) ||
+	if (tracefs_mounted || !access(TRACEFS "/events", F_OK) ||
 	    !access("/sys/kernel/debug/tracing/events", F_OK))
 		return;
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+	if (mount("tracefs", TRACEFS, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
 		bpftune_log(LOG_DEBUG, "cannot mount tracefs: %s", strerror(errno));
+		return;
+	}
+	tracefs_mounted = true;
+	bpftune_log(LOG_INFO, "mounted tracefs on " TRACEFS " (unmounted at exit)");
+}
+
+void bpftune_support_fini(void)
+{
+	if (!tracefs_mounted)
+		return;
+	tracefs_mounted = false;
+	bpftune_cap_raise();
+	if (umount2(TRACEFS, UMOUNT_NOFOLLOW))
+		bpftune_log(LOG_NOTICE, "tracefs on " TRACEFS ", mounted at start, left mounted: %s",
+			    strerror(errno));
 	else
-		bpftune_log(LOG_INFO, "mounted tracefs on /sys/kernel/tracing");
+		bpftune_log(LOG_INFO, "unmounted tracefs from " TRACEFS);
+	bpftune_cap_lower();
 }
 
 int bpftune_support_probe(struct bpftune_support *out)

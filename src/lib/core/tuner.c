@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/internal.h"
+#include "core/refusal.h"
 #include "telemetry/telemetry.h"
 #include "core/operate.h"
 
@@ -181,6 +182,7 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 			t->ops->fini(t);
 	}
 	bpftune_netns_table_fini(t);
+	bpftune_refusal_forget_tuner(t->id);
 	bpftune_strategies_free(t);
 	bpftune_bpf_detach(t);
 	bpf_object__close(t->obj);
@@ -241,6 +243,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	bpftune_log(LOG_INFO, "tuner %s started (%s objects, %u hooks): %s",
 		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
 		    ops->description ? ops->description : "");
+	bpftune_tunables_audit(t);
 	/* a tuner hot-plugged into a running daemon gets its telemetry rows */
 	bpftune_telemetry_tuner_added(t);
 	return 0;
@@ -491,6 +494,58 @@ static int writer_apply(struct bpftune_tuner *t, unsigned int index,
 	return err > 0 ? 0 : err;
 }
 
+/*
+ * Veto check, the write, its observers and what a refusal means: a write
+ * the kernel refused is not tried again before a back-off (refusal.h),
+ * however many events ask for it; 0 or -errno.
+ */
+static int apply_change(struct bpftune_tuner *t, unsigned int index, int fd,
+			uint64_t cookie, unsigned int scenario, const long *old,
+			const long *new, unsigned int n, const char *reason,
+			const char *snew, const char *where)
+{
+	const struct bpftune_tunable_writer *w = tunable_writer(t, index);
+	const char *name = t->ops->tunables[index].name;
+	struct bpftune_refusal *r;
+	struct bpftune_observer *o;
+	uint64_t refused, skipped;
+	int err = 0;
+
+	if (bpftune_refusal_holds(t->id, index, cookie, bpftune_now_ms()))
+		return -EAGAIN;
+	for_each_observer(o)
+		if (o->pre_change && (err = o->pre_change(t, index, cookie, old, new, n)))
+			break;
+	if (err) {
+		r = bpftune_refusal_note(t->id, index, cookie, err, true, bpftune_now_ms());
+		bpftune_log(!r || r->refusals == 1 ? LOG_WARNING : LOG_DEBUG,
+			    "tuner %s: not setting %s to %s in %s: %s", t->ops->name,
+			    name, snew, where, strerror(-err));
+		return err;
+	}
+	if (w)
+		err = writer_apply(t, index, w, fd, new, n);
+	else
+		err = bpftune_sysctl_write(fd, name, new, n);
+	for_each_observer(o)
+		if (o->change)
+			o->change(t, index, cookie, scenario, old, new, n, reason, err);
+	if (err) {
+		r = bpftune_refusal_note(t->id, index, cookie, err, false, bpftune_now_ms());
+		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s; not tried again there for %llu s",
+			    t->ops->name, name, snew, where, strerror(-err),
+			    r ? (unsigned long long)(r->until_ms - bpftune_now_ms() + 999) / 1000 : 0ULL);
+		return err;
+	}
+	refused = bpftune_refusal_clear(t->id, index, cookie, &skipped);
+	if (refused)
+		bpftune_log(LOG_NOTICE, "tuner %s: %s in %s can be set again, after %llu refusal%s (%llu attempt%s held back)",
+			    t->ops->name, name, where, (unsigned long long)refused,
+			    refused == 1 ? "" : "s", (unsigned long long)skipped,
+			    skipped == 1 ? "" : "s");
+	return 0;
+}
+
 int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			const struct bpftune_event *ev, unsigned int scenario,
 			const long *values, unsigned int n, const char *reason)
@@ -500,7 +555,6 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	struct bpftune_observer *o;
 	char sold[96], snew[96], where[128];
 	unsigned int capped;
-	const struct bpftune_tunable_writer *w;
 	uint64_t cookie;
 	int fd, err;
 
@@ -524,8 +578,7 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    t->ops->name, d->name, strerror(-err));
 		return err;
 	}
-	w = tunable_writer(t, index);
-	if (w && writer_overridden(t, index, cookie, old, n))
+	if (tunable_writer(t, index) && writer_overridden(t, index, cookie, old, n))
 		return -EPERM;
 	memcpy(new, values, n * sizeof(*new));
 	capped = bpftune_cap_values(d, new, n);
@@ -545,28 +598,10 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    sold, snew, where, reason ? reason : "");
 		return 0;
 	}
-	for_each_observer(o) {
-		if (!o->pre_change)
-			continue;
-		err = o->pre_change(t, index, cookie, old, n);
-		if (err) {
-			bpftune_log(LOG_WARNING, "tuner %s: not setting %s to %s in %s: %s",
-				    t->ops->name, d->name, snew, where, strerror(-err));
-			return err;
-		}
-	}
-	if (w)
-		err = writer_apply(t, index, w, fd, new, n);
-	else
-		err = bpftune_sysctl_write(fd, d->name, new, n);
-	for_each_observer(o)
-		if (o->change)
-			o->change(t, index, cookie, scenario, old, new, n, reason, err);
-	if (err) {
-		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s",
-			    t->ops->name, d->name, snew, where, strerror(-err));
+	err = apply_change(t, index, fd, cookie, scenario, old, new, n, reason,
+			   snew, where);
+	if (err)
 		return err;
-	}
 	record_change(t, index, cookie, scenario, old, new, n);
 	bpftune_log(LOG_NOTICE, "tuner %s: %s: %s %s -> %s in %s: %s%s",
 		    t->ops->name, t->ops->scenarios[scenario].name, d->name,
@@ -575,9 +610,24 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	return 1;
 }
 
+/* events the BPF side could not queue, all tuners (never silent) */
+static uint64_t ringbuf_lost(void)
+{
+	uint64_t total = 0, v;
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		if (tuners[id] && tuners[id]->obj &&
+		    !bpftune_bpf_var_read(tuners[id]->obj, ".bss", "bpftune_ringbuf_lost",
+					  &v, sizeof(v)))
+			total += v;
+	return total;
+}
+
 void bpftune_print_summary(void)
 {
 	unsigned int id, i, changes = 0;
+	uint64_t lost;
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
 		struct bpftune_tuner *t = tuners[id];
@@ -621,6 +671,10 @@ void bpftune_print_summary(void)
 	if (bad_events)
 		bpftune_log(LOG_WARNING, "summary: %llu malformed events dropped",
 			    (unsigned long long)bad_events);
+	lost = ringbuf_lost();
+	if (lost)
+		bpftune_log(LOG_WARNING, "summary: %llu events lost: the ring buffer was full (hooks fired faster than the daemon read)",
+			    (unsigned long long)lost);
 }
 
 unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
@@ -659,6 +713,7 @@ unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
 				}
 		notify_state(t, cookie, BPFTUNE_STATE_GONE, cause);
 	}
+	bpftune_refusal_forget_netns(cookie);
 	bpftune_netns_forget(cookie);
 	return n;
 }

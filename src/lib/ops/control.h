@@ -20,7 +20,14 @@
 #define BPFTUNE_CTL_MAX_REQUEST		256		/* bytes, newline included */
 #define BPFTUNE_CTL_MAX_REPLY		(4 << 20)	/* bytes */
 #define BPFTUNE_CTL_MAX_CLIENTS		32
-#define BPFTUNE_CTL_TIMEOUT_MS		5000	/* to send a whole request */
+#define BPFTUNE_CTL_REQUEST_MS		2000	/* to send a whole request */
+#define BPFTUNE_CTL_TIMEOUT_MS		5000	/* to take more of a reply */
+/*
+ * With every slot taken, a new client takes the place of the one that has
+ * waited longest without sending a whole request, if that one has had at
+ * least this long: idle clients cannot lock the operator out.
+ */
+#define BPFTUNE_CTL_GRACE_MS		100
 #define BPFTUNE_CTL_ERROR_PREFIX	"error: "
 
 enum bpftune_query {
@@ -76,6 +83,12 @@ struct bpftune_daemon_info {
 	bool rollback;
 	const char *journal;	/* NULL if none */
 	const char *metrics_dir;	/* NULL if none */
+	/*
+	 * Delivers the events the kernel has queued; called before every
+	 * answer, so that an answer covers every event reported before the
+	 * query (tests use a query as a barrier).  May be NULL.
+	 */
+	void (*drain)(void);
 };
 
 int bpftune_control_init(const char *path, const struct bpftune_daemon_info *info);

@@ -208,6 +208,9 @@ static struct {
 static uint64_t writer_seq[BPFTUNE_T_MAX];	/* samples_* and health */
 static uint64_t rows_written, flushes, flush_rows, flush_us, flush_max_us;
 static uint64_t writer_lag_us, sample_us, write_errors;
+/* the file cannot be written (full, read-only, locked): one line each way */
+static bool db_failing;
+static uint64_t dropped_at_failure;
 static uint64_t netns_sampled, netns_known, netns_errors;
 static bool gauges_no_lookup_and_delete;
 
@@ -635,6 +638,32 @@ static void b_begin(struct binder *b, enum bpftune_table_id id, uint64_t seq,
 	b_int(b, "ts_uptime_us", ts_us);
 }
 
+static uint64_t rows_lost(void)
+{
+	return atomic_load(&rows_dropped) + write_errors;
+}
+
+/*
+ * The writer's file works (@rc SQLITE_OK/DONE) or not: one line when it
+ * stops, one when it works again; tuning goes on either way.
+ */
+static void note_db(int rc)
+{
+	if (rc == SQLITE_OK || rc == SQLITE_DONE) {
+		if (db_failing)
+			bpftune_log(LOG_NOTICE, "telemetry: writing to %s again; %llu rows dropped meanwhile (health.rows_dropped)",
+				    tm.path, (unsigned long long)(rows_lost() - dropped_at_failure));
+		db_failing = false;
+		return;
+	}
+	if (db_failing)
+		return;
+	db_failing = true;
+	dropped_at_failure = rows_lost();
+	bpftune_log(LOG_WARNING, "telemetry: cannot write to %s: %s; tuning goes on, rows are dropped and counted until it can",
+		    tm.path, sqlite3_errstr(rc));
+}
+
 /* Run the statement; 0 or -EIO. */
 static int b_done(struct binder *b)
 {
@@ -656,10 +685,7 @@ static int b_done(struct binder *b)
 	sqlite3_reset(b->st);
 	if (rc != SQLITE_DONE) {
 		write_errors++;
-		/* the 1st, 2nd, 4th, 8th... failure: not one line per row */
-		if (!(write_errors & (write_errors - 1)))
-			bpftune_log(LOG_WARNING, "telemetry: insert into %s failed: %s",
-				    b->t->name, sqlite3_errmsg(tm.db));
+		note_db(rc);
 		return -EIO;
 	}
 	return 0;
@@ -1053,17 +1079,32 @@ static int exec_sql(const char *sql)
 	return -EIO;
 }
 
-/* One transaction: every queued row, then samples and health if asked. */
-static void flush(bool samples)
+/* the writer's transactions: failures go to note_db(), not one line each */
+static int writer_sql(const char *sql)
+{
+	int rc = sqlite3_exec(tm.db, sql, NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		note_db(rc);
+	return rc == SQLITE_OK ? 0 : -EIO;
+}
+
+/*
+ * One transaction: every queued row, then samples and health if asked.
+ * The write lock is taken first: while another process holds the file
+ * (locked), the rows stay queued, and what the full queue refuses is
+ * counted as dropped.
+ */
+static bool flush(bool samples)
 {
 	uint64_t t0 = now_us(), tail, head, n = 0, ok = 0, oldest = 0;
 
 	head = atomic_load_explicit(&q_head, memory_order_acquire);
 	tail = atomic_load_explicit(&q_tail, memory_order_relaxed);
 	if (head == tail && !samples)
-		return;
-	if (exec_sql("BEGIN"))
-		return;
+		return true;
+	if (writer_sql("BEGIN IMMEDIATE"))
+		return false;
 	for (; tail != head; tail++, n++) {
 		const struct row *r = &ring[tail & (QUEUE_SLOTS - 1)];
 
@@ -1082,11 +1123,13 @@ static void flush(bool samples)
 		if (!write_health(atomic_load_explicit(&q_head, memory_order_relaxed) - tail))
 			ok++;
 	}
-	if (exec_sql("COMMIT")) {
-		exec_sql("ROLLBACK");
+	if (writer_sql("COMMIT")) {
+		sqlite3_exec(tm.db, "ROLLBACK", NULL, NULL, NULL);
 		write_errors += ok;
-		return;
+		return true;
 	}
+	if (ok)
+		note_db(SQLITE_OK);
 	rows_written += ok;
 	flushes++;
 	flush_rows = ok;
@@ -1094,6 +1137,7 @@ static void flush(bool samples)
 	if (flush_us > flush_max_us)
 		flush_max_us = flush_us;
 	writer_lag_us = n && t0 > oldest ? t0 - oldest : 0;
+	return true;
 }
 
 static uint64_t queue_depth(void)
@@ -1114,15 +1158,19 @@ static void *writer_main(void *arg)
 			break;
 		stop = atomic_load(&stop_requested);
 		tick = atomic_exchange(&tick_pending, false);
-		flush(tick || stop);
 		/*
 		 * The producer wakes us when the ring reaches half full; keep
-		 * up while it stays there rather than wait for the next kick.
+		 * up while it stays there rather than wait for the next kick
+		 * -- unless the file cannot be written: then the next tick.
 		 */
-		while (queue_depth() >= QUEUE_SLOTS / 2)
-			flush(false);
-		if (stop)
+		if (flush(tick || stop))
+			while (queue_depth() >= QUEUE_SLOTS / 2 && flush(false))
+				;
+		if (stop) {
+			/* what the file would not take at exit is lost: counted */
+			write_errors += queue_depth();
 			break;
+		}
 	}
 	return NULL;
 }
@@ -1174,6 +1222,22 @@ out:
 	return lost;
 }
 
+#define LOST_LOG_INTERVAL_MS	60000
+
+/* never silent: a line when events start being lost, then once a minute */
+static void log_ringbuf_lost(uint64_t total)
+{
+	static uint64_t logged, logged_ms;
+	uint64_t now = bpftune_now_ms();
+
+	if (total <= logged || (logged_ms && now - logged_ms < LOST_LOG_INTERVAL_MS))
+		return;
+	bpftune_log(LOG_WARNING, "ring buffer full: %llu events lost so far, %llu since the last report (hooks fire faster than the daemon reads; health.ringbuf_lost)",
+		    (unsigned long long)total, (unsigned long long)(total - logged));
+	logged = total;
+	logged_ms = now;
+}
+
 static void update_ringbuf_lost(void)
 {
 	uint64_t total = 0;
@@ -1186,6 +1250,7 @@ static void update_ringbuf_lost(void)
 			total += tuner_ringbuf_lost(t);
 	}
 	atomic_store(&ringbuf_lost, total);
+	log_ringbuf_lost(total);
 }
 
 /* main thread: the namespaces and gauges the next samples cover */
@@ -1574,6 +1639,8 @@ int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
 		 BPFTUNE_TELEMETRY_SCHEMA_VERSION);
 	/* WAL: readers see committed flushes while we write */
+	/* the writer thread may wait a little for another process's lock */
+	sqlite3_busy_timeout(tm.db, 200);
 	err = exec_sql("PRAGMA journal_mode = WAL") ?:
 	      exec_sql("PRAGMA synchronous = NORMAL") ?:
 	      exec_sql("BEGIN") ?: exec_sql(sql) ?: prepare_all() ?:

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Fuzz targets (libFuzzer + ASan + UBSan, clang); included by the top-level
+# Makefile, so paths are relative to the top of the tree.
+#
+#   make fuzz                     build every test/unit/fuzz/fuzz_*.c and run
+#                                 each for FUZZ_SECS (default 60)
+#   make fuzz FUZZ_SECS=30        the CI variant is make fuzz-ci
+#   make fuzz FUZZ_TARGETS=journal   some targets only
+#   make fuzz-build               build them only
+#
+# Every test/unit/fuzz/fuzz_<name>.c is a target.  It is linked with the
+# sources in FUZZ_SRCS_<name> and the libraries in FUZZ_LIBS_<name>:
+# adding a target is a new fuzz_<name>.c, its two lines below and a seed
+# corpus in test/unit/fuzz/corpus/<name>/ (see test/unit/fuzz/README.md).
+
+FUZZ_CC		?= $(CLANG)
+FUZZ_SECS	?= 60
+FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
+		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
+		   -D_GNU_SOURCE -Iinclude -Isrc/lib -Wall -Wextra -Werror
+FUZZ_ALL	:= $(patsubst test/unit/fuzz/fuzz_%.c,%,$(wildcard test/unit/fuzz/fuzz_*.c))
+FUZZ_TARGETS	?= $(FUZZ_ALL)
+
+# ---- per-target sources and libraries (keep alphabetical) ----------------
+# control socket requests and JSON replies
+FUZZ_SRCS_control	:= src/lib/ops/control_proto.c
+# rollback journal records read back after a crash
+FUZZ_SRCS_journal	:= src/lib/ops/journal_record.c
+FUZZ_LIBS_journal	:= -lz
+# /proc parsers of the receive-path tuners
+FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c
+# sysctl values and names
+FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c
+
+# --------------------------------------------------------------------------
+FUZZ_BINS	:= $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_ALL))
+
+.PHONY: fuzz fuzz-ci fuzz-build
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: test/unit/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*) $(LIB_HDRS) \
+		  $(wildcard include/bpftune/*.h) test/unit/fuzz/fuzz.mk
+	@mkdir -p $(@D)
+	@[ -n "$(FUZZ_SRCS_$*)" ] || { echo "fuzz: $<: no FUZZ_SRCS_$* in test/unit/fuzz/fuzz.mk" >&2; exit 1; }
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*)
+
+fuzz-build: $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	test/unit/fuzz/run.sh -b $(B)/fuzz -s $(FUZZ_SECS) $(FUZZ_TARGETS)
+
+# CI: 30 s each
+fuzz-ci: FUZZ_SECS := 30
+fuzz-ci: fuzz
