@@ -45,7 +45,8 @@ def counter_series(df, col, keys):
     """(rate per s, total since the first sample) per interval, summed over keys."""
     import pandas as pd
     parts = []
-    groups = df.groupby(keys, dropna=False) if keys else [(None, df)]
+    groups = (df.groupby(keys[0] if len(keys) == 1 else keys, dropna=False) if keys
+              else [(None, df)])
     for _, g in groups:
         g = g.sort_values("ts_uptime_us")
         d = g[col].astype(float).diff()
@@ -137,24 +138,31 @@ def moves(runs_of_groups):
                                   for runs in runs_of_groups.values() for v in runs))
 
 
-def band(ax, series_list, interval, color, label):
+# lines of categories that coincide stay visible: a dash pattern each
+STYLES = ("-", "--", ":", "-.")
+
+
+def band(ax, series_list, interval, style, label):
     """Median of the runs per interval, and their min-max band."""
     import pandas as pd
+    color, dash = style
     df = pd.concat([s.rename(i) for i, s in enumerate(series_list)], axis=1).sort_index()
     x = df.index.values * interval
-    ax.plot(x, df.median(axis=1), color=color, label=label, linewidth=1.4)
+    ax.plot(x, df.median(axis=1), color=color, linestyle=dash, label=label, linewidth=1.6)
     if df.shape[1] > 1:
         ax.fill_between(x, df.min(axis=1), df.max(axis=1), color=color, alpha=0.18,
                         linewidth=0)
 
 
-def cdf(ax, values_list, color, label):
+def cdf(ax, values_list, style, label):
+    """The empirical CDF, from 0 at the smallest value to 1 at the largest."""
     import numpy as np
     v = np.sort(np.concatenate([np.asarray(x, dtype=float) for x in values_list]))
     v = v[np.isfinite(v)]
     if v.size:
-        y = np.arange(1, v.size + 1) / v.size
-        ax.step(v, y, where="post", color=color, label=label, linewidth=1.4)
+        y = np.arange(0, v.size + 1) / v.size
+        ax.step(np.concatenate([v[:1], v]), y, where="post", color=style[0],
+                linestyle=style[1], label=label, linewidth=1.6)
 
 
 def draw(plt, key, groups, since, interval, out):
@@ -164,7 +172,7 @@ def draw(plt, key, groups, since, interval, out):
     fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.2), squeeze=False)
     colors = plt.get_cmap("tab10")
     for i, (g, runs) in enumerate(sorted(groups.items())):
-        color = colors(i % 10)
+        color = (colors(i % 10), STYLES[i % len(STYLES)])
         label = "%s (%d run%s)" % (g, len(runs), "" if len(runs) == 1 else "s")
         if kind == "counter":
             band(axes[0, 0], [r[1] for r in runs], interval, color, label)
