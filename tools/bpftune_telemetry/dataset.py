@@ -162,17 +162,17 @@ def write_tables(src, out, parts, meta):
         for t in src.tables:
             counts[t] = write_csv(os.path.join(d, t + ".csv"), src.csv_columns(t),
                                   part_rows(src, t, ps))
-        meta["splits"][s] = split_meta(ps, counts)
+        meta["splits"][s] = dict(split_meta(ps), counts=counts)
 
 
-def split_meta(parts, counts):
+def split_meta(parts):
+    """What a split holds: runs, traces, categories and labels."""
     runs = [p.run for p in parts]
     return {
         "runs": sorted({p.run_id for p in parts}),
         "trace_ids": sorted(p.trace_id for p in parts),
         "categories": sorted({r["_category"] for r in runs}),
         "labels": sorted({r.get("label") or NO_LABEL for r in runs}),
-        "counts": counts,
     }
 
 

@@ -20,7 +20,8 @@ import os
 import string
 
 from .common import NO_LABEL, SPLITS, connect, die, tables_of
-from .dataset import Part, base_meta, make_parts, report, split_runs, write_meta
+from .dataset import Part, base_meta, make_parts, report, split_meta, split_runs, \
+    write_meta
 
 SCHED_TABLE = "sched_events"
 STATS_TABLE = "sched_stats"
@@ -171,12 +172,8 @@ def build_sched(args, src):
 
 
 def trace_meta(parts, events):
-    runs = [p.run for p in parts]
-    return {
-        "runs": sorted({p.run_id for p in parts}),
-        "trace_ids": sorted(p.trace_id for p in parts),
-        "categories": sorted({r["_category"] for r in runs}),
-        "workload_types": sorted({r.get("label") or NO_LABEL for r in runs}),
-        "events": events,
-        "lost_events": {p.trace_id: lost_events(p.run["_file"], p.run_id) for p in parts},
-    }
+    m = split_meta(parts)
+    m["workload_types"] = m.pop("labels")
+    m["events"] = events
+    m["lost_events"] = {p.trace_id: lost_events(p.run["_file"], p.run_id) for p in parts}
+    return m
