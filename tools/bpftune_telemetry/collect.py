@@ -81,6 +81,9 @@ def daemon_cmd(args, label, private):
         cmd += ["--journal", os.path.join(private, "journal")]
     if "--socket" not in extra:
         cmd += ["--socket", os.path.join(private, "bpftune.sock")]
+    # a collection keeps every run it made: no pruning of the directory
+    if "--telemetry-keep" not in extra and "--telemetry-max-mb" not in extra:
+        cmd += ["--telemetry-keep", "0", "--telemetry-max-mb", "0"]
     if args.libdir:
         cmd += ["-l", args.libdir]
     if args.observe:
@@ -244,6 +247,10 @@ def collect_one(args, w, label, i):
         print("run %d/%d: %s exit %s in %.1fs, daemon exit %d: %s" % (
             i + 1, args.runs, w.name, "timeout" if status is None else status,
             (t1 - t0) / 1e6, dstatus, path))
+        if dstatus:
+            log.seek(0)
+            print("warning: the daemon exited %d; the end of its log:\n%s" % (
+                dstatus, "".join(log.readlines()[-15:])), file=sys.stderr)
         if status:
             print("warning: %s exited %d" % (w.name, status), file=sys.stderr)
         elif status is None:
