@@ -30,6 +30,7 @@ python3-matplotlib and python3-pandas.
 import argparse
 
 import os
+import sys
 
 from .collect import cmd_collect
 from .common import DEFAULT_DIR, die
@@ -141,6 +142,8 @@ def main():
     p.set_defaults(fn=cmd_all)
 
     args = ap.parse_args()
+    # progress lines of a long collect show up as they happen, also in a pipe
+    sys.stdout.reconfigure(line_buffering=True)
     if getattr(args, "runs", 1) < 1:
         die("--runs must be at least 1")
     args.fn(args)
