@@ -232,6 +232,16 @@ $(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
 
 fixtures test test-bats: $(TEST_BPF)
 
+# loads every object with its minimal BTF and with the kernel's, compares
+# (test/btf_min.bats)
+BTF_MIN_CHECK	:= $(B)/test/btf_min_check
+BTF_MIN_SRCS	:= src/lib/core/btf_min.c src/lib/core/kbtf.c src/lib/core/core_relo.c
+$(BTF_MIN_CHECK): test/btf_min_check.c $(BTF_MIN_SRCS) $(wildcard src/lib/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $< $(BTF_MIN_SRCS) -lbpf -lelf
+
+fixtures test test-bats: $(BTF_MIN_CHECK)
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
@@ -242,10 +252,12 @@ UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_pr
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c
 UNIT_LIB  += src/tuners/table_policy.c
+UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
+	     src/lib/core/bpf_btf.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm
 
 sample: all
 	$(MAKE) -C sample_tuner
