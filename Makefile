@@ -302,8 +302,11 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 # Each bench/*.sh is run in turn (BENCHES= picks some); results go to
 # bench/results/.  Knobs are environment variables, e.g. make bench N=3
 # (see each script's header and docs/benchmarks.md).  Not part of make test.
-BENCHES		?= $(filter-out bench/lib.sh bench/matrix.sh,$(sort $(wildcard bench/*.sh)))
-.PHONY: bench bench-matrix
+# (not: the shared shell, the guest matrix, the netem path that needs a
+# guest, the per-commit report that runs others)
+BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
+		   bench/netem_effect.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
+.PHONY: bench bench-matrix bench-report bench-ci
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 # bench/telemetry.sh floods the flood fixture tuner
@@ -312,6 +315,13 @@ bench: fixtures
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
 	bench/matrix.sh $(VM_KERNELS)
+# the per-commit report: bench/results/<commit>/report.md (about 10 min);
+# BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
+# printed, never failing on a number
+bench-report: all
+	bench/report.sh
+bench-ci: all
+	bench/report.sh --ci
 
 clean:
 	rm -rf $(B)

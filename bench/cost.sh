@@ -188,23 +188,25 @@ bpf_snapshot() {
 	python3 bench/bpf_progs.py "$DAEMON_PID" $(plugin_names)
 }
 
-# the BPF statistics pass of one daemon configuration
+# the BPF statistics pass of one daemon configuration: the programs'
+# counters around every run (per run: the spread between runs is the
+# interval of the figure)
 stats_pass() {
 	local cfg="$1" c r s0 s1
 
 	daemon_up "$cfg"
 	for c in $CASES; do
-		s0="$(bpf_snapshot)"
 		for r in $(seq 1 "$STATS_RUNS"); do
+			s0="$(bpf_snapshot)"
 			measure_run stats "$cfg" "$c" "$r"
+			s1="$(bpf_snapshot)"
+			# "id plugin name cnt ns" before and after, joined on the id
+			LC_ALL=C join <(LC_ALL=C sort <<<"$s0") <(LC_ALL=C sort <<<"$s1") |
+				while read -r _ plugin name cnt0 ns0 _ _ cnt1 ns1; do
+					row stats "$cfg" "$c" "$r" "bpf:$plugin/$name" run_cnt $((cnt1 - cnt0))
+					row stats "$cfg" "$c" "$r" "bpf:$plugin/$name" run_time_ns $((ns1 - ns0))
+				done
 		done
-		s1="$(bpf_snapshot)"
-		# "id plugin name cnt ns" before and after, joined on the id
-		LC_ALL=C join <(LC_ALL=C sort <<<"$s0") <(LC_ALL=C sort <<<"$s1") |
-			while read -r _ plugin name cnt0 ns0 _ _ cnt1 ns1; do
-				row stats "$cfg" "$c" - "bpf:$plugin/$name" run_cnt $((cnt1 - cnt0))
-				row stats "$cfg" "$c" - "bpf:$plugin/$name" run_time_ns $((ns1 - ns0))
-			done
 	done
 	bench_daemon_stop "$OUT-$cfg-stats.log"
 }

@@ -156,20 +156,33 @@ def cost_section(runs, summary):
 
 
 def bpf_data(rows):
-    """(config, case) -> {"units": n, "progs": {(plugin, name): [cnt, ns]}}"""
+    """(config, case) -> {"units", "unit", "progs": {(plugin, name): [cnt, ns]},
+    "runs": {run: {"units", "progs"}}}"""
     out = {}
     for r in rows:
         if r["block"] != "stats":
             continue
-        d = out.setdefault((r["config"], r["case"]), {"units": 0, "progs": {}, "unit": None})
+        d = out.setdefault((r["config"], r["case"]),
+                           {"units": 0, "progs": {}, "unit": None, "runs": {}})
+        run = d["runs"].setdefault(r["run"], {"units": 0, "progs": {}})
         if r["metric"] == "work":
-            d["units"] += num(r["value"]) or 0
+            v = num(r["value"]) or 0
+            d["units"] += v
+            run["units"] += v
             d["unit"] = r["unit"]
         elif r["metric"].startswith("bpf:"):
             plugin, _, name = r["metric"][4:].partition("/")
-            p = d["progs"].setdefault((plugin, name), [0, 0])
-            p[0 if r["unit"] == "run_cnt" else 1] += num(r["value"]) or 0
+            i = 0 if r["unit"] == "run_cnt" else 1
+            v = num(r["value"]) or 0
+            d["progs"].setdefault((plugin, name), [0, 0])[i] += v
+            run["progs"].setdefault((plugin, name), [0, 0])[i] += v
     return out
+
+
+def run_range(d, pick):
+    """min and max over the runs of pick(run) (ns per unit), or (None, None)"""
+    vals = [pick(run) / run["units"] for run in d["runs"].values() if run["units"]]
+    return (min(vals), max(vals)) if vals else (None, None)
 
 
 def bpf_section(rows, runs, summary, out):
@@ -178,11 +191,12 @@ def bpf_section(rows, runs, summary, out):
         return []
     lines = ["", "## BPF programs: in-kernel cost per unit of work",
              "", "From the statistics pass (kernel.bpf_stats_enabled=1 for it only): every "
-             "program the daemon holds, its runs and run time during the case divided by the "
-             "work the case counted.  Programs that did not run are left out.  Share: BPF ns "
-             "per unit / the baseline's CPU ns per unit (target for iperf: < %g %%).  The "
-             "statistics add two clock reads per run, so ns per run is an upper bound; "
-             "programs also run for other traffic on the host during the pass." % TARGET_BPF_SHARE]
+             "program the daemon holds, its runs and run time during each run of the case "
+             "divided by the work the run counted; in brackets the range over the runs.  "
+             "Programs that did not run are left out.  Share: BPF ns per unit / the "
+             "baseline's CPU ns per unit (target for iperf: < %g %%).  The statistics add "
+             "two clock reads per run, so ns per run is an upper bound; programs also run "
+             "for other traffic on the host during the pass." % TARGET_BPF_SHARE]
     for (cfg, case), d in sorted(data.items()):
         units = d["units"]
         if not units:
@@ -190,28 +204,37 @@ def bpf_section(rows, runs, summary, out):
         base = runs.all_runs(BASE, case)
         base_ns = statistics.median(base) if base else None
         total = sum(ns for _, ns in d["progs"].values()) / units
-        lines += ["", "### %s, %s: %s BPF ns per %s%s" % (
-            cfg, case, fmt(total), d["unit"],
+        lo, hi = run_range(d, lambda run: sum(ns for _, ns in run["progs"].values()))
+        lines += ["", "### %s, %s: %s [%s-%s] BPF ns per %s%s" % (
+            cfg, case, fmt(total), fmt(lo), fmt(hi), d["unit"],
             " = %.3f %% of the kernel's %s ns" % (100 * total / base_ns, fmt(base_ns))
             if base_ns else ""), "",
-            "| plugin | program | runs per %s | ns per run | BPF ns per %s |" % (d["unit"], d["unit"]),
-            "|---|---|---|---|---|"]
-        summary.append((case, "bpf_ns_per_" + d["unit"], cfg, total, None, None, 1))
+            "| plugin | program | runs per %s | ns per run | BPF ns per %s [range] |"
+            % (d["unit"], d["unit"]), "|---|---|---|---|---|"]
+        summary.append((case, "bpf_ns_per_" + d["unit"], cfg, total, lo, hi, len(d["runs"])))
         if base_ns:
-            summary.append((case, "bpf_share_pct", cfg, 100 * total / base_ns, None, None, 1))
+            summary.append((case, "bpf_share_pct", cfg, 100 * total / base_ns,
+                            100 * lo / base_ns if lo is not None else None,
+                            100 * hi / base_ns if hi is not None else None, len(d["runs"])))
         per_plugin = {}
         for (plugin, name), (cnt, ns) in sorted(d["progs"].items(), key=lambda x: -x[1][1]):
-            per_plugin[plugin] = per_plugin.get(plugin, 0) + ns
+            per_plugin.setdefault(plugin, []).append((plugin, name))
             if not cnt:
                 continue
-            lines.append("| %s | %s | %s | %s | %s |" % (plugin, name, fmt(cnt / units),
-                                                        fmt(ns / cnt), fmt(ns / units)))
+            plo, phi = run_range(d, lambda run, k=(plugin, name): run["progs"].get(k, [0, 0])[1])
+            lines.append("| %s | %s | %s | %s | %s [%s-%s] |" % (
+                plugin, name, fmt(cnt / units), fmt(ns / cnt), fmt(ns / units),
+                fmt(plo), fmt(phi)))
             summary.append((case, "bpf_ns_per_unit:%s/%s" % (plugin, name), cfg, ns / units,
-                            None, None, 1))
-        for plugin, ns in sorted(per_plugin.items(), key=lambda x: -x[1]):
-            if ns:
-                summary.append((case, "bpf_ns_per_unit:%s" % plugin, cfg, ns / units, None,
-                                None, 1))
+                            plo, phi, len(d["runs"])))
+        for plugin, keys in sorted(per_plugin.items()):
+            ns = sum(d["progs"][k][1] for k in keys)
+            if not ns:
+                continue
+            plo, phi = run_range(d, lambda run, ks=keys: sum(run["progs"].get(k, [0, 0])[1]
+                                                             for k in ks))
+            summary.append((case, "bpf_ns_per_unit:%s" % plugin, cfg, ns / units, plo, phi,
+                            len(d["runs"])))
     lines += ["", bpf_plot(data, out)]
     return lines
 

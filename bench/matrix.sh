@@ -78,7 +78,11 @@ wait_for_qemu() {
 	return 0
 }
 
-# the netem scenario's CSV from the guest's output: report it here
+COMMIT_DIR="bench/results/$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+git diff --quiet HEAD 2>/dev/null || COMMIT_DIR="$COMMIT_DIR-dirty"
+
+# the netem scenario's CSV from the guest's output (log $1): reported as
+# $2.* and as netem-<kernel $3>.* in the commit's results directory
 netem_from_guest() {
 	local log="$1" out="$2"
 
@@ -90,6 +94,11 @@ netem_from_guest() {
 	rm -f "$out.raw"
 	python3 bench/netem_report.py "$out.csv" "$out" >/dev/null &&
 		echo "bench-matrix: netem report $out.md" >&2
+	# and in the commit's results, where make bench-report picks it up
+	mkdir -p "$COMMIT_DIR"
+	cp "$out.csv" "$COMMIT_DIR/netem-$3.csv"
+	cp "$out.info" "$COMMIT_DIR/netem-$3.info"
+	python3 bench/netem_report.py "$COMMIT_DIR/netem-$3.csv" "$COMMIT_DIR/netem-$3" >/dev/null
 }
 
 rc=0
@@ -111,6 +120,6 @@ for k in "${KERNELS[@]}"; do
 	st=${PIPESTATUS[0]}
 	set -e
 	[ "$st" -eq 0 ] || { echo "bench-matrix: kernel $k: exit status $st" >&2; rc=1; }
-	netem_from_guest "$out" "bench/results/netem-$k-$STAMP" || true
+	netem_from_guest "$out" "bench/results/netem-$k-$STAMP" "$k" || true
 done
 exit $rc
