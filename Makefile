@@ -17,6 +17,7 @@ MANDIR		?= $(PREFIX)/share/man
 CC		?= gcc
 CLANG		?= clang
 BPFTOOL		?= bpftool
+LLVM_STRIP	?= llvm-strip
 ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 
 B		:= build
@@ -81,16 +82,21 @@ $(B)/vmlinux.h:
 	fi && mv $@.tmp $@
 
 # ---- BPF objects: full and legacy variant of each, and their skeletons --
+# The DWARF clang writes for -g is for humans; libbpf reads only .BTF and
+# .BTF.ext.  Stripped (as libbpf-tools does), each object is about 5x
+# smaller, and so is every plugin that embeds two of them.
 BPF_HDRS := include/bpftune/bpftune.bpf.h include/bpftune/bpftune.h \
 	    include/bpftune/sampling.h $(B)/vmlinux.h
 
 $(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/%.legacy.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/fixtures/%.bpf.o: test/fixtures/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
@@ -255,6 +261,15 @@ $(B)/test/bpf/rx_round.bpf.o: test/bpf/rx_round.h
 $(RX_ROUND): test/bpf/rx_round.c test/bpf/rx_round.h $(B)/test/skel/rx_round.skel.h
 	$(CC) $(CFLAGS) $(WARN) -Itest/bpf -I$(B)/test/skel -o $@ $< -lbpf
 fixtures test test-bats: $(RX_ROUND)
+# loads every object with its minimal BTF and with the kernel's, compares
+# (test/btf_min.bats)
+BTF_MIN_CHECK	:= $(B)/test/btf_min_check
+BTF_MIN_SRCS	:= src/lib/core/btf_min.c src/lib/core/kbtf.c src/lib/core/core_relo.c
+$(BTF_MIN_CHECK): test/btf_min_check.c $(BTF_MIN_SRCS) $(wildcard src/lib/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $< $(BTF_MIN_SRCS) -lbpf -lelf
+
+fixtures test test-bats: $(BTF_MIN_CHECK)
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
@@ -266,10 +281,12 @@ UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_pr
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c
 UNIT_LIB  += src/tuners/table_policy.c
+UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
+	     src/lib/core/bpf_btf.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -313,8 +330,11 @@ test-asan: $(TEST_BPF) $(RX_ROUND)
 # Each bench/*.sh is run in turn (BENCHES= picks some); results go to
 # bench/results/.  Knobs are environment variables, e.g. make bench N=3
 # (see each script's header and docs/benchmarks.md).  Not part of make test.
-BENCHES		?= $(filter-out bench/lib.sh bench/matrix.sh,$(sort $(wildcard bench/*.sh)))
-.PHONY: bench bench-matrix
+# (not: the shared shell, the guest matrix, the netem path that needs a
+# guest, the per-commit report that runs others)
+BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
+		   bench/netem_effect.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
+.PHONY: bench bench-matrix bench-report bench-ci
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 # bench/telemetry.sh floods the flood fixture tuner
@@ -323,6 +343,13 @@ bench: fixtures
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
 	bench/matrix.sh $(VM_KERNELS)
+# the per-commit report: bench/results/<commit>/report.md (about 10 min);
+# BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
+# printed, never failing on a number
+bench-report: all
+	bench/report.sh
+bench-ci: all
+	bench/report.sh --ci
 
 clean:
 	rm -rf $(B)

@@ -14,7 +14,7 @@
 #       sqlite-devel sqlite python3-pandas python3-matplotlib \
 #       qperf rt-tests sysbench
 #   (--vm: qemu-system-x86 busybox cpio)
-#   (--bench: qperf stress-ng perf gnuplot nodejs npm)
+#   (--bench: qperf stress-ng perf gnuplot librsvg2-tools nodejs npm)
 set -eu
 
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
@@ -27,7 +27,7 @@ APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib"
 APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
 VM_PKGS="qemu-system-x86 busybox-static cpio"
 # benchmarks: linux-perf is Debian's perf (Ubuntu: linux-tools-*)
-BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox"
+BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox librsvg2-bin"
 # no flame graph renderer is packaged in Debian: the npm package, pinned
 BENCH_NPM="flamegraph@1.3.0"
 

@@ -581,6 +581,7 @@ int main(int argc, char **argv)
 	struct start_ctx sc = { 0 };
 	struct ring_buffer *rb = NULL;
 	const struct bpftune_support *s;
+	bool auto_legacy;
 	int err, ret = 1;
 
 	if (parse_args(argc, argv, &o))
@@ -612,6 +613,10 @@ int main(int argc, char **argv)
 	}
 	bpftune_support_probe(NULL);
 	s = bpftune_support();
+	/* no fentry: raw_tp in the legacy objects needs no kernel BTF to attach */
+	auto_legacy = !o.legacy && bpftune_bpf_prefer_legacy(s);
+	if (auto_legacy)
+		o.legacy = true;
 	if (o.support_only) {
 		ret = report_support(&o);
 		goto out;
@@ -627,7 +632,10 @@ int main(int argc, char **argv)
 			    "");
 		goto out;
 	}
-	if (o.legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
+	if (auto_legacy)
+		bpftune_log(LOG_INFO, "fentry does not load on this kernel: using the legacy objects (their tracepoints are raw_tp, which needs no kernel BTF to attach%s)",
+			    s->ok[BPFTUNE_FEAT_KPROBE] ? "; function hooks are kprobes" : "");
+	else if (o.legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
 		bpftune_log(LOG_ERR, "legacy mode (-L) needs kprobes and raw tracepoints, but this kernel cannot attach %s: %s",
 			    !s->ok[BPFTUNE_FEAT_KPROBE] ? "kprobes" : "raw tracepoints",
 			    !s->ok[BPFTUNE_FEAT_KPROBE] ? s->why[BPFTUNE_FEAT_KPROBE] :

@@ -32,7 +32,7 @@ json_ok() {
 @test "every query answers in text and in JSON once a tuner has made a change" {
 	change_in_netns
 	local q mode=full
-	[ "$MODE" = legacy ] && mode=legacy
+	mode="$(objects_kind)"
 
 	run bq help
 	[ "$status" -eq 0 ]

@@ -23,6 +23,18 @@ mode_flags() {
 	return 0
 }
 
+# The BPF objects the daemon runs here: "legacy" with -L, and on a kernel
+# where fentry does not load (the legacy objects' raw_tp needs no kernel
+# BTF to attach); "full" otherwise.
+objects_kind() {
+	if [ "$MODE" = legacy ] || ! "$BPFTUNE" -S -l /nonexistent 2>/dev/null |
+		grep -qE '^ +fentry +yes'; then
+		echo legacy
+	else
+		echo full
+	fi
+}
+
 # A trusted plugin dir (root-owned, 0755, under /run) with the given plugins.
 # usage: make_plugin_dir sysctl sample alt ...
 make_plugin_dir() {

@@ -14,6 +14,7 @@
 #include <bpftune/libbpftune.h>
 
 struct bpf_link;
+struct bpf_object;
 
 /* ---- logging (log.c) ---- */
 enum bpftune_log_dest { BPFTUNE_LOG_SYSLOG, BPFTUNE_LOG_STDERR };
@@ -90,10 +91,36 @@ int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
 void bpftune_bpf_detach(struct bpftune_tuner *tuner);
 void bpftune_bpf_print_stats(struct bpftune_tuner *tuner);
 int bpftune_ringbuf_fd(void);
+/*
+ * Full objects pay off only where fentry loads; elsewhere the legacy ones
+ * attach the same tracepoints as raw_tp, which needs no kernel BTF (and
+ * kprobes where the kernel has them).  True: use the legacy objects.
+ */
+bool bpftune_bpf_prefer_legacy(const struct bpftune_support *s);
 /* the shared gauges map (struct bpftune_gauges by netns cookie), or -1 */
 int bpftune_gauges_fd(void);
 /* closes the ring buffer and the gauges map */
 void bpftune_ringbuf_close(void);
+
+/* ---- the kernel's BTF while loading (bpf_btf.c) ---- */
+struct bpftune_kbtf;
+/* the in-place kernel BTF reader, opened on first use; NULL if none */
+struct bpftune_kbtf *bpftune_kernel_btf(void);
+/* loading is over: free the reader's index (it is rebuilt when needed) */
+void bpftune_kernel_btf_release(void);
+/*
+ * The minimal BTF for @image's CO-RE relocations in a memfd (*@fdp), its
+ * /proc/self/fd path in @path for btf_custom_path.  -ENOENT: the object
+ * needs none, or there is no kernel BTF; other -errno: use the kernel's.
+ */
+int bpftune_bpf_min_btf(const void *image, size_t size, char *path,
+			size_t path_len, int *fdp);
+/* keep @fd open until @obj is loaded (bpftune_bpf_min_btf_done) */
+void bpftune_bpf_min_btf_keep(const struct bpf_object *obj, int fd);
+void bpftune_bpf_min_btf_done(const struct bpf_object *obj);
+/* Which of @n tracepoints the kernel has (its btf_trace_<name> typedef). */
+int bpftune_kernel_tracepoints(const char *const *tps, unsigned int n,
+			       bool *exists);
 
 /* ---- plugins (plugin.c) ---- */
 /* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
