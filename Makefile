@@ -32,6 +32,7 @@ LIBS		:= -lbpf -lelf -lcap -ldl
 LIBS		+= -lz	# rollback journal checksums
 LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
+LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= core kit ops telemetry
@@ -231,6 +232,7 @@ UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
+UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
@@ -239,7 +241,7 @@ UNIT_LIB  += src/tuners/table_policy.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm -linih
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -265,7 +267,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm -linih
 	$(B)/san/unit_tests
 	@mkdir -p $(B)/san/lib
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) \

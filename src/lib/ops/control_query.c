@@ -12,6 +12,7 @@
 
 #include "ops/control.h"
 #include "core/operate.h"
+#include "ops/policy_daemon.h"
 
 #define VALUES_LEN	96
 
@@ -392,11 +393,14 @@ static int q_status(bool json, struct bpftune_buf *o)
 			if (json) {
 				bpftune_buf_printf(o, "%s{\"sysctl\":", i ? "," : "");
 				bpftune_buf_json_str(o, d->name);
-				bpftune_buf_printf(o, ",\"namespaced\":%s,\"netns\":[",
+				bpftune_buf_printf(o, ",\"namespaced\":%s",
 						   d->flags & BPFTUNE_TUNABLE_NAMESPACED ?
 						   "true" : "false");
+				bpftune_policy_status_line(o, d->name, true);
+				bpftune_buf_add(o, ",\"netns\":[", 10);
 			} else {
 				bpftune_buf_printf(o, "  %s\n", d->name);
+				bpftune_policy_status_line(o, d->name, false);
 			}
 			/* the global value always, then each netns we changed */
 			status_one(o, json, true, t, d, 0, gv);
@@ -574,6 +578,8 @@ int bpftune_query_answer(const struct bpftune_request *req,
 		return q_rollback(req->json, out);
 	case BPFTUNE_Q_METRICS:
 		return bpftune_metrics_format(out);
+	case BPFTUNE_Q_CONFIG:
+		return bpftune_policy_format(out, req->json);
 	default:
 		bpftune_buf_printf(out, BPFTUNE_CTL_ERROR_PREFIX "unknown query\n");
 		return -EINVAL;
