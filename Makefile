@@ -256,6 +256,19 @@ test-bats: all $(FIXTURE_SOS)
 test: all $(UNIT_TEST) $(FIXTURE_SOS)
 	test/run-tests.sh
 
+# ---- fuzzing: libFuzzer targets (clang), seeded from their corpus ---------
+FUZZ_SECONDS	?= 30
+$(B)/fuzz/fuzz_policy: test/unit/fuzz/fuzz_policy.c src/lib/ops/policy_parse.c \
+		       src/lib/ops/policy_eval.c src/lib/ops/policy.h
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) $(CPPFLAGS) -o $@ \
+		$(filter %.c,$^) -linih
+.PHONY: fuzz-policy
+fuzz-policy: $(B)/fuzz/fuzz_policy
+	@mkdir -p $(B)/fuzz/corpus-policy
+	$< -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz/corpus-policy \
+		test/unit/fuzz/corpus/policy
+
 # ---- static analysis and sanitizers -------------------------------------
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
