@@ -65,14 +65,16 @@ static bool first_time(const char *name, uint64_t cookie, enum said_kind kind)
 	return true;
 }
 
-static void values_text(const long *v, unsigned int n, char *buf, size_t len)
+/* "4096 131072 16777216", or with @sep "," for a decision's inputs */
+static void values_text(const long *v, unsigned int n, char *buf, size_t len,
+			const char *sep)
 {
 	size_t off = 0;
 	unsigned int i;
 
 	buf[0] = '\0';
 	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%ld", i ? " " : "", v[i]);
+		off += snprintf(buf + off, len - off, "%s%ld", i ? sep : "", v[i]);
 }
 
 struct say {
@@ -82,15 +84,19 @@ struct say {
 	uint64_t cookie;
 };
 
-/* one log line and one decision row */
-static void say(const struct say *s, const char *inputs, const char *action)
+/*
+ * One log line (@what, for people) and one decision row: policy
+ * "admin-policy", @inputs as key=value, @action a word.
+ */
+static void say(const struct say *s, const char *what, const char *inputs,
+		const char *action)
 {
 	const char *name = s->t->ops->tunables[s->index].name;
 	char where[160];
 
 	bpftune_netns_describe(s->cookie, where, sizeof(where));
-	bpftune_log(LOG_NOTICE, "tuner %s: %s in %s: %s (%s); said once until the policy changes",
-		    s->t->ops->name, name, where, action, inputs);
+	bpftune_log(LOG_NOTICE, "tuner %s: %s in %s: %s; said once until the policy changes",
+		    s->t->ops->name, name, where, what);
 	bpftune_decide(s->t, s->ev, s->scenario, s->index, "admin-policy", inputs, action);
 }
 
@@ -111,19 +117,22 @@ static void held_at(const struct say *s, const struct bpftune_policy *p,
 		    const struct bpftune_policy_held *h, const long *want,
 		    unsigned int n)
 {
-	char inputs[128], action[PATH_MAX + 256], b[96], src[PATH_MAX + 16];
+	char inputs[512], what[PATH_MAX + 256], w[96], b[96], bc[96], src[PATH_MAX + 16];
 	bool max = h->held_max;
 
 	held[pt - p->tunables]++;
 	if (!first_time(pt->name, s->cookie, SAID_HELD))
 		return;
-	values_text(want, n, b, sizeof(b));
-	snprintf(inputs, sizeof(inputs), "wanted %s", b);
-	values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, b, sizeof(b));
+	values_text(want, n, w, sizeof(w), " ");
+	values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, b, sizeof(b), " ");
 	bpftune_policy_src_text(p, max ? &pt->src_max : &pt->src_min, src, sizeof(src));
-	snprintf(action, sizeof(action), "held at the admin's %s %s (%s)",
-		 max ? "max" : "min", b, src);
-	say(s, inputs, action);
+	snprintf(what, sizeof(what), "held at the admin's %s %s (%s): wanted %s",
+		 max ? "max" : "min", b, src, w);
+	values_text(want, n, w, sizeof(w), ",");
+	values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, bc, sizeof(bc), ",");
+	snprintf(inputs, sizeof(inputs), "wanted=%s %s=%s source=%.120s", w,
+		 max ? "max" : "min", bc, src);
+	say(s, what, inputs, max ? "hold-at-max" : "hold-at-min");
 }
 
 int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
@@ -136,7 +145,7 @@ int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
 	struct say s = { t, ev, scenario, index, cookie };
 	struct bpftune_policy_held h;
 	long want[BPFTUNE_MAX_VALUES];
-	char src[PATH_MAX + 16], action[PATH_MAX + 64];
+	char src[PATH_MAX + 16], what[PATH_MAX + 64], inputs[192];
 
 	if (!p || index >= t->ops->num_tunables || n > BPFTUNE_MAX_VALUES)
 		return 0;
@@ -144,8 +153,9 @@ int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
 		out_of_scope++;
 		if (first_time(t->ops->tunables[index].name, cookie, SAID_SCOPE)) {
 			bpftune_policy_src_text(p, &p->scope_src, src, sizeof(src));
-			snprintf(action, sizeof(action), "not tuned: netns out of the policy's scope (%s)", src);
-			say(&s, "[netns] scope", action);
+			snprintf(what, sizeof(what), "not tuned: netns out of the policy's scope (%s)", src);
+			snprintf(inputs, sizeof(inputs), "scope=netns source=%.120s", src);
+			say(&s, what, inputs, "refuse");
 		}
 		return -EPERM;
 	}
@@ -156,8 +166,9 @@ int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
 		refused[pt - p->tunables]++;
 		if (first_time(pt->name, cookie, SAID_NO_TOUCH)) {
 			bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src));
-			snprintf(action, sizeof(action), "not touched: touch = no (%s)", src);
-			say(&s, "admin policy", action);
+			snprintf(what, sizeof(what), "not touched: touch = no (%s)", src);
+			snprintf(inputs, sizeof(inputs), "touch=no source=%.120s", src);
+			say(&s, what, inputs, "refuse");
 		}
 		return -EPERM;
 	}
