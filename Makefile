@@ -227,6 +227,33 @@ $(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
 
 fixtures test test-bats: $(TEST_BPF)
 
+# ---- man pages: man/NAME.SECTION.scd, rendered by scdoc ------------------
+# Every source in man/ is built and installed into MANDIR/manSECTION: a new
+# page (e.g. man/bpftune-ship.8.scd) needs no rule of its own.
+SCDOC		?= scdoc
+MAN_SRCS	:= $(wildcard man/*.scd)
+MAN_PAGES	:= $(patsubst man/%.scd,$(B)/man/%,$(MAN_SRCS))
+.PHONY: man install-man uninstall-man
+
+all: man
+man: $(MAN_PAGES)
+
+$(B)/man/%: man/%.scd
+	@mkdir -p $(@D)
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+install: install-man
+install-man: man
+	@for p in $(MAN_PAGES); do \
+		s=$${p##*.}; \
+		install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+
+uninstall: uninstall-man
+uninstall-man:
+	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \

@@ -46,7 +46,7 @@ add_routes() {	# add_routes NS COUNT
 	for ((i = 1; i <= $2; i++)); do
 		printf 'route add 2001:db8:%x::/64 via 2001:db8:ff::2 dev rt0\n' "$i"
 	done > "$BATS_TEST_TMPDIR/routes.$1"
-	ip -n "$1" -6 -batch "$BATS_TEST_TMPDIR/routes.$1"
+	ip -force -n "$1" -6 -batch "$BATS_TEST_TMPDIR/routes.$1" 2>/dev/null || true
 }
 
 # lookups in each NS until PATTERN is in the log
@@ -183,7 +183,7 @@ for r in db.execute("select tuner, tunable, policy, action, inputs from decision
 	[[ "$output" == *"netns $ns "*"(bpftune set "*", was 128; "* ]]
 	grep -q "net.ipv6.route.max_size" "$RUN_DIR/journal"
 	# and the new policy holds: more routes, no more writes
-	add_routes "$ns" 2000 2>/dev/null || true
+	add_routes "$ns" 2000
 	lookups_until "max_size in netns $ns .*: not touched: touch = no" "$ns"
 	# the journal still restores the original value at exit
 	stop_daemon
