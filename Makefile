@@ -107,15 +107,18 @@ $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 
 $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
+# build/bin/bpftune finds build/lib; a package installs the library where
+# ld.so looks and builds with DAEMON_RPATH= (no RPATH)
+DAEMON_RPATH	?= -Wl,-rpath,'$$ORIGIN/../lib'
 $(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
+		$(DAEMON_RPATH)
 
 # ---- tuners ---------------------------------------------------------------
 $(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h \
@@ -126,7 +129,7 @@ $(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h 
 
 $(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
+	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
 # Pure arithmetic shared by tuners (unit-tested): linked into those that
 # use it.  A tuner that needs a library names it in TUNER_LIBS for its
@@ -253,6 +256,26 @@ install-man: man
 uninstall: uninstall-man
 uninstall-man:
 	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
+
+# ---- Debian packages: make deb -> build/deb/*.deb, checked by lintian ------
+# Built with dpkg-buildpackage from a copy of the tree (build/deb/src), so
+# that the package's PREFIX=/usr build does not touch build/.
+DEB_DIR		:= $(B)/deb
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | \
+			tar -cf - --null -T - | tar -xf - -C $(DEB_DIR)/src; \
+	else \
+		tar -cf - --exclude=./build --exclude=./debian/.debhelper . | \
+			tar -xf - -C $(DEB_DIR)/src; \
+	fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc
+	lintian -I --pedantic --fail-on error,warning,info,pedantic \
+		$(DEB_DIR)/*.changes
+	@ls -l $(DEB_DIR)/*.deb
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
