@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/control.h"
 #include "ops/policy.h"
 #include "ops/policy_daemon.h"
 #include "core/internal.h"
@@ -65,18 +66,6 @@ static bool first_time(const char *name, uint64_t cookie, enum said_kind kind)
 	return true;
 }
 
-/* "4096 131072 16777216", or with @sep "," for a decision's inputs */
-static void values_text(const long *v, unsigned int n, char *buf, size_t len,
-			const char *sep)
-{
-	size_t off = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%ld", i ? sep : "", v[i]);
-}
-
 struct say {
 	struct bpftune_tuner *t;
 	const struct bpftune_event *ev;
@@ -123,13 +112,13 @@ static void held_at(const struct say *s, const struct bpftune_policy *p,
 	held[pt - p->tunables]++;
 	if (!first_time(pt->name, s->cookie, SAID_HELD))
 		return;
-	values_text(want, n, w, sizeof(w), " ");
-	values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, b, sizeof(b), " ");
+	bpftune_values_text(want, n, " ", w, sizeof(w));
+	bpftune_values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, " ", b, sizeof(b));
 	bpftune_policy_src_text(p, max ? &pt->src_max : &pt->src_min, src, sizeof(src));
 	snprintf(what, sizeof(what), "held at the admin's %s %s (%s): wanted %s",
 		 max ? "max" : "min", b, src, w);
-	values_text(want, n, w, sizeof(w), ",");
-	values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, bc, sizeof(bc), ",");
+	bpftune_values_text(want, n, ",", w, sizeof(w));
+	bpftune_values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, ",", bc, sizeof(bc));
 	snprintf(inputs, sizeof(inputs), "wanted=%s %s=%s source=%.120s", w,
 		 max ? "max" : "min", bc, src);
 	say(s, what, inputs, max ? "hold-at-max" : "hold-at-min");

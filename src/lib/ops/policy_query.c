@@ -25,26 +25,6 @@ static const char *scope_name(enum bpftune_netns_scope s)
 	}
 }
 
-static void values_text(const long *v, unsigned int n, char *buf, size_t len)
-{
-	size_t off = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%ld", i ? " " : "", v[i]);
-}
-
-static void values_json(struct bpftune_buf *o, const long *v, unsigned int n)
-{
-	unsigned int i;
-
-	bpftune_buf_add(o, "[", 1);
-	for (i = 0; i < n; i++)
-		bpftune_buf_printf(o, "%s%ld", i ? "," : "", v[i]);
-	bpftune_buf_add(o, "]", 1);
-}
-
 /* a setting changed by a reload that only a restart applies */
 static bool restart_needed(enum bpftune_policy_key k,
 			   const struct bpftune_policy_setting *s)
@@ -134,13 +114,13 @@ static void tunable(struct bpftune_buf *o, bool json, bool first,
 		}
 		if (pt->has_min) {
 			bpftune_buf_add(o, ",\"min\":", 7);
-			values_json(o, pt->min, pt->num_min);
+			bpftune_buf_json_values(o, pt->min, pt->num_min);
 			bpftune_buf_add(o, ",\"min_source\":", 14);
 			bpftune_buf_json_str(o, bpftune_policy_src_text(p, &pt->src_min, src, sizeof(src)));
 		}
 		if (pt->has_max) {
 			bpftune_buf_add(o, ",\"max\":", 7);
-			values_json(o, pt->max, pt->num_max);
+			bpftune_buf_json_values(o, pt->max, pt->num_max);
 			bpftune_buf_add(o, ",\"max_source\":", 14);
 			bpftune_buf_json_str(o, bpftune_policy_src_text(p, &pt->src_max, src, sizeof(src)));
 		}
@@ -152,13 +132,13 @@ static void tunable(struct bpftune_buf *o, bool json, bool first,
 		bpftune_buf_printf(o, "  %-44s ; %s\n", pt->no_touch ? "touch = no" : "touch = yes",
 				   bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src)));
 	if (pt->has_min) {
-		values_text(pt->min, pt->num_min, v, sizeof(v));
+		bpftune_values_text(pt->min, pt->num_min, " ", v, sizeof(v));
 		snprintf(line, sizeof(line), "min = %s", v);
 		bpftune_buf_printf(o, "  %-44s ; %s\n", line,
 				   bpftune_policy_src_text(p, &pt->src_min, src, sizeof(src)));
 	}
 	if (pt->has_max) {
-		values_text(pt->max, pt->num_max, v, sizeof(v));
+		bpftune_values_text(pt->max, pt->num_max, " ", v, sizeof(v));
 		snprintf(line, sizeof(line), "max = %s", v);
 		bpftune_buf_printf(o, "  %-44s ; %s\n", line,
 				   bpftune_policy_src_text(p, &pt->src_max, src, sizeof(src)));
@@ -232,12 +212,12 @@ void bpftune_policy_status_line(struct bpftune_buf *o, const char *name, bool js
 		bpftune_buf_printf(o, " touch = no (%s)",
 				   bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src)));
 	if (pt->has_min) {
-		values_text(pt->min, pt->num_min, v, sizeof(v));
+		bpftune_values_text(pt->min, pt->num_min, " ", v, sizeof(v));
 		bpftune_buf_printf(o, " min %s (%s)", v,
 				   bpftune_policy_src_text(p, &pt->src_min, src, sizeof(src)));
 	}
 	if (pt->has_max) {
-		values_text(pt->max, pt->num_max, v, sizeof(v));
+		bpftune_values_text(pt->max, pt->num_max, " ", v, sizeof(v));
 		bpftune_buf_printf(o, " max %s (%s)", v,
 				   bpftune_policy_src_text(p, &pt->src_max, src, sizeof(src)));
 	}
