@@ -217,9 +217,12 @@ static int parse_args(int argc, char **argv, struct options *o, int pass)
 	};
 	int c;
 
-	o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
-	o->libdir = BPFTUNE_PLUGIN_DIR;
-	o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
+	/* the command line again: over the defaults and the policy's options */
+	if (pass != ARGS_CLI) {
+		o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
+		o->libdir = BPFTUNE_PLUGIN_DIR;
+		o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
+	}
 	o->allow.names = o->allow_names;
 	optind = 0;	/* from the start, every pass */
 	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"

@@ -245,6 +245,10 @@ assert len(d["files"]) == 2, d["files"]' "$output"
 @test "policy: a live setting changes on SIGHUP; others wait for a restart and say so" {
 	printf '[daemon]\nrate = 3\n' > "$CONF"
 	start
+	# the file's options are the daemon's
+	grep -q "starting: support level [a-z-]*, learning rate 3$" "$LOG"
+	run query tuners
+	[[ "$output" == "learning rate 3: "* ]]
 	printf '[daemon]\nrate = 2\nobserve = yes\n' > "$CONF"
 	kill -HUP "$DAEMON_PID"
 	wait_for_log "policy reloaded"
