@@ -48,15 +48,22 @@ routed() {
 	ip "${ipn[@]}" link set rt1 up
 	ip "${ipn[@]}" link set rt0 up
 	ip "${ipn[@]}" -6 addr add 2001:db8:ff::1/64 dev rt0 nodad
-	for ((i = 1; i <= 400; i++)); do
-		printf 'route add 2001:db8:%x::/64 via 2001:db8:ff::2 dev rt0\n' "$i"
-	done > "$BATS_FILE_TMPDIR/routes"
-	ip "${ipn[@]}" -6 -batch "$BATS_FILE_TMPDIR/routes"
+	routes "$ns" add
 	if [ "$ns" = - ]; then
 		sysctl -qw net.ipv6.route.max_size=128
 	else
 		ip netns exec "$ns" sysctl -qw net.ipv6.route.max_size=128
 	fi
+}
+
+# routes NS add|del: the 400 routes through the gateway
+routes() {
+	local ipn=() i
+	[ "$1" = - ] || ipn=(-n "$1")
+	for ((i = 1; i <= 400; i++)); do
+		printf 'route %s 2001:db8:%x::/64 via 2001:db8:ff::2 dev rt0\n' "$2" "$i"
+	done > "$BATS_FILE_TMPDIR/routes"
+	ip "${ipn[@]}" -6 -batch "$BATS_FILE_TMPDIR/routes"
 }
 
 # this run of the unit's journal (its invocation), messages only
@@ -159,6 +166,8 @@ wait_restarted() {	# wait_restarted OLD_PID
 	[ "$(max_size "$NS")" -gt 128 ]
 	rm -f "$DROPIN"
 	ip netns exec "$NS" sysctl -qw net.ipv6.route.max_size=128
+	# no routes for the next test to start from: nothing to tune yet
+	routes "$NS" del
 	systemctl start bpftune
 }
 
@@ -173,6 +182,9 @@ wait_restarted() {	# wait_restarted OLD_PID
 		sleep 0.2
 	done
 	bpftune -q config | grep -qE "^  max = 200 +; $DROPIN:2\$"
+	# now the routes: the tuner wants 400 and more, the policy says 200
+	[ "$(max_size "$NS")" -eq 128 ]
+	routes "$NS" add
 	lookups_until "$NS" "max_size in netns $NS .*: held at the admin's max 200 \\($DROPIN:2\\)"
 	[ "$(max_size "$NS")" -eq 200 ]
 	[ "$(systemctl show -p MainPID --value bpftune)" = "$pid" ]
@@ -198,9 +210,15 @@ wait_restarted() {	# wait_restarted OLD_PID
 	printf '[daemon]\nrate = 11\n' > "$DROPIN"
 	run systemctl restart bpftune
 	[ "$status" -ne 0 ]
-	run systemctl status bpftune --no-pager
+	# what the daemon printed reaches the journal, and the status, soon
+	for _ in $(seq 50); do
+		run systemctl status bpftune --no-pager -n 20
+		[[ "$output" == *"invalid policy: $DROPIN:2: rate takes a number from 0 to 4, not '11'"* ]] && break
+		sleep 0.2
+	done
 	echo "$output"
 	[[ "$output" == *"invalid policy: $DROPIN:2: rate takes a number from 0 to 4, not '11'"* ]]
+	[[ "$output" == *"status=1/FAILURE"* ]]
 	rm -f "$DROPIN"
 	systemctl reset-failed bpftune || true
 	systemctl restart bpftune
