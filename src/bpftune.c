@@ -666,12 +666,10 @@ int main(int argc, char **argv)
 		return bpftune_control_client(o.socket_path, o.query, o.json);
 	if (apply_policy(&o, argc, argv, &fargc, &fargv))
 		return 1;
-	if (o.check_config) {
-		printf("%s: valid\n", bpftune_policy_path(NULL));
-		return 0;
-	}
-	bpftune_log_init(o.to_stderr || o.support_only || o.restore ? BPFTUNE_LOG_STDERR :
-			 BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
+	bpftune_log_init(o.to_stderr || o.support_only || o.restore || o.check_config ?
+			 BPFTUNE_LOG_STDERR : BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
+	if (o.check_config)
+		return bpftune_policy_check_config(o.libdir, &o.allow) ? 1 : 0;
 	libbpf_set_print(libbpf_print);
 	if (o.daemonize && !o.support_only && daemon(0, 0)) {
 		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));

@@ -276,7 +276,11 @@ assert len(d["files"]) == 2, d["files"]' "$output"
 	chmod 0644 "$CONF"
 	run "$BPFTUNE" --config "$CONF" --check-config
 	[ "$status" -eq 0 ]
-	# a bound that does not fit its tunable is only known once tuners load
+	# a bound that does not fit its tunable: known from the plugins' caps
+	printf '[tunable net.ipv6.route.max_size]\nmax = 1 2\n' > "$CONF"
+	run "$BPFTUNE" --config "$CONF" --check-config -l "$PLUGIN_DIR"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"invalid policy: $CONF:2: net.ipv6.route.max_size has 1 value: give one bound for all or one per value"* ]]
 	printf '[tunable net.ipv6.route.max_size]\nmin = 500\nmax = 400\n' > "$CONF"
 	run "$BPFTUNE" -s --config "$CONF" -l "$PLUGIN_DIR" --no-telemetry --socket "$SOCK"
 	[ "$status" -eq 1 ]

@@ -6,6 +6,7 @@
  * that holds a tuner at an admin bound and says so once.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "ops/policy_daemon.h"
 #include "core/internal.h"
 #include "core/operate.h"
+#include "core/plugin_dir.h"
 
 static struct bpftune_policy *current;
 static char policy_path[PATH_MAX] = BPFTUNE_POLICY_DEFAULT;
@@ -310,6 +312,35 @@ int bpftune_policy_resolve(void)
 		bpftune_log(LOG_NOTICE, "policy: collectors = %s recorded; this version has no collector plugins yet",
 			    current->settings[BPFTUNE_PK_COLLECTORS].value);
 	return 0;
+}
+
+/* --check-config: register the plugins (no BPF loaded) to check the bounds */
+static void add_plugin(const char *file, const struct bpftune_tuner_ops *ops,
+		       void *handle, int fd, void *ctx)
+{
+	(void)ctx;
+	if (!ops)
+		return;
+	if (!bpftune_tuner_add(ops, handle, fd, file)) {
+		dlclose(handle);
+		close(fd);
+	}
+}
+
+int bpftune_policy_check_config(const char *libdir, const struct bpftune_allow *allow)
+{
+	int ret;
+
+	if (bpftune_plugin_dir_scan(libdir, allow, add_plugin, NULL)) {
+		printf("%s: valid; bounds not checked against the tuners' caps: cannot read the plugins in %s\n",
+		       policy_path, libdir);
+		return 0;
+	}
+	ret = bpftune_policy_resolve();
+	bpftune_tuners_fini();
+	if (!ret)
+		printf("%s: valid\n", policy_path);
+	return ret;
 }
 
 /* ---- SIGHUP ---------------------------------------------------------------------- */

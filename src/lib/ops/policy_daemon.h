@@ -32,6 +32,9 @@ int bpftune_policy_start(const char *path, int *argc, char ***argv);
 void bpftune_policy_argv_free(int argc, char **argv);
 /* once the tuners are loaded: bounds vs their caps; -EINVAL is fatal */
 int bpftune_policy_resolve(void);
+struct bpftune_allow;
+/* --check-config: the bounds against the caps of the plugins in @libdir */
+int bpftune_policy_check_config(const char *libdir, const struct bpftune_allow *allow);
 /* the daemon runs: remember the settings it started with */
 void bpftune_policy_running(void);
 /* SIGHUP: a valid policy replaces the old one; 0 or -errno (logged) */
