@@ -665,11 +665,11 @@ int main(int argc, char **argv)
 	if (o.query)
 		return bpftune_control_client(o.socket_path, o.query, o.json);
 	if (apply_policy(&o, argc, argv, &fargc, &fargv))
-		return 1;
+		return BPFTUNE_EXIT_CONFIG;
 	bpftune_log_init(o.to_stderr || o.support_only || o.restore || o.check_config ?
 			 BPFTUNE_LOG_STDERR : BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
 	if (o.check_config)
-		return bpftune_policy_check_config(o.libdir, &o.allow) ? 1 : 0;
+		return bpftune_policy_check_config(o.libdir, &o.allow) ? BPFTUNE_EXIT_CONFIG : 0;
 	libbpf_set_print(libbpf_print);
 	if (o.daemonize && !o.support_only && daemon(0, 0)) {
 		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));
@@ -730,8 +730,10 @@ int main(int argc, char **argv)
 		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
 		goto out;
 	}
-	if (bpftune_policy_resolve())
+	if (bpftune_policy_resolve()) {
+		ret = BPFTUNE_EXIT_CONFIG;
 		goto out;
+	}
 	bpftune_policy_running();
 	rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
 	if (!rb) {

@@ -258,20 +258,20 @@ assert len(d["files"]) == 2, d["files"]' "$output"
 	echo "$output" | grep -qE "^  rate = 2 +; $CONF:2; restart needed, running with 3\$"
 }
 
-@test "policy: an invalid file at start-up is an error with FILE:LINE and exit status 1" {
+@test "policy: an invalid file at start-up is an error with FILE:LINE and exit status 78" {
 	printf '[daemon]\n\nrate = 7\n' > "$CONF"
 	run "$BPFTUNE" -s --config "$CONF" -l "$PLUGIN_DIR"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 78 ]
 	[[ "$output" == *"bpftune: invalid policy: $CONF:3: rate takes a number from 0 to 4, not '7'"* ]]
 	run "$BPFTUNE" --config "$CONF" --check-config
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 78 ]
 	run "$BPFTUNE" -s --config "$BATS_TEST_TMPDIR/missing.conf" -l "$PLUGIN_DIR"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 78 ]
 	[[ "$output" == *"missing.conf: No such file or directory"* ]]
 	printf '[daemon]\nrate = 2\n' > "$CONF"
 	chmod 0666 "$CONF"
 	run "$BPFTUNE" --config "$CONF" --check-config
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 78 ]
 	[[ "$output" == *"must be owned by root and writable by root only"* ]]
 	chmod 0644 "$CONF"
 	run "$BPFTUNE" --config "$CONF" --check-config
@@ -279,10 +279,10 @@ assert len(d["files"]) == 2, d["files"]' "$output"
 	# a bound that does not fit its tunable: known from the plugins' caps
 	printf '[tunable net.ipv6.route.max_size]\nmax = 1 2\n' > "$CONF"
 	run "$BPFTUNE" --config "$CONF" --check-config -l "$PLUGIN_DIR"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 78 ]
 	[[ "$output" == *"invalid policy: $CONF:2: net.ipv6.route.max_size has 1 value: give one bound for all or one per value"* ]]
 	printf '[tunable net.ipv6.route.max_size]\nmin = 500\nmax = 400\n' > "$CONF"
 	run "$BPFTUNE" -s --config "$CONF" -l "$PLUGIN_DIR" --no-telemetry --socket "$SOCK"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 78 ]
 	[[ "$output" == *"invalid policy: $CONF:3: net.ipv6.route.max_size: min 500 is above max 400"* ]]
 }

@@ -218,7 +218,9 @@ wait_restarted() {	# wait_restarted OLD_PID
 	done
 	echo "$output"
 	[[ "$output" == *"invalid policy: $DROPIN:2: rate takes a number from 0 to 4, not '11'"* ]]
-	[[ "$output" == *"status=1/FAILURE"* ]]
+	[[ "$output" == *"status=78/CONFIG"* ]]
+	# no restart loop on it
+	[ "$(systemctl is-active bpftune)" = failed ]
 	rm -f "$DROPIN"
 	systemctl reset-failed bpftune || true
 	systemctl restart bpftune

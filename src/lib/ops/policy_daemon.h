@@ -11,6 +11,10 @@
 
 #include "ops/policy.h"
 
+/* exit status for an invalid policy (sysexits' EX_CONFIG): the unit does
+ * not restart on it (RestartPreventExitStatus) */
+#define BPFTUNE_EXIT_CONFIG	78
+
 struct bpftune_tuner;
 struct bpftune_event;
 struct bpftune_buf;
