@@ -277,6 +277,17 @@ deb:
 		$(DEB_DIR)/*.changes
 	@ls -l $(DEB_DIR)/*.deb
 
+# rx_round: watches a CPU's NET_RX rounds, so that net_buffer.bats can
+# assert what its slow receive path produced (a skeleton user, like a tool)
+RX_ROUND	:= $(B)/test/rx_round
+$(B)/test/skel/rx_round.skel.h: $(B)/test/bpf/rx_round.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name rx_round_bpf > $@.tmp && mv $@.tmp $@
+$(B)/test/bpf/rx_round.bpf.o: test/bpf/rx_round.h
+$(RX_ROUND): test/bpf/rx_round.c test/bpf/rx_round.h $(B)/test/skel/rx_round.skel.h
+	$(CC) $(CFLAGS) $(WARN) -Itest/bpf -I$(B)/test/skel -o $@ $< -lbpf
+fixtures test test-bats: $(RX_ROUND)
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \

@@ -22,7 +22,7 @@ set -eu
 
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 libcap-dev libsystemd-dev libcmocka-dev libmnl-dev pkg-config iproute2 bats python3 \
-cppcheck xz-utils binutils procps iperf3 systemd \
+cppcheck xz-utils binutils procps iperf3 systemd ethtool \
 libinih-dev scdoc"
 # telemetry: SQLite for the daemon, pandas/matplotlib for bpftune-telemetry plot,
 # and the workloads bpftune-telemetry collect runs when they are there
