@@ -44,6 +44,7 @@ LIBS		:= -lbpf -lelf -lcap -ldl
 LIBS		+= -lz	# rollback journal checksums
 LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
+LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= core kit ops telemetry
@@ -128,10 +129,13 @@ $(LIB_SO): $(LIB_OBJS)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
+# build/bin/bpftune finds build/lib; a package installs the library where
+# ld.so looks and builds with DAEMON_RPATH= (no RPATH)
+DAEMON_RPATH	?= -Wl,-rpath,'$$ORIGIN/../lib'
 $(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
+		$(DAEMON_RPATH)
 
 # ---- tuners ---------------------------------------------------------------
 $(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h \
@@ -251,6 +255,53 @@ $(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
 
 fixtures test test-bats: $(TEST_BPF)
 
+# ---- man pages: man/NAME.SECTION.scd, rendered by scdoc ------------------
+# Every source in man/ is built and installed into MANDIR/manSECTION: a new
+# page (e.g. man/bpftune-ship.8.scd) needs no rule of its own.
+SCDOC		?= scdoc
+MAN_SRCS	:= $(wildcard man/*.scd)
+MAN_PAGES	:= $(patsubst man/%.scd,$(B)/man/%,$(MAN_SRCS))
+.PHONY: man install-man uninstall-man
+
+all: man
+man: $(MAN_PAGES)
+
+$(B)/man/%: man/%.scd
+	@mkdir -p $(@D)
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+install: install-man
+install-man: man
+	@for p in $(MAN_PAGES); do \
+		s=$${p##*.}; \
+		install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+
+uninstall: uninstall-man
+uninstall-man:
+	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
+
+# ---- Debian packages: make deb -> build/deb/*.deb, checked by lintian ------
+# Built with dpkg-buildpackage from a copy of the tree (build/deb/src), so
+# that the package's PREFIX=/usr build does not touch build/.
+DEB_DIR		:= $(B)/deb
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | \
+			tar -cf - --null -T - | tar -xf - -C $(DEB_DIR)/src; \
+	else \
+		tar -cf - --exclude=./build --exclude=./debian/.debhelper . | \
+			tar -xf - -C $(DEB_DIR)/src; \
+	fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc
+	lintian -I --pedantic --fail-on error,warning,info,pedantic \
+		$(DEB_DIR)/*.changes
+	@ls -l $(DEB_DIR)/*.deb
+
 # rx_round: watches a CPU's NET_RX rounds, so that net_buffer.bats can
 # assert what its slow receive path produced (a skeleton user, like a tool)
 RX_ROUND	:= $(B)/test/rx_round
@@ -276,6 +327,7 @@ UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
+UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
@@ -286,7 +338,7 @@ UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih
 
 sample: all
 	$(MAKE) -C sample_tuner

@@ -26,6 +26,7 @@
 #include "ops/control.h"
 #include "ops/journal.h"
 #include "core/operate.h"
+#include "ops/policy_daemon.h"
 
 #define MAX_ALLOW 64
 
@@ -47,7 +48,13 @@ struct options {
 	const char *journal;
 	bool restore;
 	const char *metrics_dir;
+	const char *config;		/* --config: the policy file */
+	bool check_config;
+	unsigned int allow_file;	/* tuners named by the policy file */
 };
+
+/* parse_args() runs on the command line, then the policy's options, then the command line again */
+enum { ARGS_CLI_FIRST, ARGS_POLICY, ARGS_CLI };
 
 /* long-only options */
 enum {
@@ -56,6 +63,8 @@ enum {
 	OPT_JOURNAL,
 	OPT_RESTORE,
 	OPT_METRICS_DIR,
+	OPT_CONFIG,
+	OPT_CHECK_CONFIG,
 };
 
 /* long-only telemetry options */
@@ -99,9 +108,13 @@ static void usage(FILE *f)
 "      --restore          restore what the journal holds (after a crash)\n"
 "                         and exit\n"
 "      --metrics-dir DIR  keep DIR/bpftune.prom up to date (Prometheus\n"
-"                         node_exporter textfile collector)\n",
+"                         node_exporter textfile collector)\n"
+"      --config PATH      policy file, with drop-ins in PATH.d/*.conf\n"
+"                         (default %s; options given here win)\n"
+"      --check-config     check the policy file and exit\n",
 		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
-		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT);
+		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT,
+		BPFTUNE_POLICY_DEFAULT);
 	fprintf(f,
 "      --telemetry-dir DIR  one SQLite file per run in DIR\n"
 "                         (default %s)\n"
@@ -160,7 +173,16 @@ static int parse_sample_interval(const char *arg, unsigned int *ms)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct options *o)
+/* the long name of option @c, for the policy's "where from" */
+static const char *long_name(const struct option *lo, int c)
+{
+	for (; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return NULL;
+}
+
+static int parse_args(int argc, char **argv, struct options *o, int pass)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -181,6 +203,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "journal", required_argument, NULL, OPT_JOURNAL },
 		{ "restore", no_argument, NULL, OPT_RESTORE },
 		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "telemetry-dir", required_argument, NULL, OPT_TELEMETRY_DIR },
 		{ "no-telemetry", no_argument, NULL, OPT_NO_TELEMETRY },
 		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
@@ -193,12 +217,21 @@ static int parse_args(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
-	o->libdir = BPFTUNE_PLUGIN_DIR;
-	o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
+	/* the command line again: over the defaults and the policy's options */
+	if (pass != ARGS_CLI) {
+		o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
+		o->libdir = BPFTUNE_PLUGIN_DIR;
+		o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
+	}
 	o->allow.names = o->allow_names;
+	optind = 0;	/* from the start, every pass */
 	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
 				"q:", longopts, NULL)) != -1) {
+		if (pass == ARGS_CLI_FIRST)
+			bpftune_policy_cli(long_name(longopts, c), optarg);
+		/* -a on the command line replaces the policy's tuners */
+		if (c == 'a' && pass == ARGS_CLI && o->allow_file)
+			o->allow.num = o->allow_file = 0;
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -264,6 +297,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_METRICS_DIR:
 			o->metrics_dir = optarg;
 			break;
+		case OPT_CONFIG:
+			o->config = optarg;
+			break;
+		case OPT_CHECK_CONFIG:
+			o->check_config = true;
+			break;
 		case OPT_TELEMETRY_DIR:
 			o->telemetry_dir = optarg;
 			break;
@@ -315,6 +354,38 @@ static int parse_args(int argc, char **argv, struct options *o)
 		usage(stderr);
 		return -EINVAL;
 	}
+	if (pass == ARGS_POLICY)
+		o->allow_file = o->allow.num;
+	return 0;
+}
+
+/*
+ * The policy file: its [daemon] settings are options, then the command
+ * line is parsed again over them.  @fargv is kept: options point into it.
+ */
+static int apply_policy(struct options *o, int argc, char **argv,
+			int *fargc, char ***fargv)
+{
+	const char *config = o->config;
+	bool check = o->check_config;
+	sigset_t hup;
+
+	/* SIGHUP waits for the event loop's signalfd, not kill us first */
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	sigprocmask(SIG_BLOCK, &hup, NULL);
+	if (bpftune_policy_start(config, fargc, fargv))
+		return -EINVAL;
+	memset(o, 0, sizeof(*o));
+	if (parse_args(*fargc, *fargv, o, ARGS_POLICY)) {
+		fprintf(stderr, "bpftune: invalid policy in %s\n",
+			bpftune_policy_path(NULL));
+		return -EINVAL;
+	}
+	if (parse_args(argc, argv, o, ARGS_CLI))
+		return -EINVAL;
+	o->config = config;
+	o->check_config = check;
 	return 0;
 }
 
@@ -457,6 +528,12 @@ static void on_signal(int fd, uint32_t events, void *ctx)
 	(void)ctx;
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
+	if (si.ssi_signo == SIGHUP) {
+		sd_notify(0, "RELOADING=1");
+		bpftune_policy_reload();
+		sd_notify(0, "READY=1");
+		return;
+	}
 	bpftune_log(LOG_NOTICE, "%s received: shutting down",
 		    strsignal(si.ssi_signo));
 	bpftune_loop_stop();
@@ -471,6 +548,7 @@ static int event_loop(struct ring_buffer *rb)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);	/* re-read the policy file */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -582,14 +660,19 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	const struct bpftune_support *s;
 	bool auto_legacy;
-	int err, ret = 1;
+	char **fargv = NULL;
+	int err, ret = 1, fargc = 0;
 
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o, ARGS_CLI_FIRST))
 		return 1;
 	if (o.query)
 		return bpftune_control_client(o.socket_path, o.query, o.json);
-	bpftune_log_init(o.to_stderr || o.support_only || o.restore ? BPFTUNE_LOG_STDERR :
-			 BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
+	if (apply_policy(&o, argc, argv, &fargc, &fargv))
+		return BPFTUNE_EXIT_CONFIG;
+	bpftune_log_init(o.to_stderr || o.support_only || o.restore || o.check_config ?
+			 BPFTUNE_LOG_STDERR : BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
+	if (o.check_config)
+		return bpftune_policy_check_config(o.libdir, &o.allow) ? BPFTUNE_EXIT_CONFIG : 0;
 	libbpf_set_print(libbpf_print);
 	if (o.daemonize && !o.support_only && daemon(0, 0)) {
 		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));
@@ -657,6 +740,11 @@ int main(int argc, char **argv)
 		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
 		goto out;
 	}
+	if (bpftune_policy_resolve()) {
+		ret = BPFTUNE_EXIT_CONFIG;
+		goto out;
+	}
+	bpftune_policy_running();
 	rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
 	if (!rb) {
 		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
@@ -695,6 +783,8 @@ out:
 	bpftune_netns_fini();
 	bpftune_support_fini();
 	bpftune_loop_fini();
+	bpftune_policy_fini();
+	bpftune_policy_argv_free(fargc, fargv);
 	bpftune_log_flush();
 	return ret;
 }

@@ -26,6 +26,7 @@ int main(void)
 	failed += unit_run_grow();
 	failed += unit_run_refusal();
 	failed += unit_run_btf_min();
+	failed += unit_run_policy();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

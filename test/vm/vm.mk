@@ -7,6 +7,7 @@
 #   make test-matrix VM_KERNELS=6.12
 #   make test-matrix-ci            the CI subset: each kernel once, each mode once
 #   make test-matrix-selftest      a broken legacy kprobe must fail the matrix
+#   make test-systemd              the package under systemd as PID 1 (make deb)
 #   make vm-fetch                  download/prepare kernels, busybox, kmod, qemu
 #   make vm-clean                  remove test/vm/cache
 
@@ -21,7 +22,15 @@ VM_CI_MATRIX	?= 6.1:legacy 6.12:full-asan
 VM_CI_BATS_ARGS	?= --timing --filter-tags hooks,!slow test/
 VM_QEMU_PKG	:= qemu-system-x86
 
-.PHONY: test-matrix test-matrix-ci test-matrix-selftest vm-fetch vm-clean
+.PHONY: test-matrix test-matrix-ci test-matrix-selftest vm-fetch vm-clean test-systemd
+
+# bpftune under systemd as PID 1 in a guest: the packages of make deb
+# installed, started, reloaded, killed and purged (test/vm/systemd.bats)
+VM_SYSTEMD_KERNEL	?= 6.12
+VM_SYSTEMD_TIMEOUT	?= 1500
+test-systemd: deb vm-fetch
+	test/vm/run-in-vm.sh --systemd -t $(VM_SYSTEMD_TIMEOUT) $(VM_SYSTEMD_KERNEL) -- \
+		bats --timing test/vm/systemd.bats
 
 test-matrix: all $(FIXTURE_SOS) vm-fetch
 	test/vm/matrix.sh $(VM_KERNELS)

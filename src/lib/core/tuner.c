@@ -17,6 +17,7 @@
 #include "core/refusal.h"
 #include "telemetry/telemetry.h"
 #include "core/operate.h"
+#include "ops/policy_daemon.h"
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
@@ -582,6 +583,10 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 		return -EPERM;
 	memcpy(new, values, n * sizeof(*new));
 	capped = bpftune_cap_values(d, new, n);
+	/* the admin's policy file: bounds, do-not-touch, netns scope */
+	err = bpftune_policy_check(t, index, ev, scenario, cookie, old, new, n);
+	if (err)
+		return err;
 	if (!memcmp(old, new, n * sizeof(*new)))
 		return 0;
 	format_values(old, n, sold, sizeof(sold));

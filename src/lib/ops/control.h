@@ -38,6 +38,7 @@ enum bpftune_query {
 	BPFTUNE_Q_SUMMARY,
 	BPFTUNE_Q_ROLLBACK,
 	BPFTUNE_Q_METRICS,
+	BPFTUNE_Q_CONFIG,
 	BPFTUNE_Q_MAX,
 };
 
@@ -76,6 +77,11 @@ int bpftune_buf_printf(struct bpftune_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* @s as a JSON string, quoted and escaped (NULL is null) */
 int bpftune_buf_json_str(struct bpftune_buf *b, const char *s);
+/* @n values as a JSON array: [1,2,3] */
+void bpftune_buf_json_values(struct bpftune_buf *b, const long *v, unsigned int n);
+/* @n values as text into @buf, separated by @sep: "1 2 3" */
+void bpftune_values_text(const long *v, unsigned int n, const char *sep,
+			 char *buf, size_t len);
 
 /* ---- server (control.c) ---- */
 struct bpftune_daemon_info {

@@ -28,6 +28,9 @@ FUZZ_SRCS_control	:= src/lib/ops/control_proto.c
 # rollback journal records read back after a crash
 FUZZ_SRCS_journal	:= src/lib/ops/journal_record.c
 FUZZ_LIBS_journal	:= -lz
+# the policy file (/etc/bpftune/bpftune.conf and its drop-ins)
+FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
+FUZZ_LIBS_policy	:= -linih
 # /proc parsers of the receive-path tuners
 FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c
 # sysctl values and names
