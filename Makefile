@@ -226,6 +226,32 @@ $(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
 
 fixtures test test-bats: $(TEST_BPF)
 
+# ---- bpftune-ship (tools/ship/): run files' rows to Redis Streams ------
+SHIP		:= $(B)/bin/bpftune-ship
+SHIP_SRCS	:= $(wildcard tools/ship/*.c)
+# the parts that parse what comes from outside: unit-tested and fuzzed
+SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c
+SHIP_LIBS	:= -lhiredis -lsqlite3 -lm
+.PHONY: install-ship uninstall-ship
+
+all: $(SHIP)
+
+$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
+
+install: install-ship
+install-ship: $(SHIP)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(SHIP) $(DESTDIR)$(SBINDIR)/bpftune-ship
+	sed -e 's|@SBINDIR@|$(SBINDIR)|' systemd/bpftune-ship.service > \
+		$(DESTDIR)$(UNITDIR)/bpftune-ship.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
+uninstall: uninstall-ship
+uninstall-ship:
+	rm -f $(DESTDIR)$(SBINDIR)/bpftune-ship $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
@@ -236,6 +262,7 @@ UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_pr
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c
 UNIT_LIB  += src/tuners/table_policy.c
+UNIT_LIB  += $(SHIP_PURE)
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
@@ -262,7 +289,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
 		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
-		test/unit sample_tuner/sample_tuner.c
+		test/unit sample_tuner/sample_tuner.c tools/ship
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
 		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
