@@ -13,11 +13,15 @@
                                     times, the daemon started with the
                                     workload as label (--list: what exists)
   runs [SOURCE...]                  list the runs found
+  fleet hosts|job|dump|summary --redis URL
+                                    the rows bpftune-ship streamed into
+                                    Redis: hosts, jobs, dumps back to run
+                                    files, counts across hosts (docs/fleet.md)
 
 SOURCE is a run's .db file or a directory of them (default
 /var/lib/bpftune/telemetry).  The tables are described in docs/telemetry.md.
 export and dataset need only the Python standard library; plot needs
-python3-matplotlib and python3-pandas.
+python3-matplotlib and python3-pandas; fleet needs python3-redis.
 """
 
 import argparse
@@ -26,6 +30,7 @@ from .collect import cmd_collect
 from .common import DEFAULT_DIR, die
 from .dataset import cmd_dataset
 from .export import cmd_export
+from .fleet import add_parser as add_fleet_parser
 from .plot import cmd_plot
 from .runs import cmd_runs
 
@@ -82,7 +87,11 @@ def main():
     p.add_argument("--daemon-arg", action="append", metavar="ARG",
                    help="extra daemon argument (repeatable)")
     p.add_argument("--list", action="store_true", help="list workloads")
+    p.add_argument("--job", metavar="ID",
+                   help="tag the runs for fleet job ID (label ID/LABEL)")
     p.set_defaults(fn=cmd_collect)
+
+    add_fleet_parser(sub)
 
     args = ap.parse_args()
     if getattr(args, "runs", 1) < 1:

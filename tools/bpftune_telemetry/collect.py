@@ -131,6 +131,8 @@ def cmd_collect(args):
             die("collect: unknown workload '%s' (see --list)" % name)
         if not shutil.which(wl[name][0]):
             die("collect: %s needs %s, which is not installed" % (name, wl[name][0]))
+    if args.job and not re.match(r"^[A-Za-z0-9._-]{1,64}$", args.job):
+        die("collect: --job takes 1-64 of A-Z a-z 0-9 . _ -, not '%s'" % args.job)
     if args.label and len(names) > 1:
         die("collect: --label names the runs of one workload; several get their own names")
     if os.geteuid():
@@ -148,6 +150,8 @@ def cmd_collect(args):
 def collect_runs(args, pair, name, workload):
     _, server, client, _ = workload
     label = args.label or name
+    if args.job:        # fleet job ID: its runs are labelled ID/...
+        label = "%s/%s" % (args.job, label)
     made = []
     for i in range(args.runs):
         pair.reset()
