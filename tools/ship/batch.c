@@ -16,6 +16,8 @@
 
 #include "batch.h"
 
+#define PUSH_BYTES	(64 * 1024)
+
 /* KEYS: run hash, host hash.  ARGV: table, first id, last id, rowid, max */
 static const char RECORD_BATCH_LUA[] =
 	"local t = ARGV[1]\n"
@@ -35,6 +37,7 @@ void row_enc_free(struct row_enc *re)
 	free(re->argvlen);
 	free(re->scratch);
 	free(re->arena);
+	free(re->resp);
 	memset(re, 0, sizeof(*re));
 }
 
@@ -93,7 +96,7 @@ int row_encode(struct row_enc *re, struct rf_cursor *c, const struct ship_ctx_id
 	re->argv[k] = "_i";
 	re->argvlen[k++] = 2;
 	re->argv[k] = re->scratch;
-	re->argvlen[k] = (size_t)snprintf(re->scratch, SHIP_ENC_SCRATCH, "%" PRId64, rowid);
+	re->argvlen[k] = ship_i64toa(rowid, re->scratch);
 	*h = ship_digest(*h, re->argv[k], re->argvlen[k]);
 	*bytes += re->argvlen[k++] + 40;
 	for (i = 1; i <= cols; i++) {
@@ -146,6 +149,60 @@ static int xadd_head(struct row_enc *re, const struct ship_opts *o, const char *
 	return k;
 }
 
+/* RESP of one command, formatted here: hiredis's sprintf per argument
+ * cost as much as the rest of the shipper */
+static int append_command(struct conn *cn, struct row_enc *re, int n)
+{
+	size_t need = 32, pos = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		need += re->argvlen[i] + 32;
+	if (need > re->cap_resp) {
+		char *p = realloc(re->resp, need);
+
+		if (!p)
+			return -ENOMEM;
+		re->resp = p;
+		re->cap_resp = need;
+	}
+	re->resp[pos++] = '*';
+	pos += ship_i64toa(n, re->resp + pos);
+	re->resp[pos++] = '\r';
+	re->resp[pos++] = '\n';
+	for (i = 0; i < n; i++) {
+		re->resp[pos++] = '$';
+		pos += ship_i64toa((int64_t)re->argvlen[i], re->resp + pos);
+		re->resp[pos++] = '\r';
+		re->resp[pos++] = '\n';
+		memcpy(re->resp + pos, re->argv[i], re->argvlen[i]);
+		pos += re->argvlen[i];
+		re->resp[pos++] = '\r';
+		re->resp[pos++] = '\n';
+	}
+	if (redisAppendFormattedCommand(cn->c, re->resp, pos) != REDIS_OK)
+		return -ENOMEM;
+	re->unsent += pos;
+	return 0;
+}
+
+/*
+ * Hand what is appended to the socket now and then, so that Redis works
+ * on the first rows while the next are encoded (its replies wait in
+ * our socket buffer: about 20 bytes a row).
+ */
+static void push(struct conn *cn, struct row_enc *re)
+{
+	int done = 0;
+
+	if (re->unsent < PUSH_BYTES)
+		return;
+	while (!done)
+		if (redisBufferWrite(cn->c, &done) != REDIS_OK)
+			return;		/* the reply reads will report it */
+	re->unsent = 0;
+}
+
 /* Append the XADDs: the number of rows, or -errno (file) */
 static int append_rows(struct conn *cn, const struct ship_opts *o, struct runfile *rf,
 		       const struct rf_table *t, const char *key, struct batch *b,
@@ -172,10 +229,11 @@ static int append_rows(struct conn *cn, const struct ship_opts *o, struct runfil
 			rc = n;
 			break;
 		}
-		if (redisAppendCommandArgv(cn->c, n, re->argv, re->argvlen) != REDIS_OK) {
-			rc = -ENOMEM;
+		rc = append_command(cn, re, n);
+		if (rc)
 			break;
-		}
+		push(cn, re);
+		rc = 1;
 		b->last_rowid = rowid;
 		rows++;
 		if (bytes >= o->batch_bytes)

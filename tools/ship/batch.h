@@ -15,6 +15,8 @@ struct row_enc {
 	char *scratch;		/* SHIP_ENC_SCRATCH bytes per column */
 	char *arena;		/* tagged TEXT/BLOB values of one row */
 	size_t cap_arena;
+	char *resp;		/* one command, formatted */
+	size_t cap_resp, unsent;
 };
 
 struct batch {

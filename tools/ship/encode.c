@@ -19,6 +19,24 @@
 
 #include "ship.h"
 
+/* snprintf("%lld") costs more than the rest of a row's encoding */
+size_t ship_i64toa(int64_t v, char *buf)
+{
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	char tmp[20];
+	size_t n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		buf[i++] = '-';
+	while (n)
+		buf[i++] = tmp[--n];
+	return i;
+}
+
 static size_t fmt_real(double r, char *buf)
 {
 	int prec;
@@ -48,7 +66,7 @@ int ship_encode(const struct ship_value *v, const struct ship_ctx_ids *ids,
 		return 0;
 	case SHIP_INT:
 		*out = scratch;
-		*outlen = (size_t)snprintf(scratch, SHIP_ENC_SCRATCH, "%lld", (long long)v->i);
+		*outlen = ship_i64toa(v->i, scratch);
 		return 0;
 	case SHIP_REAL:
 		if (isnan(v->r))

@@ -221,24 +221,72 @@ static int read_identity(struct runfile *rf, char *err, size_t errlen)
 	return 0;
 }
 
-int rf_open(struct runfile *rf, const char *path, char *err, size_t errlen)
+static bool exists(const char *path, const char *suffix)
 {
+	char p[PATH_MAX + 8];
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return !access(p, F_OK);
+}
+
+/* "file:" URI of @path with immutable=1; -1 if too long */
+static int immutable_uri(const char *path, char *buf, size_t len)
+{
+	size_t o = 0;
+	const char *p;
+
+	o += snprintf(buf, len, "file:");
+	for (p = path; *p && o + 4 < len; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			o += snprintf(buf + o, len - o, "%%%02X", (unsigned char)*p);
+		else
+			buf[o++] = *p;
+	}
+	if (*p || snprintf(buf + o, len - o, "?immutable=1") >= (int)(len - o))
+		return -1;
+	return 0;
+}
+
+static int open_db(struct runfile *rf, const char *path, bool immutable)
+{
+	char uri[PATH_MAX * 3 + 32];
 	int64_t n;
 
-	memset(rf, 0, sizeof(*rf));
-	rf->path = path;
-	if (sqlite3_open_v2(path, &rf->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		fail(rf, err, errlen, "cannot open");
-		rf_close(rf);
+	if (immutable && immutable_uri(path, uri, sizeof(uri)))
 		return -1;
-	}
+	if (sqlite3_open_v2(immutable ? uri : path, &rf->db, SQLITE_OPEN_READONLY |
+			    SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0),
+			    NULL) != SQLITE_OK)
+		return -1;
 	sqlite3_busy_timeout(rf->db, BUSY_TIMEOUT_MS);
 	/* the first read tells a corrupt or non-SQLite file */
-	if (query_int(rf, "SELECT count(*) FROM sqlite_master", &n)) {
-		fail(rf, err, errlen, "not a readable SQLite file");
-		rf_close(rf);
-		return -1;
+	return query_int(rf, "SELECT count(*) FROM sqlite_master", &n);
+}
+
+int rf_open(struct runfile *rf, const char *path, bool in_use, char *err, size_t errlen)
+{
+	memset(rf, 0, sizeof(*rf));
+	rf->path = path;
+	if (open_db(rf, path, false)) {
+		/*
+		 * A WAL file nobody has open, with no -wal left, in a directory
+		 * we may not write (the unit's ReadOnlyPaths): SQLite cannot
+		 * create the -shm it wants.  Nothing writes it, so read it as
+		 * immutable.  (With a -wal left by a crash, the normal open
+		 * works, and must be used: immutable would ignore the -wal.)
+		 */
+		bool retry = rf->db && sqlite3_errcode(rf->db) == SQLITE_CANTOPEN &&
+			     !in_use && !exists(path, "-wal");
+
+		if (retry) {
+			sqlite3_close(rf->db);
+			rf->db = NULL;
+		}
+		if (!retry || open_db(rf, path, true)) {
+			fail(rf, err, errlen, "not a readable SQLite file");
+			rf_close(rf);
+			return -1;
+		}
 	}
 	if (read_identity(rf, err, errlen) || rf_refresh(rf, err, errlen)) {
 		rf_close(rf);

@@ -286,7 +286,7 @@ enum ship_result ship_file(struct conn *cn, const struct ship_opts *o, const cha
 	 * the probe's descriptor would drop its locks */
 	j.in_use = rf_in_use(path);
 	fc->in_use = j.in_use;
-	if (rf_open(&j.rf, path, err, errlen)) {
+	if (rf_open(&j.rf, path, j.in_use, err, errlen)) {
 		free(j.wm);
 		return SHIP_REFUSED;
 	}

@@ -88,6 +88,9 @@ int ship_encode(const struct ship_value *v, const struct ship_ctx_ids *ids,
 int ship_decode(const char *p, size_t n, const struct ship_ctx_ids *ids,
 		struct ship_value *v);
 
+/* decimal of @v into @buf (at least 21 bytes, no NUL): its length */
+size_t ship_i64toa(int64_t v, char *buf);
+
 /* FNV-1a 64 over a row's encoded fields, chained from @h */
 uint64_t ship_digest(uint64_t h, const void *p, size_t n);
 #define SHIP_DIGEST_INIT	0xcbf29ce484222325ULL

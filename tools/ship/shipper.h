@@ -47,7 +47,7 @@ struct runfile {
 };
 
 /* Open read-only and read what identifies it: 0, or -1 with @err. */
-int rf_open(struct runfile *rf, const char *path, char *err, size_t errlen);
+int rf_open(struct runfile *rf, const char *path, bool in_use, char *err, size_t errlen);
 /* Tables and schema again (a plugin may add a table mid-run); 0 or -1. */
 int rf_refresh(struct runfile *rf, char *err, size_t errlen);
 void rf_close(struct runfile *rf);
