@@ -344,6 +344,26 @@ EOF
 	run "$SHIP" --redis "$REDIS_URL" --maxlen 1 --max-age 1 --once
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"exclude each other"* ]]
+
+	# --max-age: a later run's XADDs drop the entries older than that
+	local a b t0
+	a="$(make_run "$RUNS/age" host-age 3000)"
+	"$SHIP" --redis "$REDIS_URL" --dir "$RUNS/age" --state "$BATS_TEST_TMPDIR/sage" --once
+	k='bpftune:{host-age}:rows:samples_tcp'
+	n="$(rcli xlen "$k")"
+	[ "$n" -eq "$(sqlite3 "$a" 'SELECT count(*) FROM samples_tcp')" ]
+	t0="$(date +%s%N)"
+	wait_until 10 '[ $(( ($(date +%s%N) - t0) / 1000000 )) -gt 1500 ]'
+	b="$(make_run "$RUNS/age" host-age 3000)"
+	"$SHIP" --redis "$REDIS_URL" --dir "$RUNS/age" --state "$BATS_TEST_TMPDIR/sage" --once --max-age 1
+	[ "$(rcli xlen "$k")" -lt "$((n + $(sqlite3 "$b" 'SELECT count(*) FROM samples_tcp')))" ]
+	# the new run is whole
+	fleet dump --redis "$REDIS_URL" --run "$(sqlite3 "$b" 'SELECT run_id FROM runs')" --out "$OUT"
+	same_run "$b" "$OUT"
+	# the old one has lost rows, and the dump says how many
+	run fleet dump --redis "$REDIS_URL" --run "$(sqlite3 "$a" 'SELECT run_id FROM runs')" --out "$OUT"
+	echo "$output"
+	[[ "$output" == *"samples_tcp: "*" acknowledged rows not in Redis (trimmed or lost)"* ]]
 }
 
 @test "the installed bpftune-ship unit passes systemd-analyze verify, hardened" {
