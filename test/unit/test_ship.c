@@ -67,6 +67,8 @@ static void test_url(void **state)
 	url_bad("redis://h/-1", "database");
 	url_bad("redis://[::1", "unterminated");
 	url_bad("redis://[::1]x", "after ']'");
+	url_bad("redis://h*st", "bad host");
+	url_bad("redis://h st:1", "bad host");
 	url_bad("redis://u:%4@h", "password");
 	url_bad("redis://u:%00@h", "password");
 	url_bad("redis://user:@h", "needs a password");

@@ -17,6 +17,7 @@
 #include "ship.h"
 
 #define REDIS_PORT	6379
+#define HOST_CHARS	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-_:"
 
 bool ship_id_valid(const char *s)
 {
@@ -142,8 +143,8 @@ static int parse_hostport(const char *s, size_t n, struct ship_url *u,
 	}
 	if (!hlen || hlen >= sizeof(u->host))
 		return fail(err, errlen, "no host (or one too long) in the URL");
-	if (memchr(host, '@', hlen) || memchr(host, '/', hlen) ||
-	    memchr(host, '\0', hlen) || memchr(host, '%', hlen))
+	/* a name, an IPv4 address, or in brackets an IPv6 one */
+	if (strspn(host, HOST_CHARS) < hlen || (host == s && memchr(host, ':', hlen)))
 		return fail(err, errlen, "bad host name in the URL");
 	memcpy(u->host, host, hlen);
 	u->host[hlen] = '\0';
