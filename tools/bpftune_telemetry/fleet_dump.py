@@ -42,34 +42,49 @@ def decode(v, run_id, host_id):
 
 
 class Table:
-    """Rows of one table of one run, inserted as they come."""
+    """Rows of one table of one run, inserted in batches as they come."""
+
+    BATCH = 2000
 
     def __init__(self, db, name):
         self.db, self.name = db, name
         self.seen = bytearray()     # one byte per rowid: inserted already
         self.rows = self.dups = 0
         self.stmts = {}
+        self.pending = {}           # statement -> rows waiting
 
     def insert(self, rowid, cols, vals, casts):
-        sig = (tuple(cols), tuple(casts))
+        sig = (cols, casts)
         sql = self.stmts.get(sig)
         if sql is None:
-            marks = ", ".join("CAST(? AS TEXT)" if c else "?" for c in [False] + casts)
+            marks = ", ".join("CAST(? AS TEXT)" if c else "?" for c in (False,) + casts)
             sql = 'INSERT OR REPLACE INTO "%s" (rowid, %s) VALUES (%s)' % (
                 self.name, ", ".join('"%s"' % c for c in cols), marks)
             self.stmts[sig] = sql
-        self.db.execute(sql, [rowid] + vals)
+        vals.insert(0, rowid)
+        batch = self.pending.setdefault(sql, [])
+        batch.append(vals)
+        if len(batch) >= self.BATCH:
+            self.flush()
         if rowid >= len(self.seen):
-            self.seen.extend(b"\0" * (rowid + 1 - len(self.seen) + 4096))
+            self.seen.extend(bytes(rowid + 1 - len(self.seen) + 4096))
         if self.seen[rowid]:
             self.dups += 1
         else:
             self.seen[rowid] = 1
             self.rows += 1
 
+    def flush(self):
+        # one statement at a time keeps the rows in arrival order: a
+        # repeated row replaces the earlier one
+        for sql, rows in self.pending.items():
+            self.db.executemany(sql, rows)
+        self.pending = {}
+
     def missing(self, upto):
         """rowids up to @upto that never arrived (lost or trimmed in Redis)."""
-        return sum(1 for i in range(1, upto + 1) if i >= len(self.seen) or not self.seen[i])
+        have = self.seen[1:upto + 1]
+        return upto - have.count(1)
 
 
 def entries(r, stream, first, last):
@@ -91,19 +106,36 @@ def fill_table(r, db, run, table):
     if not first or not last:
         return t
     rid_b = rid.encode()
+    names = {}      # the entry's field names -> column names
     for _, f in entries(r, key(host, "rows:", table), first, last):
         if f.get(b"_r") != rid_b:
             continue            # another run of the host, shipped meanwhile
-        cols, vals, casts = [], [], []
+        rowid = int(f[b"_i"])
+        fields = tuple(f)
+        cols = names.get(fields)
+        if cols is None:
+            cols = names[fields] = tuple(k.decode() for k in fields if k not in (b"_r", b"_i"))
+        vals, casts = [], ()
         for k, v in f.items():
-            if k in (b"_r", b"_i"):
+            if k == b"_r" or k == b"_i":
+                continue
+            if v and (48 <= v[0] <= 57 or v[0] == 45):    # the common case: INTEGER
+                vals.append(int(v))
                 continue
             val, cast = decode(v, rid, host)
-            cols.append(k.decode())
             vals.append(val)
-            casts.append(cast)
-        t.insert(int(f[b"_i"]), cols, vals, casts)
+            if cast:
+                casts = tuple(vals_cast(len(cols), len(vals) - 1, casts))
+        t.insert(rowid, cols, vals, casts or (False,) * len(cols))
+    t.flush()
     return t
+
+
+def vals_cast(n, i, casts):
+    """@casts with column @i marked CAST AS TEXT (bytes that are TEXT)."""
+    c = list(casts) if casts else [False] * n
+    c[i] = True
+    return c
 
 
 def seq_gaps(db, table):
