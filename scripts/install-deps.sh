@@ -12,7 +12,8 @@
 #       zlib-devel libcap-devel systemd-devel libcmocka-devel libmnl-devel pkgconf-pkg-config \
 #       iproute bats python3 cppcheck xz binutils procps-ng iperf3 \
 #       sqlite-devel sqlite python3-pandas python3-matplotlib \
-#       qperf rt-tests sysbench
+#       qperf rt-tests sysbench \
+#       hiredis-devel python3-redis python3-hiredis redis
 #   (--vm: qemu-system-x86 busybox cpio)
 #   (--bench: qperf stress-ng perf gnuplot nodejs npm)
 set -eu
@@ -25,6 +26,9 @@ cppcheck xz-utils binutils procps iperf3 systemd"
 # (qperf; hackbench from rt-tests; sysbench)
 APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib"
 APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
+# fleet: bpftune-ship (hiredis), bpftune-telemetry fleet (python3-redis, and
+# python3-hiredis, its fast reply parser), the tests' redis-server
+APT_PKGS="$APT_PKGS libhiredis-dev python3-redis python3-hiredis redis-server redis-tools"
 VM_PKGS="qemu-system-x86 busybox-static cpio"
 # benchmarks: linux-perf is Debian's perf (Ubuntu: linux-tools-*)
 BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox"

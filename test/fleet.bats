@@ -387,3 +387,36 @@ EOF
 	# "OK" or better (systemd rates 0-10, lower is safer)
 	awk -v s="$score" 'BEGIN { exit !(s < 2.5) }'
 }
+
+@test "Redis Cluster: each host's keys on one shard, the shipper follows MOVED, fleet works" {
+	local h f files=() port n nodes
+	start_cluster 3
+	for h in host-x host-y host-z; do
+		files+=("$(make_run "$RUNS/$h" "$h" 500 "JC/$h")")
+		# every shipper is given the same node: two of three are redirected
+		"$SHIP" --redis "redis://127.0.0.1:${CLUSTER_PORTS[0]}" --dir "$RUNS/$h" \
+			--state "$BATS_TEST_TMPDIR/s-$h" --once
+	done
+	for h in host-x host-y host-z; do
+		nodes=0
+		for port in "${CLUSTER_PORTS[@]}"; do
+			n="$(redis-cli -p "$port" --scan --pattern "bpftune:{$h}:*" | wc -l)"
+			[ "$n" -gt 0 ] && nodes=$((nodes + 1))
+		done
+		[ "$nodes" -eq 1 ]
+	done
+	# the central side, given any node
+	run fleet dump --redis "redis://127.0.0.1:${CLUSTER_PORTS[2]}" --out "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for f in "${files[@]}"; do
+		same_run "$f" "$OUT"
+	done
+	fleet job create JC --redis "redis://127.0.0.1:${CLUSTER_PORTS[1]}"
+	run fleet job list --redis "redis://127.0.0.1:${CLUSTER_PORTS[1]}"
+	[[ "$output" == *"JC    created "*": 3 host(s), 3 run(s)"* ]]
+	run fleet summary --redis "redis://127.0.0.1:${CLUSTER_PORTS[1]}" --json
+	echo "$output"
+	[ "$(echo "$output" | $PY -c 'import json, sys; t = json.load(sys.stdin); print(t["hosts"], t["runs"], sum(c["changes"] for c in t["changes"].values()))')" = \
+	  "3 3 $(( $(sqlite3 "${files[0]}" 'SELECT count(*) FROM changes') * 3 ))" ]
+}

@@ -165,4 +165,41 @@ fleet() {
 fleet_teardown() {
 	stop_shippers
 	kill_redis KILL
+	stop_cluster
+}
+
+CLUSTER_PIDS=()
+
+# start_cluster N: N redis-server nodes in cluster mode (own ports and
+# directories), all slots assigned; CLUSTER_PORTS, CLUSTER_PIDS
+start_cluster() {
+	local i port d
+	CLUSTER_PORTS=() CLUSTER_PIDS=()
+	for i in $(seq 1 "$1"); do
+		port="$(free_port)"
+		d="$BATS_TEST_TMPDIR/cluster-$i"
+		mkdir -p "$d"
+		(cd "$d" && exec redis-server --bind 127.0.0.1 --port "$port" --cluster-enabled yes \
+			--cluster-config-file nodes.conf --appendonly yes --save "" \
+			--daemonize no --logfile "$d/log") &
+		CLUSTER_PIDS+=("$!")
+		CLUSTER_PORTS+=("$port")
+	done
+	for port in "${CLUSTER_PORTS[@]}"; do
+		wait_until 30 '[ "$(redis-cli -p '"$port"' ping 2>/dev/null)" = PONG ]' || return 1
+	done
+	redis-cli --cluster create $(printf '127.0.0.1:%s ' "${CLUSTER_PORTS[@]}") \
+		--cluster-yes >/dev/null || return 1
+	for port in "${CLUSTER_PORTS[@]}"; do
+		wait_until 30 'redis-cli -p '"$port"' cluster info | grep -q "^cluster_state:ok"' || return 1
+	done
+}
+
+stop_cluster() {
+	local p
+	for p in "${CLUSTER_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	CLUSTER_PIDS=()
 }

@@ -10,14 +10,13 @@
   summary                       counts accumulated across hosts
 """
 
-import json
 import sys
 import time
 
 from .common import die
 from .fleet_dump import cmd_dump_runs
 from .fleet_redis import ID_RE, all_runs, connect, hash_of, hosts, job_of_label, key, \
-    runs_of, s
+    print_json, runs_of, s
 from .fleet_summary import cmd_summary
 
 
@@ -65,9 +64,7 @@ def host_info(r, host):
 def cmd_hosts(args, r):
     infos = [host_info(r, h) for h in hosts(r)]
     if args.json:
-        json.dump(infos, sys.stdout, indent=1)
-        print()
-        return
+        return print_json(infos)
     if not infos:
         print("no host has shipped yet")
         return
@@ -134,9 +131,7 @@ def job_list(args, r):
                      "runs": [{"host": x["host"], "run": x["run"], "label": x.get("label"),
                                "done": x.get("done") == "1"} for x in runs]})
     if args.json:
-        json.dump(jobs, sys.stdout, indent=1)
-        print()
-        return
+        return print_json(jobs)
     if not jobs:
         print("no jobs")
     for j in jobs:

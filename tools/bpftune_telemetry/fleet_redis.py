@@ -15,8 +15,10 @@ carries the hash tag {H}, so a Redis Cluster keeps a host on one shard.
                           set of "HOST RUN"; bpftune:jobs set of ids
 """
 
+import json
 import os
 import re
+import sys
 import urllib.parse
 
 from .common import die
@@ -76,9 +78,17 @@ def connect(url):
     url = url or os.environ.get(ENV_URL)
     if not url:
         die("fleet: --redis URL is needed (or $%s)" % ENV_URL)
-    r = redis.Redis(socket_timeout=30, socket_connect_timeout=10, **parse_url(url))
+    kw = parse_url(url)
+    r = redis.Redis(socket_timeout=30, socket_connect_timeout=10, **kw)
     try:
         r.ping()
+        if r.info("cluster").get("cluster_enabled"):
+            # a Redis Cluster: the same URL names any node of it
+            from redis.cluster import RedisCluster
+            kw.pop("db", None)
+            if "unix_socket_path" in kw:
+                die("redis: a cluster is reached by host:port, not a unix socket")
+            r = RedisCluster(socket_timeout=30, socket_connect_timeout=10, **kw)
     except redis.exceptions.AuthenticationError as e:
         die("redis: authentication failed: %s" % e)
     except redis.exceptions.ResponseError as e:
@@ -139,3 +149,8 @@ def job_of_label(label):
 def all_runs(r):
     for h in hosts(r):
         yield from runs_of(r, h)
+
+
+def print_json(obj):
+    json.dump(obj, sys.stdout, indent=1)
+    print()

@@ -6,25 +6,42 @@ consumer group "bpftune-summary", so several summaries (or other readers
 with their own groups) can run, and each entry is counted once: the
 counts and what has been counted (the newest rowid per run and table)
 live in the host's summary hash and are updated together with the XACK
-in one transaction on the host's shard.  Entries a crashed reader left
+in one script on the host's shard.  Entries a crashed reader left
 pending are claimed after a minute.  Read before trimming: an entry
 trimmed unread is never counted.
 """
 
-import json
 import os
 import socket
-import sys
 from collections import defaultdict
 
 from .fleet_dump import decode
-from .fleet_redis import hash_of, hosts, key, s
+from .fleet_redis import hash_of, hosts, key, print_json, s
 
 GROUP = "bpftune-summary"
 STREAMS = ("changes", "states", "health")
 LOST = ("ringbuf_lost", "rows_dropped", "events_dropped")
 CLAIM_IDLE_MS = 60000
 COUNT = 2000
+# KEYS: summary hash, streams.  ARGV: n, (field, incr)*, n, (field, value)*,
+# then per stream: n, ids
+COMMIT_LUA = """
+local i = 2
+for _ = 1, tonumber(ARGV[1]) do
+  redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2
+end
+local n = tonumber(ARGV[i]); i = i + 1
+for _ = 1, n do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2
+end
+for k = 2, #KEYS do
+  local ids = {}
+  n = tonumber(ARGV[i]); i = i + 1
+  for j = 1, n do ids[j] = ARGV[i]; i = i + 1 end
+  if n > 0 then redis.call('XACK', KEYS[k], '%s', unpack(ids)) end
+end
+return 0
+""" % GROUP
 
 
 def ensure_groups(r, host):
@@ -95,14 +112,19 @@ class Counter:
             self.incr["overrides|%s" % (row.get("tuner") or "-")] += 1
 
     def commit(self):
-        p = self.r.pipeline(transaction=True)
+        """Counts, what was counted and the XACKs: all or nothing."""
+        streams = list(self.acks)
+        args = [len(self.incr)]
         for f, n in self.incr.items():
-            p.hincrby(self.summary, f, n)
-        if self.set:
-            p.hset(self.summary, mapping=self.set)
-        for stream, ids in self.acks.items():
-            p.xack(stream, GROUP, *ids)
-        p.execute()
+            args += [f, n]
+        args.append(len(self.set))
+        for f, v in self.set.items():
+            args += [f, v]
+        for st in streams:
+            args.append(len(self.acks[st]))
+            args += self.acks[st]
+        # one script on the host's shard (a cluster has no MULTI across nodes)
+        self.r.eval(COMMIT_LUA, 1 + len(streams), self.summary, *streams, *args)
 
 
 def read_host(r, host, me):
@@ -182,8 +204,6 @@ def cmd_summary(args, r):
     t = totals(r)
     if args.json:
         t["new_entries"] = n
-        json.dump(t, sys.stdout, indent=1)
-        print()
-        return
+        return print_json(t)
     print_totals(t)
     print("\n(%d new entries counted now)" % n)

@@ -245,33 +245,16 @@ static int append_rows(struct conn *cn, const struct ship_opts *o, struct runfil
 	return rows;
 }
 
-static void copy_id(char *dst, const redisReply *r)
+/* the stream ids of the batch's first and last entries */
+static void note_id(const redisReply *r, int i, void *arg)
 {
-	snprintf(dst, BATCH_ID_MAX, "%s", r->type == REDIS_REPLY_STRING ? r->str : "");
-}
+	struct batch *b = arg;
 
-/* read @rows XADD replies; 0, or -1 if any failed */
-static int read_replies(struct conn *cn, int rows, struct batch *b)
-{
-	int i, failed = 0;
-
-	for (i = 0; i < rows; i++) {
-		redisReply *r = NULL;
-
-		if (redisGetReply(cn->c, (void **)&r) != REDIS_OK)
-			r = NULL;
-		if (conn_reply_error(cn, r, "XADD")) {
-			failed = -1;
-			if (!r)
-				return -1;	/* connection gone: no more replies */
-		} else if (i == 0) {
-			copy_id(b->first_id, r);
-		}
-		if (i == rows - 1 && r && r->type == REDIS_REPLY_STRING)
-			copy_id(b->last_id, r);
-		freeReplyObject(r);
-	}
-	return failed;
+	if (r->type != REDIS_REPLY_STRING)
+		return;
+	if (i == 0)
+		snprintf(b->first_id, BATCH_ID_MAX, "%s", r->str);
+	snprintf(b->last_id, BATCH_ID_MAX, "%s", r->str);
 }
 
 static int record_batch(struct conn *cn, const char *run_key, const char *host_key,
@@ -312,7 +295,7 @@ int batch_ship(struct conn *cn, const struct ship_opts *o, struct runfile *rf,
 	}
 	if (!rows)
 		return BATCH_EMPTY;
-	if (read_replies(cn, rows, b) || !b->first_id[0] || !b->last_id[0])
+	if (conn_replies(cn, rows, "XADD", note_id, b) || !b->first_id[0] || !b->last_id[0])
 		return BATCH_REDIS_ERROR;
 	if (record_batch(cn, run_key, host_key, t, b))
 		return BATCH_REDIS_ERROR;

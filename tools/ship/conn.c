@@ -219,3 +219,26 @@ int conn_reply_error(struct conn *cn, const redisReply *r, const char *what)
 	failure(msg);
 	return -1;
 }
+
+int conn_replies(struct conn *cn, int n, const char *what,
+		 void (*each)(const redisReply *r, int i, void *arg), void *arg)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < n; i++) {
+		redisReply *r = NULL;
+
+		if (redisGetReply(cn->c, (void **)&r) != REDIS_OK)
+			r = NULL;
+		if (conn_reply_error(cn, r, what))
+			rc = -1;
+		else if (each)
+			each(r, i, arg);
+		if (r)
+			freeReplyObject(r);
+		/* the connection is gone (lost, or dropped for MOVED): no more replies */
+		if (!cn->c)
+			return -1;
+	}
+	return rc;
+}

@@ -65,33 +65,15 @@ static void signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX], *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, mode) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /* one shipper per state directory: two would race on the watermarks */
 static int lock_state(const char *state)
 {
 	char path[PATH_MAX];
-	int fd, err = mkdir_p(state, 0700);
+	int fd;
 
-	if (err) {
-		ship_log("cannot create the state directory %s: %s", state, strerror(-err));
+	/* its parent is there (systemd's StateDirectory=, or the admin's) */
+	if (mkdir(state, 0700) && errno != EEXIST) {
+		ship_log("cannot create the state directory %s: %s", state, strerror(errno));
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/lock", state);

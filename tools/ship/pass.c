@@ -37,7 +37,7 @@ static bool run_file_name(const char *name)
 
 static struct ship_file_cache *cache_entry(struct ship_main *m, const char *name)
 {
-	struct ship_file_cache key, *fc;
+	struct ship_file_cache key = { 0 }, *fc;
 
 	snprintf(key.name, sizeof(key.name), "%s", name);
 	fc = bsearch(&key, m->files, m->num_files, sizeof(*fc), cmp_name);

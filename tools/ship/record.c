@@ -89,25 +89,6 @@ static bool append(struct conn *cn, struct args *a)
 	return ok;
 }
 
-/* read @n replies; 0 if none failed */
-static int replies(struct conn *cn, int n, const char *what)
-{
-	int i, rc = 0;
-
-	for (i = 0; i < n; i++) {
-		redisReply *r = NULL;
-
-		if (redisGetReply(cn->c, (void **)&r) != REDIS_OK)
-			r = NULL;
-		if (conn_reply_error(cn, r, what))
-			rc = -1;
-		if (!r)
-			return -1;
-		freeReplyObject(r);
-	}
-	return rc;
-}
-
 static void run_fields(struct args *a, struct runfile *rf, const char *file)
 {
 	unsigned int i;
@@ -184,7 +165,7 @@ int record_run(struct conn *cn, struct runfile *rf, const char *file)
 		conn_drop(cn, "out of memory building the run's record");
 		return -1;
 	}
-	return replies(cn, 3, "recording the run");
+	return conn_replies(cn, 3, "recording the run", NULL, NULL);
 }
 
 int record_done(struct conn *cn, struct runfile *rf)
@@ -270,5 +251,5 @@ int ship_host_status(struct conn *cn, const char *host_id, const char *kernel,
 		conn_drop(cn, "out of memory building the host's record");
 		return -1;
 	}
-	return replies(cn, 1, "recording the host's status");
+	return conn_replies(cn, 1, "recording the host's status", NULL, NULL);
 }

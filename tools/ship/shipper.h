@@ -94,6 +94,9 @@ void conn_backoff_reset(struct conn *cn);
  * noting a MOVED redirect (the connection is then dropped).
  */
 int conn_reply_error(struct conn *cn, const redisReply *r, const char *what);
+/* read @n pipelined replies, @each called for the good ones; 0 if all were */
+int conn_replies(struct conn *cn, int n, const char *what,
+		 void (*each)(const redisReply *r, int i, void *arg), void *arg);
 
 /* ---- ship.c ------------------------------------------------------------ */
 struct ship_opts {
