@@ -8,7 +8,8 @@
 #  - the CPU each side spends per row (shipper, Redis), so that a Redis
 #    core's capacity in rows/s follows from this machine's numbers;
 #  - Redis memory per million rows (used_memory after a run), with the
-#    default stream-node-max-bytes (4096) and with 16384;
+#    default stream-node-max-bytes (4096) and with 16384, and the bytes a
+#    row costs on the wire;
 #  - fleet dump: rows/s rebuilt into SQLite.
 # The run file is the daemon's DDL with the fixture's mix of tables
 # (test/telemetry_fixture.py, test/fleet_grow.py), or SHIP_SRC=FILE.db
@@ -66,21 +67,23 @@ done
 rcli() { redis-cli -p "$PORT" "$@"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 used_memory() { rcli info memory | sed -n 's/^used_memory:\([0-9]*\).*/\1/p'; }
+net_in() { rcli info stats | sed -n 's/^total_net_input_bytes:\([0-9]*\).*/\1/p'; }
 HZ="$(getconf CLK_TCK)"
 
 {
 	echo "bpftune-ship $($SHIP -V | cut -d' ' -f2) -> redis-server $(redis-server -v | sed 's/.*v=\([^ ]*\).*/\1/') on 127.0.0.1, AOF everysec"
 	echo "$(bench_machine)"
 	echo "run file: $NROWS rows in $(sqlite3 "$FILE" "SELECT count(*) FROM sqlite_master WHERE type = 'table'") tables, $(($(stat -c %s "$FILE") / 1048576)) MB, $RUNS runs"
-	printf '%-4s %10s %10s %14s %14s %12s\n' run seconds "rows/s" "ship us/row" "redis us/row" "MB/M rows"
+	printf '%-4s %10s %10s %14s %14s %12s %10s\n' run seconds "rows/s" "ship us/row" "redis us/row" "MB/M rows" "B/row in"
 } | tee "$OUT"
 
-rates=() ship_us=() redis_us=() mem=()
+rates=() ship_us=() redis_us=() mem=() wire=()
 for r in $(seq 1 "$RUNS"); do
 	rcli flushall >/dev/null
 	rcli config set stream-node-max-bytes 4096 >/dev/null
 	rm -rf "$WORK/state"
 	base="$(used_memory)"
+	n0="$(net_in)"
 	c0="$(cpu_ticks "$REDIS_PID")"
 	TIMEFORMAT='%R %U %S'
 	t="$( { time "$SHIP" --redis "redis://127.0.0.1:$PORT" --dir "$DIR" --state "$WORK/state" \
@@ -91,8 +94,9 @@ for r in $(seq 1 "$RUNS"); do
 	sus="$(awk -v n="$NROWS" -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", (u + s) * 1e6 / n }')"
 	rus="$(awk -v n="$NROWS" -v c="$((c1 - c0))" -v hz="$HZ" 'BEGIN { printf "%.2f", c / hz * 1e6 / n }')"
 	mb="$(awk -v n="$NROWS" -v a="$base" -v b="$(used_memory)" 'BEGIN { printf "%.1f", (b - a) / n }')"
-	printf '%-4s %10s %10s %14s %14s %12s\n' "$r" "$secs" "$rps" "$sus" "$rus" "$mb" | tee -a "$OUT"
-	rates+=("$rps") ship_us+=("$sus") redis_us+=("$rus") mem+=("$mb")
+	bw="$(awk -v n="$NROWS" -v a="$n0" -v b="$(net_in)" 'BEGIN { printf "%.0f", (b - a) / n }')"
+	printf '%-4s %10s %10s %14s %14s %12s %10s\n' "$r" "$secs" "$rps" "$sus" "$rus" "$mb" "$bw" | tee -a "$OUT"
+	rates+=("$rps") ship_us+=("$sus") redis_us+=("$rus") mem+=("$mb") wire+=("$bw")
 done
 
 summary() {
@@ -107,6 +111,7 @@ summary() {
 	summary "shipper CPU per row:" "us" "${ship_us[@]}"
 	summary "Redis CPU per row:" "us" "${redis_us[@]}"
 	summary "Redis memory per million rows:" "MB" "${mem[@]}"
+	summary "bytes per row into Redis:" "B" "${wire[@]}"
 } | tee -a "$OUT"
 
 # the same rows with larger stream nodes (fewer master entries)
