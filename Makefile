@@ -248,6 +248,20 @@ install-ship: $(SHIP)
 		$(DESTDIR)$(UNITDIR)/bpftune-ship.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/bpftune-ship.service
 
+# the shipper under ASan/UBSan: make check builds it and runs what needs
+# no Redis; BPFTUNE_SHIP=build/san/bpftune-ship bats test/fleet.bats runs
+# the Redis tests with it
+.PHONY: check-ship
+check: check-ship
+check-ship: $(SHIP_SRCS) $(wildcard tools/ship/*.h)
+	@mkdir -p $(B)/san
+	$(CC) $(SAN_FLAGS) $(WARN) -D_GNU_SOURCE -o $(B)/san/bpftune-ship $(SHIP_SRCS) $(SHIP_LIBS)
+	$(B)/san/bpftune-ship -V
+	$(B)/san/bpftune-ship -h >/dev/null
+	! $(B)/san/bpftune-ship --redis 'redis://u:%zz@h' 2>/dev/null
+	! $(B)/san/bpftune-ship --redis redis://127.0.0.1:1 --dir /nonexistent \
+		--state $(B)/san/ship-state --once --give-up 0 2>/dev/null
+
 uninstall: uninstall-ship
 uninstall-ship:
 	rm -f $(DESTDIR)$(SBINDIR)/bpftune-ship $(DESTDIR)$(UNITDIR)/bpftune-ship.service

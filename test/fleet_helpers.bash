@@ -3,7 +3,8 @@
 # free port on 127.0.0.1, its directory under the test's, AOF on),
 # bpftune-ship processes, run files, and comparisons with sqlite3.
 
-SHIP="$REPO/build/bin/bpftune-ship"
+# BPFTUNE_SHIP: another build of it (e.g. make check-ship's ASan/UBSan one)
+SHIP="${BPFTUNE_SHIP:-$REPO/build/bin/bpftune-ship}"
 TOOL="$REPO/tools/bpftune-telemetry"
 PY=/usr/bin/python3
 
@@ -170,13 +171,30 @@ fleet_teardown() {
 
 CLUSTER_PIDS=()
 
+# a free port whose cluster bus port (+10000) is free and valid too
+free_cluster_port() {
+	$PY -c '
+import socket
+for _ in range(1000):
+    a = socket.socket(); a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]
+    if p + 10000 > 65535:
+        continue
+    b = socket.socket()
+    try:
+        b.bind(("127.0.0.1", p + 10000))
+    except OSError:
+        continue
+    print(p)
+    break'
+}
+
 # start_cluster N: N redis-server nodes in cluster mode (own ports and
 # directories), all slots assigned; CLUSTER_PORTS, CLUSTER_PIDS
 start_cluster() {
 	local i port d
 	CLUSTER_PORTS=() CLUSTER_PIDS=()
 	for i in $(seq 1 "$1"); do
-		port="$(free_port)"
+		port="$(free_cluster_port)"
 		d="$BATS_TEST_TMPDIR/cluster-$i"
 		mkdir -p "$d"
 		(cd "$d" && exec redis-server --bind 127.0.0.1 --port "$port" --cluster-enabled yes \

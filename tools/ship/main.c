@@ -107,7 +107,7 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* --once: retry Redis until shipped or --give-up; 0, 2 or 3 (refused) */
+/* --once: retry Redis until shipped or --give-up; 0, 1 (no DIR), 2 or 3 (refused) */
 static int run_once(struct ship_main *m)
 {
 	double deadline = now_s() + m->give_up_s;
@@ -119,6 +119,8 @@ static int run_once(struct ship_main *m)
 			return m->num_refused ? 3 : 0;
 		if (r == PASS_STOPPED)
 			return 2;
+		if (r == PASS_NO_DIR)
+			return 1;
 		if (m->cn.auth_failed) {
 			ship_log("--once: Redis refused our credentials: giving up");
 			return 2;

@@ -15,12 +15,14 @@ struct ship_main {
 	struct ship_file_cache *files;
 	unsigned int num_files, cap_files;
 	unsigned int num_refused;	/* in the last pass */
+	int dir_errno;			/* the directory could not be read */
 };
 
 enum pass_result {
 	PASS_DONE,		/* every file shipped as far as it goes */
 	PASS_RETRY,		/* Redis failed: back off, then again */
 	PASS_STOPPED,
+	PASS_NO_DIR,		/* the directory cannot be read (yet) */
 };
 
 /* the exit status to return, or -1 to go on */

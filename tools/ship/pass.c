@@ -40,7 +40,7 @@ static struct ship_file_cache *cache_entry(struct ship_main *m, const char *name
 	struct ship_file_cache key = { 0 }, *fc;
 
 	snprintf(key.name, sizeof(key.name), "%s", name);
-	fc = bsearch(&key, m->files, m->num_files, sizeof(*fc), cmp_name);
+	fc = m->num_files ? bsearch(&key, m->files, m->num_files, sizeof(*fc), cmp_name) : NULL;
 	if (fc)
 		return fc;
 	if (m->num_files == m->cap_files) {
@@ -67,9 +67,15 @@ static int list_dir(struct ship_main *m)
 	DIR *d = opendir(m->opts.dir);
 
 	if (!d) {
-		ship_log("cannot read %s: %s", m->opts.dir, strerror(errno));
+		/* said once: the daemon may create it later */
+		if (m->dir_errno != errno)
+			ship_log("cannot read %s: %s", m->opts.dir, strerror(errno));
+		m->dir_errno = errno;
 		return -1;
 	}
+	if (m->dir_errno)
+		ship_log("%s: readable now", m->opts.dir);
+	m->dir_errno = 0;
 	for (i = 0; i < m->num_files; i++)
 		m->files[i].seen = false;
 	while ((de = readdir(d))) {
@@ -199,7 +205,7 @@ enum pass_result ship_pass(struct ship_main *m)
 
 	m->num_refused = 0;
 	if (list_dir(m))
-		return m->opts.once ? PASS_DONE : PASS_RETRY;
+		return PASS_NO_DIR;
 	for (i = 0; i < m->num_files; i++)
 		if (!one_file(m, &m->files[i], &res))
 			return res;
