@@ -9,7 +9,7 @@
 #    core's capacity in rows/s follows from this machine's numbers;
 #  - Redis memory per million rows (used_memory after a run), with the
 #    default stream-node-max-bytes (4096) and with 16384, and the bytes a
-#    row costs on the wire;
+#    row costs on the wire; the shipper's peak RSS (one batch in memory);
 #  - fleet dump: rows/s rebuilt into SQLite.
 # The run file is the daemon's DDL with the fixture's mix of tables
 # (test/telemetry_fixture.py, test/fleet_grow.py), or SHIP_SRC=FILE.db
@@ -29,6 +29,7 @@ SHIP=build/bin/bpftune-ship
 PY=/usr/bin/python3
 
 bench_need redis-server redis-cli sqlite3
+[ -x /usr/bin/time ] || bench_die "/usr/bin/time is not installed (apt-get install time)"
 [ -x "$SHIP" ] || bench_die "run make first"
 bench_init
 WORK="$BENCH_TMP"
@@ -74,10 +75,11 @@ HZ="$(getconf CLK_TCK)"
 	echo "bpftune-ship $($SHIP -V | cut -d' ' -f2) -> redis-server $(redis-server -v | sed 's/.*v=\([^ ]*\).*/\1/') on 127.0.0.1, AOF everysec"
 	echo "$(bench_machine)"
 	echo "run file: $NROWS rows in $(sqlite3 "$FILE" "SELECT count(*) FROM sqlite_master WHERE type = 'table'") tables, $(($(stat -c %s "$FILE") / 1048576)) MB, $RUNS runs"
-	printf '%-4s %10s %10s %14s %14s %12s %10s\n' run seconds "rows/s" "ship us/row" "redis us/row" "MB/M rows" "B/row in"
+	printf '%-4s %10s %10s %12s %12s %10s %9s %9s\n' run seconds "rows/s" "ship us/row" \
+		"redis us/row" "MB/M rows" "B/row in" "ship RSS"
 } | tee "$OUT"
 
-rates=() ship_us=() redis_us=() mem=() wire=()
+rates=() ship_us=() redis_us=() mem=() wire=() rsses=()
 for r in $(seq 1 "$RUNS"); do
 	rcli flushall >/dev/null
 	rcli config set stream-node-max-bytes 4096 >/dev/null
@@ -85,18 +87,18 @@ for r in $(seq 1 "$RUNS"); do
 	base="$(used_memory)"
 	n0="$(net_in)"
 	c0="$(cpu_ticks "$REDIS_PID")"
-	TIMEFORMAT='%R %U %S'
-	t="$( { time "$SHIP" --redis "redis://127.0.0.1:$PORT" --dir "$DIR" --state "$WORK/state" \
-		--once 2>/dev/null; } 2>&1 )"
+	/usr/bin/time -o "$WORK/time" -f '%e %U %S %M' "$SHIP" --redis "redis://127.0.0.1:$PORT" \
+		--dir "$DIR" --state "$WORK/state" --once 2>/dev/null
 	c1="$(cpu_ticks "$REDIS_PID")"
-	read -r secs user sys <<<"$t"
+	read -r secs user sys rss < "$WORK/time"
 	rps="$(awk -v n="$NROWS" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')"
 	sus="$(awk -v n="$NROWS" -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", (u + s) * 1e6 / n }')"
 	rus="$(awk -v n="$NROWS" -v c="$((c1 - c0))" -v hz="$HZ" 'BEGIN { printf "%.2f", c / hz * 1e6 / n }')"
 	mb="$(awk -v n="$NROWS" -v a="$base" -v b="$(used_memory)" 'BEGIN { printf "%.1f", (b - a) / n }')"
 	bw="$(awk -v n="$NROWS" -v a="$n0" -v b="$(net_in)" 'BEGIN { printf "%.0f", (b - a) / n }')"
-	printf '%-4s %10s %10s %14s %14s %12s %10s\n' "$r" "$secs" "$rps" "$sus" "$rus" "$mb" "$bw" | tee -a "$OUT"
-	rates+=("$rps") ship_us+=("$sus") redis_us+=("$rus") mem+=("$mb") wire+=("$bw")
+	printf '%-4s %10s %10s %12s %12s %10s %9s %7sMB\n' "$r" "$secs" "$rps" "$sus" "$rus" "$mb" \
+		"$bw" "$((rss / 1024))" | tee -a "$OUT"
+	rates+=("$rps") ship_us+=("$sus") redis_us+=("$rus") mem+=("$mb") wire+=("$bw") rsses+=("$((rss / 1024))")
 done
 
 summary() {
@@ -112,6 +114,7 @@ summary() {
 	summary "Redis CPU per row:" "us" "${redis_us[@]}"
 	summary "Redis memory per million rows:" "MB" "${mem[@]}"
 	summary "bytes per row into Redis:" "B" "${wire[@]}"
+	summary "shipper peak RSS:" "MB" "${rsses[@]}"
 } | tee -a "$OUT"
 
 # the same rows with larger stream nodes (fewer master entries)

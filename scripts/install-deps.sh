@@ -31,7 +31,7 @@ APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
 APT_PKGS="$APT_PKGS libhiredis-dev python3-redis python3-hiredis redis-server redis-tools"
 VM_PKGS="qemu-system-x86 busybox-static cpio"
 # benchmarks: linux-perf is Debian's perf (Ubuntu: linux-tools-*)
-BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox"
+BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox time"
 # no flame graph renderer is packaged in Debian: the npm package, pinned
 BENCH_NPM="flamegraph@1.3.0"
 
