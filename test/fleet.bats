@@ -133,6 +133,28 @@ EOF
 	[ "$(stream_entries host-k)" -ge "$(file_rows "$f")" ]
 }
 
+@test "Redis restarted from an older AOF (acknowledged rows lost): they are shipped again" {
+	local f acked
+	f="$(make_run "$RUNS" host-o 150000)"
+	start_shipper o "$RUNS" --batch 200
+	wait_until 60 '[ "$(acked_rows host-o)" -gt 2000 ]'
+	# what Redis will come back with: its AOF as it is now
+	cp -a "$REDIS_DIR/appendonlydir" "$BATS_TEST_TMPDIR/aof-then"
+	acked="$(acked_rows host-o)"
+	wait_until 60 '[ "$(acked_rows host-o)" -gt $((acked + 5000)) ]'
+	! grep -q "shipped completely" "$BATS_TEST_TMPDIR/ship-o.log"
+	kill_redis KILL
+	rm -rf "$REDIS_DIR/appendonlydir"
+	cp -a "$BATS_TEST_TMPDIR/aof-then" "$REDIS_DIR/appendonlydir"
+	start_redis
+	wait_in "$BATS_TEST_TMPDIR/ship-o.log" "Redis holds [a-z_]+ rows up to [0-9]+, not [0-9]+ .*shipping them again" 60
+	wait_in "$BATS_TEST_TMPDIR/ship-o.log" "shipped completely" 300
+	run fleet dump --redis "$REDIS_URL" --out "$OUT"
+	echo "$output"
+	same_run "$f" "$OUT"
+	[[ "$output" != *"not in Redis"* ]]
+}
+
 @test "shipper SIGKILLed mid-batch and restarted: the duplicates are removed, the dump is exact" {
 	local f dups
 	f="$(make_run "$RUNS" host-d 20000)"

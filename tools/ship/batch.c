@@ -18,11 +18,19 @@
 
 #define PUSH_BYTES	(64 * 1024)
 
-/* KEYS: run hash, host hash.  ARGV: table, first id, last id, rowid, max */
+/*
+ * KEYS: run hash, host hash.  ARGV: table, first id, last id, rowid, max,
+ * the rowid the batch follows.  If Redis holds less than that (it lost
+ * acknowledged rows behind our back), nothing is recorded: the shipper
+ * reads back what Redis has and ships the gap again.
+ */
 static const char RECORD_BATCH_LUA[] =
 	"local t = ARGV[1]\n"
 	"local old = tonumber(redis.call('HGET', KEYS[1], 'wm.' .. t) or '0')\n"
 	"local new = tonumber(ARGV[4])\n"
+	"if old < tonumber(ARGV[6]) then\n"
+	"  return redis.error_reply('BPFTUNEGAP Redis holds rows up to ' .. old)\n"
+	"end\n"
 	"redis.call('HSETNX', KEYS[1], 'first.' .. t, ARGV[2])\n"
 	"redis.call('HSET', KEYS[1], 'last.' .. t, ARGV[3], 'max.' .. t, ARGV[5])\n"
 	"if new > old then\n"
@@ -260,16 +268,19 @@ static void note_id(const redisReply *r, int i, void *arg)
 static int record_batch(struct conn *cn, const char *run_key, const char *host_key,
 			const struct rf_table *t, const struct batch *b)
 {
-	char rowid[24], max[24];
+	char rowid[24], max[24], from[24];
 	const char *argv[] = { "EVAL", RECORD_BATCH_LUA, "2", run_key, host_key,
-			       t->name, b->first_id, b->last_id, rowid, max };
+			       t->name, b->first_id, b->last_id, rowid, max, from };
 	redisReply *r;
 	int rc;
 
 	snprintf(rowid, sizeof(rowid), "%" PRId64, b->last_rowid);
 	snprintf(max, sizeof(max), "%" PRId64, t->max_rowid);
+	snprintf(from, sizeof(from), "%" PRId64, b->from);
 	r = redisCommandArgv(cn->c, ARRAY_SIZE(argv), argv, NULL);
 	rc = conn_reply_error(cn, r, "recording a batch (EVAL)");
+	if (rc && r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "BPFTUNEGAP"))
+		rc = BATCH_GAP;
 	if (r)
 		freeReplyObject(r);
 	return rc;
@@ -297,8 +308,14 @@ int batch_ship(struct conn *cn, const struct ship_opts *o, struct runfile *rf,
 		return BATCH_EMPTY;
 	if (conn_replies(cn, rows, "XADD", note_id, b) || !b->first_id[0] || !b->last_id[0])
 		return BATCH_REDIS_ERROR;
-	if (record_batch(cn, run_key, host_key, t, b))
+	switch (record_batch(cn, run_key, host_key, t, b)) {
+	case 0:
+		break;
+	case BATCH_GAP:
+		return BATCH_GAP;
+	default:
 		return BATCH_REDIS_ERROR;
+	}
 	b->rows = rows;
 	return BATCH_SHIPPED;
 }

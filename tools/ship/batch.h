@@ -32,6 +32,7 @@ enum {
 	BATCH_EMPTY,		/* nothing after the watermark */
 	BATCH_REDIS_ERROR,	/* not (all) acknowledged: retry later */
 	BATCH_FILE_ERROR,	/* the run file could not be read */
+	BATCH_GAP,		/* Redis lost acknowledged rows: read it back */
 };
 
 int batch_ship(struct conn *cn, const struct ship_opts *o, struct runfile *rf,

@@ -129,7 +129,8 @@ static enum ship_result ship_table(struct job *j, const struct rf_table *t)
 	while (w->rowid < t->max_rowid) {
 		if (ship_stop)
 			return SHIP_STOPPED;
-		if (conn_ensure(j->cn))
+		/* a new connection may be to a Redis that lost rows: check first */
+		if (conn_ensure(j->cn) || j->fc->verified_epoch != j->cn->epoch)
 			return SHIP_RETRY;
 		b.from = w->rowid;
 		b.digest = w->digest;
@@ -137,6 +138,9 @@ static enum ship_result ship_table(struct job *j, const struct rf_table *t)
 		case BATCH_EMPTY:
 			return SHIP_OK;
 		case BATCH_REDIS_ERROR:
+			return SHIP_RETRY;
+		case BATCH_GAP:
+			j->fc->verified_epoch = 0;
 			return SHIP_RETRY;
 		case BATCH_FILE_ERROR:
 			ship_log("%s: cannot read %s: %s", j->fc->name, t->name,
