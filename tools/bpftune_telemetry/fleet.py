@@ -10,7 +10,6 @@
   summary                       counts accumulated across hosts
 """
 
-import sys
 import time
 
 from .common import die
