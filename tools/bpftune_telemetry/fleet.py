@@ -85,9 +85,10 @@ def job_key(jid, suffix=""):
     return "bpftune:job:{%s}%s" % (jid, suffix)
 
 
-def job_runs(r, jid):
+def job_runs(r, jid, runs=None):
     """Runs labelled JOB or JOB/...: recorded in the job as they are found."""
-    found = [run for run in all_runs(r) if job_of_label(run.get("label")) == jid]
+    found = [run for run in (all_runs(r) if runs is None else runs)
+             if job_of_label(run.get("label")) == jid]
     if found:
         r.sadd(job_key(jid, ":runs"), *["%s %s" % (x["host"], x["run"]) for x in found])
     return found
@@ -122,9 +123,11 @@ def cmd_job(args, r):
 
 def job_list(args, r):
     jobs = []
-    for jid in sorted(s(j) for j in r.smembers("bpftune:jobs")):
+    ids = sorted(s(j) for j in r.smembers("bpftune:jobs"))
+    every = list(all_runs(r)) if ids else []     # read once for all jobs
+    for jid in ids:
         h = hash_of(r, job_key(jid))
-        runs = job_runs(r, jid)
+        runs = job_runs(r, jid, every)
         jobs.append({"id": jid, "info": h.get("info", ""), "created": h.get("created", ""),
                      "hosts": sorted({x["host"] for x in runs}),
                      "runs": [{"host": x["host"], "run": x["run"], "label": x.get("label"),
