@@ -322,6 +322,45 @@ $(BTF_MIN_CHECK): test/btf_min_check.c $(BTF_MIN_SRCS) $(wildcard src/lib/core/*
 
 fixtures test test-bats: $(BTF_MIN_CHECK)
 
+# ---- bpftune-ship (tools/ship/): run files' rows to Redis Streams ------
+SHIP		:= $(B)/bin/bpftune-ship
+SHIP_SRCS	:= $(wildcard tools/ship/*.c)
+# the parts that parse what comes from outside: unit-tested and fuzzed
+SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c
+SHIP_LIBS	:= -lhiredis -lsqlite3 -lm
+.PHONY: install-ship uninstall-ship
+
+all: $(SHIP)
+
+$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
+
+install: install-ship
+install-ship: $(SHIP)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(SHIP) $(DESTDIR)$(SBINDIR)/bpftune-ship
+	sed -e 's|@SBINDIR@|$(SBINDIR)|' systemd/bpftune-ship.service > \
+		$(DESTDIR)$(UNITDIR)/bpftune-ship.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
+# the shipper under ASan/UBSan: make check builds it (make SAN=1) and runs
+# what needs no Redis; BPFTUNE_SHIP=build/asan/bin/bpftune-ship bats
+# test/fleet.bats runs the Redis tests with it
+.PHONY: check-ship
+check: check-ship
+check-ship:
+	$(MAKE) -s SAN=1 $(SAN_B)/bin/bpftune-ship
+	$(SAN_B)/bin/bpftune-ship -V
+	$(SAN_B)/bin/bpftune-ship -h >/dev/null
+	! $(SAN_B)/bin/bpftune-ship --redis 'redis://u:%zz@h' 2>/dev/null
+	! $(SAN_B)/bin/bpftune-ship --redis redis://127.0.0.1:1 --dir /nonexistent \
+		--state $(SAN_B)/ship-state --once --give-up 0 2>/dev/null
+
+uninstall: uninstall-ship
+uninstall-ship:
+	rm -f $(DESTDIR)$(SBINDIR)/bpftune-ship $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
@@ -335,6 +374,7 @@ UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.
 UNIT_LIB  += src/tuners/table_policy.c
 UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
 	     src/lib/core/bpf_btf.c
+UNIT_LIB  += $(SHIP_PURE)
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
@@ -360,7 +400,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
 		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
-		test/unit sample_tuner/sample_tuner.c
+		test/unit sample_tuner/sample_tuner.c tools/ship
 	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
 	$(SAN_B)/test/unit_tests
 	$(SAN_B)/bin/bpftune -V

@@ -15,7 +15,8 @@
 #       inih-devel scdoc \
 #       iproute bats python3 cppcheck xz binutils procps-ng iperf3 \
 #       sqlite-devel sqlite python3-pandas python3-matplotlib \
-#       qperf rt-tests sysbench
+#       qperf rt-tests sysbench \
+#       hiredis-devel python3-redis python3-hiredis redis
 #   (--vm: qemu-system-x86 busybox cpio; make deb is Debian-only)
 #   (--bench: qperf stress-ng perf gnuplot librsvg2-tools nodejs npm)
 set -eu
@@ -29,11 +30,14 @@ libinih-dev scdoc"
 # (qperf; hackbench from rt-tests; sysbench)
 APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib"
 APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
+# fleet: bpftune-ship (hiredis), bpftune-telemetry fleet (python3-redis, and
+# python3-hiredis, its fast reply parser), the tests' redis-server
+APT_PKGS="$APT_PKGS libhiredis-dev python3-redis python3-hiredis redis-server redis-tools"
 VM_PKGS="qemu-system-x86 busybox-static cpio"
 # make deb: Debian's packaging tools and lintian
 DEB_PKGS="dpkg-dev debhelper fakeroot lintian"
 # benchmarks: linux-perf is Debian's perf (Ubuntu: linux-tools-*)
-BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox librsvg2-bin"
+BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox librsvg2-bin time"
 # no flame graph renderer is packaged in Debian: the npm package, pinned
 BENCH_NPM="flamegraph@1.3.0"
 

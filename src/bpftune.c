@@ -38,7 +38,7 @@ struct options {
 	struct bpftune_allow allow;
 	char *allow_names[MAX_ALLOW];
 	/* telemetry (telemetry.h) */
-	const char *telemetry_dir, *label;
+	const char *telemetry_dir, *label, *host_id;
 	bool no_telemetry, observe;
 	unsigned int sample_interval_ms;
 	long sample_netns, telemetry_keep, telemetry_max_mb;	/* -1: default */
@@ -77,6 +77,7 @@ enum {
 	OPT_SAMPLE_NETNS,
 	OPT_TELEMETRY_KEEP,
 	OPT_TELEMETRY_MAX_MB,
+	OPT_HOST_ID,
 };
 
 static void usage(FILE *f)
@@ -126,10 +127,13 @@ static void usage(FILE *f)
 "                         runs (default %d; 0: keep all)\n"
 "      --telemetry-max-mb MB  ... and beyond MB megabytes (default %d; 0: no limit)\n"
 "      --label NAME       workload/experiment name stored with the run\n"
+"      --host-id ID       host_id of the rows instead of the machine's\n"
+"                         (1-%d of A-Z a-z 0-9 . _ -; tests, containers)\n"
 "      --observe          decide and record, but write no tunable\n",
 		BPFTUNE_TELEMETRY_DIR, BPFTUNE_SAMPLE_INTERVAL_MS,
 		BPFTUNE_SAMPLE_NETNS_DEFAULT, BPFTUNE_SAMPLE_NETNS_MAX,
-		BPFTUNE_TELEMETRY_KEEP_DEFAULT, BPFTUNE_TELEMETRY_MAX_MB_DEFAULT);
+		BPFTUNE_TELEMETRY_KEEP_DEFAULT, BPFTUNE_TELEMETRY_MAX_MB_DEFAULT,
+		BPFTUNE_HOST_ID_MAX);
 }
 
 static int parse_rate(const char *arg, unsigned int *rate)
@@ -213,6 +217,7 @@ static int parse_args(int argc, char **argv, struct options *o, int pass)
 		{ "sample-netns", required_argument, NULL, OPT_SAMPLE_NETNS },
 		{ "telemetry-keep", required_argument, NULL, OPT_TELEMETRY_KEEP },
 		{ "telemetry-max-mb", required_argument, NULL, OPT_TELEMETRY_MAX_MB },
+		{ "host-id", required_argument, NULL, OPT_HOST_ID },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -319,6 +324,14 @@ static int parse_args(int argc, char **argv, struct options *o, int pass)
 			break;
 		case OPT_LABEL:
 			o->label = optarg;
+			break;
+		case OPT_HOST_ID:
+			if (!bpftune_host_id_valid(optarg)) {
+				fprintf(stderr, "bpftune: --host-id takes 1 to %d characters of A-Z a-z 0-9 . _ -, not '%s'\n",
+					BPFTUNE_HOST_ID_MAX, optarg);
+				return -EINVAL;
+			}
+			o->host_id = optarg;
 			break;
 		case OPT_OBSERVE:
 			o->observe = true;
@@ -637,7 +650,7 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 static void init_telemetry(const struct options *o, int argc, char **argv)
 {
 	struct bpftune_telemetry_opts t = {
-		.dir = o->telemetry_dir, .label = o->label,
+		.dir = o->telemetry_dir, .label = o->label, .host_id = o->host_id,
 		.sample_interval_ms = o->sample_interval_ms,
 		.sample_netns = o->sample_netns,
 		.keep_files = o->telemetry_keep,

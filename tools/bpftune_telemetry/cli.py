@@ -20,11 +20,15 @@
                                     collect into DIR/runs, then dataset build
                                     into DIR/dataset
   runs [SOURCE...]                  list the runs found
+  fleet hosts|job|dump|summary --redis URL
+                                    the rows bpftune-ship streamed into
+                                    Redis: hosts, jobs, dumps back to run
+                                    files, counts across hosts (docs/fleet.md)
 
 SOURCE is a run's .db file or a directory of them (default
 /var/lib/bpftune/telemetry).  The tables are described in docs/telemetry.md.
 export and dataset need only the Python standard library; plot needs
-python3-matplotlib and python3-pandas.
+python3-matplotlib and python3-pandas; fleet needs python3-redis.
 """
 
 import argparse
@@ -37,6 +41,7 @@ from .common import DEFAULT_DIR, die
 from .dataset import cmd_dataset
 from .export import cmd_export
 from .graphs import cmd_graphs
+from .fleet import add_parser as add_fleet_parser
 from .plot import cmd_plot
 from .runs import cmd_runs
 
@@ -72,6 +77,8 @@ def add_collect_options(p):
                    help="set net.core.somaxconn in both namespaces first")
     p.add_argument("--daemon-arg", action="append", metavar="ARG",
                    help="extra daemon argument (repeatable)")
+    p.add_argument("--job", metavar="ID",
+                   help="tag the runs for fleet job ID (label ID/LABEL)")
 
 
 def cmd_all(args):
@@ -140,6 +147,8 @@ def main():
     p.add_argument("--out", metavar="DIR", required=True,
                    help="DIR/runs: the run files; DIR/dataset: the dataset")
     p.set_defaults(fn=cmd_all)
+
+    add_fleet_parser(sub)
 
     args = ap.parse_args()
     # progress lines of a long collect show up as they happen, also in a pipe

@@ -200,6 +200,8 @@ def cmd_collect(args):
     if not wl:
         die("collect: nothing to run (every workload chosen lacks its tool)")
     if args.label and len(wl) > 1:
+    if args.job and not re.match(r"^[A-Za-z0-9._-]{1,64}$", args.job):
+        die("collect: --job takes 1-64 of A-Z a-z 0-9 . _ -, not '%s'" % args.job)
         die("collect: --label names the runs of one workload; several get their own names")
     if os.geteuid():
         die("collect: run as root (network namespaces, the daemon)")
@@ -218,6 +220,8 @@ def cmd_collect(args):
 
 def collect_runs(args, w):
     label = args.label or w.name
+    if args.job:        # fleet job ID: its runs are labelled ID/...
+        label = "%s/%s" % (args.job, label)
     made = []
     for i in range(args.runs):
         path = collect_one(args, w, label, i)

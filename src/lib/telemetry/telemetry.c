@@ -1326,13 +1326,20 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-/* systemd's app-specific machine id, else an id kept in <dir>/host-id */
-static void host_id(const char *dir)
+/*
+ * --host-id, else systemd's app-specific machine id, else an id kept in
+ * <dir>/host-id
+ */
+static void host_id(const char *dir, const char *chosen)
 {
 	char path[PATH_MAX], buf[64];
 	sd_id128_t id;
 	FILE *f;
 
+	if (chosen && bpftune_host_id_valid(chosen)) {
+		scopy(tm.host_id, sizeof(tm.host_id), chosen);
+		return;
+	}
 	if (!sd_id128_get_machine_app_specific(HOST_APP_ID, &id)) {
 		sd_id128_to_string(id, tm.host_id);
 		return;
@@ -1619,7 +1626,7 @@ int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
 			    dir, strerror(-err));
 		return err;
 	}
-	host_id(dir);
+	host_id(dir, o->host_id);
 	prune_runs(dir);
 	now = tm.start_wall_us / 1000000;
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &g));

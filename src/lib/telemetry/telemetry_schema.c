@@ -73,7 +73,7 @@ _Static_assert(BPFTUNE_NUM_GAUGES <= BPFTUNE_GAUGE_SLOTS, "gauge slots");
 
 const struct bpftune_tcol bpftune_telemetry_common_cols[] = {
 	NN_TEXT("run_id", "UUID of the daemon run the row belongs to (runs.run_id)"),
-	NN_TEXT("host_id", "stable id of the host: systemd's app-specific hash of /etc/machine-id, or a random id kept in the telemetry directory's host-id file"),
+	NN_TEXT("host_id", "id of the host: --host-id if given, else systemd's app-specific hash of /etc/machine-id, else a random id kept in the telemetry directory's host-id file"),
 	{ "seq", BPFTUNE_TCOL_INTEGER, BPFTUNE_TCOL_NOT_NULL,
 	  "row number in this table for this run, from 1; a gap means rows were dropped (writer queue full, counted in health)",
 	  NULL, 0, NULL },

@@ -33,6 +33,9 @@ FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 FUZZ_LIBS_policy	:= -linih
 # /proc parsers of the receive-path tuners
 FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c
+# bpftune-ship: its Redis URL, watermark files and stream values
+FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c
+FUZZ_LIBS_ship		:= -lm
 # sysctl values and names
 FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c
 
