@@ -33,9 +33,9 @@ traffic() {
 stop_traffic() {
 	local p
 	for p in "${TRAFFIC[@]}"; do
-		pkill -P "$p" 2>/dev/null
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
+		pkill -P "$p" 2>/dev/null || :
+		kill "$p" 2>/dev/null || :
+		wait "$p" 2>/dev/null || :	# 143: killed, as asked
 	done
 	TRAFFIC=()
 }
