@@ -340,8 +340,12 @@ int bpftune_kbtf_find_strs(struct bpftune_kbtf *k, const char *const *names,
 		avail = w->hi - pos;
 		nul = memchr(p, '\0', avail);
 		if (!nul) {
-			/* the string runs past the window: refill at its start */
-			if (avail >= WINDOW || w->hi >= w->end) {
+			/*
+			 * the string runs past the window: refill at its start,
+			 * unless the window already starts there (the file ends
+			 * before the header says)
+			 */
+			if (avail >= WINDOW || w->hi >= w->end || w->lo == pos) {
 				err = -EINVAL;
 				break;
 			}

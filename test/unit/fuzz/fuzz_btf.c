@@ -3,13 +3,9 @@
  * libFuzzer target for the readers of BTF the daemon parses itself: the
  * in-place kernel BTF reader (src/lib/core/kbtf.c), the CO-RE records of
  * a .BTF.ext section and the ELF section finder (core_relo.c); plugin
- * objects and the BTF file come from outside the daemon.  Build and run
- * from the top of the tree with clang:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	-Iinclude -Isrc/lib -o build/fuzz_btf test/unit/fuzz/fuzz_btf.c \
- *	src/lib/core/kbtf.c src/lib/core/core_relo.c -lelf
- *   mkdir -p build/fuzz-btf && build/fuzz_btf -max_total_time=60 build/fuzz-btf
+ * objects and the BTF file come from outside the daemon.  make fuzz
+ * FUZZ_TARGETS=btf (seeds in test/unit/fuzz/corpus/btf/: an object and
+ * its .BTF section).
  *
  * Checks, besides the sanitizers: records handed out lie within the input,
  * every type the reader indexed can be read back with a known kind, and
