@@ -394,7 +394,9 @@ EOF
 	[ -f "$unit" ]
 	grep -q "^ExecStart=$SUITE_PREFIX/sbin/bpftune-ship " "$unit"
 	[ -x "$SUITE_PREFIX/sbin/bpftune-ship" ]
-	run systemd-analyze verify "$unit"
+	# Documentation=man:bpftune-ship(8): the page make install put in the prefix
+	[ -f "$SUITE_PREFIX/share/man/man8/bpftune-ship.8" ]
+	run env MANPATH="$SUITE_PREFIX/share/man" systemd-analyze verify "$unit"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# no capability, read-only but for its state, network only to Redis
