@@ -275,6 +275,53 @@ EOF
 	[ "$(stat -c %s "$RUNS/20250101T000002Z-empty.db")" -eq 0 ]
 }
 
+@test "fleet: Redis gone during a dump, a foreign stream entry: a clear error, no half-built file" {
+	local a b pid st f
+	a="$(make_run "$RUNS" host-g 20000)"
+	b="$(make_run "$RUNS" host-g 20000)"
+	"$SHIP" --redis "$REDIS_URL" --dir "$RUNS" --state "$BATS_TEST_TMPDIR/s" --once
+	# stop the dump while it builds its first file, take Redis away, go on
+	fleet dump --redis "$REDIS_URL" --out "$OUT" >"$BATS_TEST_TMPDIR/dump.log" 2>&1 &
+	pid=$!
+	wait_until 60 'compgen -G "$OUT/*.db.tmp" >/dev/null'
+	kill -STOP "$pid"
+	kill_redis KILL
+	kill -CONT "$pid"
+	st=0
+	wait "$pid" || st=$?
+	cat "$BATS_TEST_TMPDIR/dump.log"
+	[ "$st" -eq 1 ]
+	grep -q "^bpftune-telemetry: redis: connection lost: " "$BATS_TEST_TMPDIR/dump.log"
+	! grep -q Traceback "$BATS_TEST_TMPDIR/dump.log"
+	! compgen -G "$OUT/*.tmp*" >/dev/null
+	# a file that is there is whole
+	for f in "$OUT"/*.db; do
+		[ -e "$f" ] || continue
+		same_run "$RUNS/$(basename "$f")" "$OUT"
+	done
+	# every fleet command says the same, not a traceback
+	run fleet hosts --redis "$REDIS_URL"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "bpftune-telemetry: redis: cannot connect: "*"Connection refused"* ]]
+	# an entry in a row stream that no shipper wrote
+	start_redis
+	"$SHIP" --redis "$REDIS_URL" --dir "$RUNS" --state "$BATS_TEST_TMPDIR/s2" --once
+	rcli xadd 'bpftune:{host-g}:rows:samples_tcp' '*' _r "$(sqlite3 "$a" 'SELECT run_id FROM runs')" \
+		_i 5 seq '?garbage' >/dev/null
+	rcli hset "bpftune:{host-g}:run:$(sqlite3 "$a" 'SELECT run_id FROM runs')" last.samples_tcp \
+		"$(rcli xinfo stream 'bpftune:{host-g}:rows:samples_tcp' | sed -n '/^last-generated-id$/{n;p}')" >/dev/null
+	rm -rf "$OUT"
+	run fleet dump --redis "$REDIS_URL" --out "$OUT"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"dump: samples_tcp of host host-g, entry "*": not a bpftune-ship value"* ]]
+	[[ "$output" != *Traceback* ]]
+	! compgen -G "$OUT/*.tmp*" >/dev/null
+	# the other run is still dumped whole on its own
+	fleet dump --redis "$REDIS_URL" --run "$(sqlite3 "$b" 'SELECT run_id FROM runs')" --out "$OUT"
+	same_run "$b" "$OUT"
+}
+
 @test "job create/list/remove; a job's dump holds exactly its runs; collect --job labels" {
 	local f
 	make_run "$RUNS" host-j1 50 J1/iperf3 >/dev/null
