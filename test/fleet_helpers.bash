@@ -3,8 +3,9 @@
 # free port on 127.0.0.1, its directory under the test's, AOF on),
 # bpftune-ship processes, run files, and comparisons with sqlite3.
 
-# BPFTUNE_SHIP: another build of it (e.g. make check-ship's ASan/UBSan one)
-SHIP="${BPFTUNE_SHIP:-$REPO/build/bin/bpftune-ship}"
+# BPFTUNE_SHIP: another build of it; make test-asan (BPFTUNE_BUILD=build/asan)
+# runs the ASan/UBSan one
+SHIP="${BPFTUNE_SHIP:-$BUILD/bin/bpftune-ship}"
 TOOL="$REPO/tools/bpftune-telemetry"
 PY=/usr/bin/python3
 
