@@ -41,13 +41,14 @@ start_redis() {
 	local i
 	[ -f "$PORT_FILE" ] || python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' > "$PORT_FILE"
 	mkdir -p "$STATE"
-	systemd-run --unit fleet-redis --collect -q redis-server --bind 127.0.0.1 \
-		--port "$(port)" --dir "$STATE" --appendonly yes --appendfsync everysec \
-		--save "" --daemonize no --logfile "$STATE/log"
-	for ((i = 0; i < 300; i++)); do
-		[ "$(rcli ping 2>/dev/null)" = PONG ] && return 0
-		sleep 0.2
-	done
+	# the shipper's ACL user in the configuration, as an operator keeps it
+	# (ACL SETUSER alone would not survive the restart)
+	printf '%s\n' "bind 127.0.0.1" "port $(port)" "dir $STATE" "appendonly yes" \
+		"appendfsync everysec" 'save ""' "daemonize no" "logfile $STATE/log" \
+		"user ship on >s3cret-pw resetkeys ~bpftune:* -@all +ping +xadd +eval +hset +hsetnx +hget +hmget +hincrby +zadd" \
+		> "$STATE/redis.conf"
+	systemd-run --unit fleet-redis --collect -q redis-server "$STATE/redis.conf"
+	until_true 180 '[ "$(rcli ping 2>/dev/null)" = PONG ]' && return 0
 	cat "$STATE/log" >&3
 	return 1
 }
@@ -58,15 +59,24 @@ ship_log() {
 		_SYSTEMD_INVOCATION_ID="$(systemctl show -p InvocationID --value bpftune-ship)"
 }
 
-# ship_log_until PATTERN [TRIES of 0.2 s]
-ship_log_until() {
-	local i
-	for ((i = 0; i < ${2:-600}; i++)); do
-		ship_log | grep -qE -- "$1" && return 0
-		sleep 0.2
+# until SECONDS 'CONDITION': evaluated until true, for at most SECONDS of
+# wall-clock time (TCG makes every command slow: a count of tries is not)
+until_true() {
+	local end=$((SECONDS + $1))
+	shift
+	echo "# $(date +%T) waiting for: $*" >&3
+	while [ "$SECONDS" -lt "$end" ]; do
+		eval "$*" && return 0
+		sleep 0.5
 	done
-	echo "# not in the shipper's journal: $1" >&3
+	echo "# $(date +%T) timed out" >&3
 	return 1
+}
+
+# ship_log_until PATTERN [SECONDS]
+ship_log_until() {
+	WANT="$1"
+	until_true "${2:-180}" 'ship_log | grep -qE -- "$WANT"'
 }
 
 # the host the daemon writes as, once the shipper has told Redis
@@ -96,28 +106,18 @@ acked() {	# rows of TABLE Redis acknowledged
 }
 
 @test "ship: enabled with its URL in ship.env, it ships the daemon's live run file" {
-	local n
+	local n pid
 	start_redis
-	rcli acl setuser ship on '>s3cret-pw' resetkeys '~bpftune:*' -@all +ping +xadd +eval \
-		+hset +hsetnx +hget +hmget +hincrby +zadd >/dev/null
 	umask 077
 	printf 'BPFTUNE_REDIS=redis://ship:s3cret-pw@127.0.0.1:%s\nBPFTUNE_SHIP_OPTS=--interval 200\n' \
 		"$(port)" > /etc/bpftune/ship.env
 	systemctl enable --now bpftune-ship
 	[ "$(systemctl is-active bpftune-ship)" = active ]
 	ship_log_until "redis redis://ship:\*\*\*@127.0.0.1:$(port)/0: connected"
-	for ((n = 0; n < 600; n++)); do
-		[ -n "$(host_key)" ] && [ "$(acked samples_system || echo 0)" -ge 3 ] 2>/dev/null && break
-		sleep 0.2
-	done
-	[ "$(acked samples_system)" -ge 3 ]
+	until_true 180 '[ -n "$(host_key)" ] && [ "$(acked samples_system)" -ge 3 ] 2>/dev/null'
 	# the daemon still writes it: shipped as it grows, not final
 	n="$(acked samples_system)"
-	for ((i = 0; i < 600; i++)); do
-		[ "$(acked samples_system)" -ge $((n + 3)) ] && break
-		sleep 0.2
-	done
-	[ "$(acked samples_system)" -ge $((n + 3)) ]
+	until_true 180 '[ "$(acked samples_system)" -ge $((n + 3)) ]'
 	# no capability at all, and the password is nowhere to be seen
 	pid="$(systemctl show -p MainPID --value bpftune-ship)"
 	grep -q '^CapEff:	0000000000000000$' "/proc/$pid/status"
@@ -127,24 +127,17 @@ acked() {	# rows of TABLE Redis acknowledged
 }
 
 @test "ship: Redis killed and restarted, the shipper SIGKILLed: systemd restarts it, it resumes" {
-	local pid i before
+	local pid p before
 	systemctl kill -s KILL fleet-redis
-	ship_log_until "cannot connect|connection lost|Connection reset|Server closed"
+	ship_log_until "cannot connect|connection lost|Connection reset|Server closed|Broken pipe"
 	[ "$(systemctl is-active bpftune-ship)" = active ]
 	start_redis
 	before="$(acked samples_system)"
-	for ((i = 0; i < 600; i++)); do
-		[ "$(acked samples_system)" -gt "$before" ] && break
-		sleep 0.2
-	done
-	[ "$(acked samples_system)" -gt "$before" ]
+	until_true 300 '[ "$(acked samples_system)" -gt "$before" ]'
 	pid="$(systemctl show -p MainPID --value bpftune-ship)"
 	systemctl kill -s KILL bpftune-ship
-	for ((i = 0; i < 300; i++)); do
-		p="$(systemctl show -p MainPID --value bpftune-ship)"
-		[ "$p" != 0 ] && [ "$p" != "$pid" ] && [ "$(systemctl is-active bpftune-ship)" = active ] && break
-		sleep 0.2
-	done
+	until_true 120 'p="$(systemctl show -p MainPID --value bpftune-ship)";
+		[ "$p" != 0 ] && [ "$p" != "$pid" ] && [ "$(systemctl is-active bpftune-ship)" = active ]'
 	[ "$(systemctl show -p NRestarts --value bpftune-ship)" -ge 1 ]
 	# the watermarks in its StateDirectory survived
 	ls /var/lib/bpftune-ship/ | grep -q .
@@ -154,10 +147,15 @@ acked() {	# rows of TABLE Redis acknowledged
 @test "ship: the daemon stopped, its run shipped whole: fleet dump equals the file" {
 	local f n=0 out="$BATS_RUN_TMPDIR/dump"
 	systemctl stop bpftune
+	ls -l "$TEL" | sed 's/^/# /' >&3
+	# every run file of the daemon (each start makes one) done in Redis
 	for f in "$TEL"/*.db; do
-		ship_log_until "$(basename "$f"): run [0-9a-f-]+ of host .* shipped completely"
+		RUN="$(sqlite3 -readonly "$f" "SELECT value FROM meta WHERE key = 'run_id'")"
+		until_true 180 '[ "$(rcli hget "$(host_key | sed "s/:host\$/:run:$RUN/")" done)" = 1 ]'
 		n=$((n + 1))
 	done
+	journalctl -u bpftune-ship -o cat --no-pager | grep -E "shipped completely|not shipped" |
+		sed 's/^/# /' >&3
 	[ "$n" -ge 1 ]
 	[ "$(rcli hget "$(host_key)" pending)" -eq 0 ]
 	run bpftune-telemetry fleet dump --redis "redis://127.0.0.1:$(port)" --out "$out"
