@@ -258,6 +258,18 @@ EOF
 	run "$SHIP" --redis "redis://h:99999" --once
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"port must be 1 to 65535"* ]]
+	# ... and by every fleet command, in the same words where they apply
+	local u
+	for u in http://x redis://h:99999 'redis://u:%zz@h' unix://relative redis://h/x rediss://h; do
+		run fleet hosts --redis "$u"
+		echo "$u: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == "bpftune-telemetry: --redis: "* ]]
+	done
+	kill_redis
+	run fleet summary --redis "redis://127.0.0.1:$port"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "bpftune-telemetry: redis: cannot connect: "*"Connection refused"* ]]
 }
 
 @test "corrupt, empty and foreign SQLite files: refused with a reason, the rest shipped" {
