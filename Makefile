@@ -347,15 +347,18 @@ install-ship: $(SHIP)
 # the shipper under ASan/UBSan: make check builds it (make SAN=1) and runs
 # what needs no Redis; BPFTUNE_SHIP=build/asan/bin/bpftune-ship bats
 # test/fleet.bats runs the Redis tests with it
+# (a sanitizer report exits 86, not the shipper's 1 for a refused input)
 .PHONY: check-ship
 check: check-ship
+check-ship: export ASAN_OPTIONS = exitcode=86
+check-ship: export UBSAN_OPTIONS = halt_on_error=1:print_stacktrace=1:exitcode=86
 check-ship:
 	$(MAKE) -s SAN=1 $(SAN_B)/bin/bpftune-ship
 	$(SAN_B)/bin/bpftune-ship -V
 	$(SAN_B)/bin/bpftune-ship -h >/dev/null
-	! $(SAN_B)/bin/bpftune-ship --redis 'redis://u:%zz@h' 2>/dev/null
-	! $(SAN_B)/bin/bpftune-ship --redis redis://127.0.0.1:1 --dir /nonexistent \
-		--state $(SAN_B)/ship-state --once --give-up 0 2>/dev/null
+	$(SAN_B)/bin/bpftune-ship --redis 'redis://u:%zz@h' 2>/dev/null; test $$? -eq 1
+	$(SAN_B)/bin/bpftune-ship --redis redis://127.0.0.1:1 --dir /nonexistent \
+		--state $(SAN_B)/ship-state --once --give-up 0 2>/dev/null; test $$? -eq 1
 
 uninstall: uninstall-ship
 uninstall-ship:

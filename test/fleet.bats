@@ -156,14 +156,29 @@ EOF
 }
 
 @test "shipper SIGKILLed mid-batch and restarted: the duplicates are removed, the dump is exact" {
-	local f dups
-	f="$(make_run "$RUNS" host-d 20000)"
+	local f dups big total n i
+	f="$(make_run "$RUNS" host-d 40000)"
 	rcli acl setuser ship on '>s3cret' resetkeys '~bpftune:*' -@all +ping +xadd +eval \
 		+hset +hsetnx +hget +hmget +hincrby +zadd >/dev/null
+	# the largest table: the shipper is caught in the middle of it
+	big="$(for t in $(sqlite3 "$f" "SELECT name FROM sqlite_master WHERE type = 'table'"); do
+		echo "$(sqlite3 "$f" "SELECT count(*) FROM \"$t\"") $t"; done | sort -n | tail -1)"
+	total="${big% *}" big="${big#* }"
+	[ "$total" -ge 8000 ]
 	SHIP_URL="redis://ship:s3cret@127.0.0.1:$REDIS_PORT" start_shipper d "$RUNS" --batch 500
-	wait_until 60 '[ "$(acked_rows host-d)" -gt 1000 ]'
+	# stopped with batches of it acknowledged and several to go (so the
+	# unacknowledged ones follow the run's first entry of it: the dump reads them)
+	for ((i = 0; i < 3000; i++)); do
+		kill -STOP "$SHIP_PID_d"
+		n="$(rcli hget 'bpftune:{host-d}:host' "rows.$big")"
+		[ "${n:-0}" -ge 1000 ] && [ "${n:-0}" -le $((total - 3000)) ] && break
+		kill -CONT "$SHIP_PID_d"
+		sleep 0.02
+	done
+	[ "${n:-0}" -ge 1000 ] && [ "${n:-0}" -le $((total - 3000)) ]
 	# from now on a batch's XADDs are applied but never acknowledged
 	rcli acl setuser ship -eval >/dev/null
+	kill -CONT "$SHIP_PID_d"
 	wait_in "$BATS_TEST_TMPDIR/ship-d.log" "recording a batch \(EVAL\): NOPERM"
 	kill -KILL "$SHIP_PID_d"
 	wait "$SHIP_PID_d" || true
@@ -243,6 +258,18 @@ EOF
 	run "$SHIP" --redis "redis://h:99999" --once
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"port must be 1 to 65535"* ]]
+	# ... and by every fleet command, in the same words where they apply
+	local u
+	for u in http://x redis://h:99999 'redis://u:%zz@h' unix://relative redis://h/x rediss://h; do
+		run fleet hosts --redis "$u"
+		echo "$u: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == "bpftune-telemetry: --redis: "* ]]
+	done
+	kill_redis
+	run fleet summary --redis "redis://127.0.0.1:$port"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "bpftune-telemetry: redis: cannot connect: "*"Connection refused"* ]]
 }
 
 @test "corrupt, empty and foreign SQLite files: refused with a reason, the rest shipped" {
@@ -273,6 +300,53 @@ EOF
 	[[ "$output" == *"refused: "*"garbage.db: not a readable SQLite file"* ]]
 	# the files were not touched
 	[ "$(stat -c %s "$RUNS/20250101T000002Z-empty.db")" -eq 0 ]
+}
+
+@test "fleet: Redis gone during a dump, a foreign stream entry: a clear error, no half-built file" {
+	local a b pid st f
+	a="$(make_run "$RUNS" host-g 20000)"
+	b="$(make_run "$RUNS" host-g 20000)"
+	"$SHIP" --redis "$REDIS_URL" --dir "$RUNS" --state "$BATS_TEST_TMPDIR/s" --once
+	# stop the dump while it builds its first file, take Redis away, go on
+	fleet dump --redis "$REDIS_URL" --out "$OUT" >"$BATS_TEST_TMPDIR/dump.log" 2>&1 &
+	pid=$!
+	wait_until 60 'compgen -G "$OUT/*.db.tmp" >/dev/null'
+	kill -STOP "$pid"
+	kill_redis KILL
+	kill -CONT "$pid"
+	st=0
+	wait "$pid" || st=$?
+	cat "$BATS_TEST_TMPDIR/dump.log"
+	[ "$st" -eq 1 ]
+	grep -q "^bpftune-telemetry: redis: connection lost: " "$BATS_TEST_TMPDIR/dump.log"
+	! grep -q Traceback "$BATS_TEST_TMPDIR/dump.log"
+	! compgen -G "$OUT/*.tmp*" >/dev/null
+	# a file that is there is whole
+	for f in "$OUT"/*.db; do
+		[ -e "$f" ] || continue
+		same_run "$RUNS/$(basename "$f")" "$OUT"
+	done
+	# every fleet command says the same, not a traceback
+	run fleet hosts --redis "$REDIS_URL"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "bpftune-telemetry: redis: cannot connect: "*"Connection refused"* ]]
+	# an entry in a row stream that no shipper wrote
+	start_redis
+	"$SHIP" --redis "$REDIS_URL" --dir "$RUNS" --state "$BATS_TEST_TMPDIR/s2" --once
+	rcli xadd 'bpftune:{host-g}:rows:samples_tcp' '*' _r "$(sqlite3 "$a" 'SELECT run_id FROM runs')" \
+		_i 5 seq '?garbage' >/dev/null
+	rcli hset "bpftune:{host-g}:run:$(sqlite3 "$a" 'SELECT run_id FROM runs')" last.samples_tcp \
+		"$(rcli xinfo stream 'bpftune:{host-g}:rows:samples_tcp' | sed -n '/^last-generated-id$/{n;p}')" >/dev/null
+	rm -rf "$OUT"
+	run fleet dump --redis "$REDIS_URL" --out "$OUT"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"dump: samples_tcp of host host-g, entry "*": not a bpftune-ship value"* ]]
+	[[ "$output" != *Traceback* ]]
+	! compgen -G "$OUT/*.tmp*" >/dev/null
+	# the other run is still dumped whole on its own
+	fleet dump --redis "$REDIS_URL" --run "$(sqlite3 "$b" 'SELECT run_id FROM runs')" --out "$OUT"
+	same_run "$b" "$OUT"
 }
 
 @test "job create/list/remove; a job's dump holds exactly its runs; collect --job labels" {
@@ -394,7 +468,9 @@ EOF
 	[ -f "$unit" ]
 	grep -q "^ExecStart=$SUITE_PREFIX/sbin/bpftune-ship " "$unit"
 	[ -x "$SUITE_PREFIX/sbin/bpftune-ship" ]
-	run systemd-analyze verify "$unit"
+	# Documentation=man:bpftune-ship(8): the page make install put in the prefix
+	[ -f "$SUITE_PREFIX/share/man/man8/bpftune-ship.8" ]
+	run env MANPATH="$SUITE_PREFIX/share/man" systemd-analyze verify "$unit"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# no capability, read-only but for its state, network only to Redis

@@ -116,3 +116,26 @@ daemon_run() {
 	[ -n "$(sqlite3 "$OUT/$(basename "$f")" "SELECT end_ts_uptime_us FROM runs")" ]
 	[ "$(sqlite3 "$OUT/$(basename "$f")" "SELECT exit_status FROM runs")" = 0 ]
 }
+
+@test "collect --job: the runs it makes belong to the job, shipped and dumped as they are" {
+	local o="$BATS_TEST_TMPDIR/collect" f
+	[ "$MODE" = host ] || skip "runs the daemon itself"
+	make_plugin_dir sysctl
+	run $PY "$TOOL" collect --job JK --workload cpu_bound_4p --runs 2 --duration 1 \
+		--settle 0.2 --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" --sample-interval 200 --out "$o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$o"/*.db | wc -l)" -eq 2 ]
+	start_redis
+	"$SHIP" --redis "$REDIS_URL" --dir "$o" --state "$BATS_TEST_TMPDIR/state-k" --once
+	fleet job create JK --redis "$REDIS_URL" --info "collect --job"
+	run fleet job list --redis "$REDIS_URL"
+	echo "$output"
+	[[ "$output" == *"JK  collect --job  created "*": 1 host(s), 2 run(s)"* ]]
+	fleet dump --redis "$REDIS_URL" --job JK --out "$OUT"
+	[ "$(ls "$OUT"/*.db | wc -l)" -eq 2 ]
+	for f in "$o"/*.db; do
+		[[ "$(sqlite3 -readonly "$f" 'SELECT label FROM runs')" == JK/cpu_bound_4p* ]]
+		same_run "$f" "$OUT"
+	done
+}

@@ -3,8 +3,9 @@
 # free port on 127.0.0.1, its directory under the test's, AOF on),
 # bpftune-ship processes, run files, and comparisons with sqlite3.
 
-# BPFTUNE_SHIP: another build of it (e.g. make check-ship's ASan/UBSan one)
-SHIP="${BPFTUNE_SHIP:-$REPO/build/bin/bpftune-ship}"
+# BPFTUNE_SHIP: another build of it; make test-asan (BPFTUNE_BUILD=build/asan)
+# runs the ASan/UBSan one
+SHIP="${BPFTUNE_SHIP:-$BUILD/bin/bpftune-ship}"
 TOOL="$REPO/tools/bpftune-telemetry"
 PY=/usr/bin/python3
 
@@ -206,8 +207,18 @@ start_cluster() {
 	for port in "${CLUSTER_PORTS[@]}"; do
 		wait_until 30 '[ "$(redis-cli -p '"$port"' ping 2>/dev/null)" = PONG ]' || return 1
 	done
-	redis-cli --cluster create $(printf '127.0.0.1:%s ' "${CLUSTER_PORTS[@]}") \
-		--cluster-yes >/dev/null || return 1
+	# the slots split evenly, each node its own config epoch, then MEET
+	# (not redis-cli --cluster create: it once hung for good on a reply)
+	local n="$1" first last
+	for i in $(seq 0 $((n - 1))); do
+		port="${CLUSTER_PORTS[$i]}"
+		first=$((16384 * i / n)) last=$((16384 * (i + 1) / n - 1))
+		redis-cli -p "$port" cluster addslotsrange "$first" "$last" | grep -qx OK || return 1
+		redis-cli -p "$port" cluster set-config-epoch $((i + 1)) | grep -qx OK || return 1
+	done
+	for port in "${CLUSTER_PORTS[@]:1}"; do
+		redis-cli -p "${CLUSTER_PORTS[0]}" cluster meet 127.0.0.1 "$port" | grep -qx OK || return 1
+	done
 	for port in "${CLUSTER_PORTS[@]}"; do
 		wait_until 30 'redis-cli -p '"$port"' cluster info | grep -q "^cluster_state:ok"' || return 1
 	done

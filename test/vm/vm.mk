@@ -34,12 +34,13 @@ VM_QEMU_PKG	:= qemu-system-x86
 .PHONY: test-matrix test-matrix-ci test-matrix-selftest vm-fetch vm-clean test-systemd
 
 # bpftune under systemd as PID 1 in a guest: the packages of make deb
-# installed, started, reloaded, killed and purged (test/vm/systemd.bats)
+# installed, started, reloaded, killed and purged (test/vm/systemd.bats);
+# bpftune-ship.service shipping to Redis (test/vm/systemd_ship.bats)
 VM_SYSTEMD_KERNEL	?= 6.12
-VM_SYSTEMD_TIMEOUT	?= 1500
+VM_SYSTEMD_TIMEOUT	?= 2100
 test-systemd: deb vm-fetch
 	test/vm/run-in-vm.sh --systemd -t $(VM_SYSTEMD_TIMEOUT) $(VM_SYSTEMD_KERNEL) -- \
-		bats --timing test/vm/systemd.bats
+		bats --timing test/vm/systemd.bats test/vm/systemd_ship.bats
 
 test-matrix: all $(FIXTURE_SOS) vm-fetch
 	$(if $(and $(filter 1,$(VM_DEB)),$(findstring systemd,$(VM_MODES))),$(MAKE) deb)

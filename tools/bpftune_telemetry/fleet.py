@@ -165,8 +165,14 @@ def cmd_dump(args, r):
 
 def cmd_fleet(args):
     r = connect(args.redis)
-    {"hosts": cmd_hosts, "job": cmd_job, "dump": cmd_dump,
-     "summary": cmd_summary}[args.fleet_cmd](args, r)
+    import redis    # connect() made sure it is there
+    try:
+        {"hosts": cmd_hosts, "job": cmd_job, "dump": cmd_dump,
+         "summary": cmd_summary}[args.fleet_cmd](args, r)
+    except redis.exceptions.ConnectionError as e:
+        die("redis: connection lost: %s (nothing half-written was left: run it again)" % e)
+    except redis.exceptions.RedisError as e:
+        die("redis: %s" % e)
 
 
 def add_parser(sub):

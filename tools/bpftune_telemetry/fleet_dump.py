@@ -107,10 +107,14 @@ def fill_table(r, db, run, table):
         return t
     rid_b = rid.encode()
     names = {}      # the entry's field names -> column names
-    for _, f in entries(r, key(host, "rows:", table), first, last):
+    for _id, f in entries(r, key(host, "rows:", table), first, last):
         if f.get(b"_r") != rid_b:
             continue            # another run of the host, shipped meanwhile
-        rowid = int(f[b"_i"])
+        try:
+            rowid = int(f[b"_i"])
+        except (KeyError, ValueError):
+            die("dump: %s of host %s, entry %s: no rowid (_i): not written by bpftune-ship"
+                % (table, host, s(_id)))
         fields = tuple(f)
         cols = names.get(fields)
         if cols is None:
@@ -122,7 +126,10 @@ def fill_table(r, db, run, table):
             if v and (48 <= v[0] <= 57 or v[0] == 45):    # the common case: INTEGER
                 vals.append(int(v))
                 continue
-            val, cast = decode(v, rid, host)
+            try:
+                val, cast = decode(v, rid, host)
+            except ValueError as e:
+                die("dump: %s of host %s, entry %s: %s" % (table, host, s(_id), e))
             vals.append(val)
             if cast:
                 casts = tuple(vals_cast(len(cols), len(vals) - 1, casts))
@@ -167,6 +174,21 @@ def dump_run(r, run, out):
         if os.path.exists(p):
             os.unlink(p)
     db = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        notes, stats = fill_run(r, db, run)
+    except BaseException:
+        # Redis went away, or an entry no shipper wrote: no half-built file
+        db.close()
+        os.unlink(tmp)
+        raise
+    db.close()
+    os.replace(tmp, path)
+    if run.get("done") != "1":
+        notes.append("the run was still being shipped (its file open on the host)")
+    return path, stats, notes
+
+
+def fill_run(r, db, run):
     db.execute("BEGIN")
     create_schema(r, db, run)
     notes, stats = [], {"rows": 0, "dups": 0}
@@ -187,11 +209,7 @@ def dump_run(r, run, out):
     db.execute("COMMIT")
     if (run.get("journal_mode") or "").lower() == "wal":
         db.execute("PRAGMA journal_mode = WAL")
-    db.close()
-    os.replace(tmp, path)
-    if run.get("done") != "1":
-        notes.append("the run was still being shipped (its file open on the host)")
-    return path, stats, notes
+    return notes, stats
 
 
 def cmd_dump_runs(r, runs, out):

@@ -36,6 +36,8 @@ def parse_url(url):
         die("--redis: the URL must start with redis:// or unix:// (or set $%s)" % ENV_URL)
     scheme, userinfo, rest = m.groups()
     kw = {}
+    if userinfo is not None and re.search(r"%(?![0-9A-Fa-f]{2})", userinfo):
+        die("--redis: bad %-escape in the user or password (as bpftune-ship says)")
     if userinfo is not None:
         user, sep, pw = userinfo.partition(":")
         if not sep:      # redis-cli's form: the userinfo is the password
