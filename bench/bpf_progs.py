@@ -36,9 +36,10 @@ def fdinfo_progs(pid):
                     info[k.strip()] = v.strip()
         except OSError:
             continue
-        if "prog_id" in info:
-            # a program open more than once has the same counters
-            progs[int(info["prog_id"])] = (int(info.get("run_cnt", 0)),
+        # a program's own fd has its counters; a link's fd names the
+        # program (prog_id) without them, and must not zero them
+        if "prog_id" in info and "run_cnt" in info:
+            progs[int(info["prog_id"])] = (int(info["run_cnt"]),
                                           int(info.get("run_time_ns", 0)))
     return progs
 

@@ -42,8 +42,9 @@ TL="$OUT-timeline.dat"
 echo "rep,config,case,metric,unit,value" >"$CSV"
 echo "# config rep ms_since_fork vm_hwm_kb vm_rss_kb rss_anon_kb rss_file_kb rss_shmem_kb" >"$TL"
 
+# the configuration is "build,telemetry setting": quoted, one CSV field
 row() {
-	echo "$1,$2,$3,$4,$5,$6" >>"$CSV"
+	echo "$1,\"$2\",$3,$4,$5,$6" >>"$CSV"
 }
 
 # "VmHWM VmRSS RssAnon RssFile RssShmem" in kB, empty if the process is gone

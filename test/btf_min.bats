@@ -49,4 +49,9 @@ teardown() {
 	grep -q "bpftune running with $(ls "$PLUGIN_DIR"/*.so | wc -l) tuners" "$LOG"
 	! grep -q "loading kernel BTF" "$LOG"
 	! grep -q "no minimal BTF" "$LOG"
+	# and the minimal BTF was used: the kernel's was read (a sysfs pread
+	# gives a page at most: a reader that took a short read for the end
+	# found no kernel BTF, and loaded without either)
+	[ "$(grep -c "legacy object relocated against a minimal BTF" "$LOG")" -ge \
+		"$(ls "$PLUGIN_DIR"/*.so | wc -l)" ]
 }

@@ -67,9 +67,11 @@ int bpftune_bpf_open(const struct bpftune_bpf_image *image, const char *name,
 	}
 	/* CO-RE against the types the object needs, not the whole kernel BTF */
 	err = bpftune_bpf_min_btf(bytes, size, btf_path, sizeof(btf_path), &btf_fd);
-	if (!err)
+	if (!err) {
 		opts.btf_custom_path = btf_path;
-	else if (err != -ENOENT)
+		bpftune_log(LOG_DEBUG, "tuner %s: %s object relocated against a minimal BTF",
+			    name, legacy ? "legacy" : "full");
+	} else if (err != -ENOENT)
 		bpftune_log(LOG_DEBUG, "tuner %s: no minimal BTF (%s): libbpf reads the kernel's",
 			    name, strerror(-err));
 	obj = bpf_object__open_mem(bytes, size, &opts);
