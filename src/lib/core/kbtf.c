@@ -318,8 +318,12 @@ int bpftune_kbtf_find_strs(struct bpftune_kbtf *k, const char *const *names,
 		avail = w->hi - pos;
 		nul = memchr(p, '\0', avail);
 		if (!nul) {
-			/* the string runs past the window: refill at its start */
-			if (avail >= WINDOW || w->hi >= w->end) {
+			/*
+			 * the string runs past the window: refill at its
+			 * start, unless the window starts there already (the
+			 * file ends before the header's string section does)
+			 */
+			if (avail >= WINDOW || w->hi >= w->end || w->lo == pos) {
 				err = -EINVAL;
 				break;
 			}

@@ -23,6 +23,10 @@ FUZZ_ALL	:= $(patsubst test/unit/fuzz/fuzz_%.c,%,$(wildcard test/unit/fuzz/fuzz_
 FUZZ_TARGETS	?= $(FUZZ_ALL)
 
 # ---- per-target sources and libraries (keep alphabetical) ----------------
+# BTF the daemon reads itself: the kernel's (in place) and each plugin
+# object's sections and CO-RE records
+FUZZ_SRCS_btf		:= src/lib/core/kbtf.c src/lib/core/core_relo.c
+FUZZ_LIBS_btf		:= -lelf
 # control socket requests and JSON replies
 FUZZ_SRCS_control	:= src/lib/ops/control_proto.c
 # rollback journal records read back after a crash
