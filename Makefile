@@ -334,7 +334,7 @@ all: $(SHIP)
 
 $(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(LDFLAGS) -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
 
 install: install-ship
 install-ship: $(SHIP)

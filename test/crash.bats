@@ -33,10 +33,9 @@ traffic() {
 stop_traffic() {
 	local p
 	for p in "${TRAFFIC[@]}"; do
-		# each may find nothing or report the kill (143): not a failure
-		pkill -P "$p" 2>/dev/null || true
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
+		pkill -P "$p" 2>/dev/null || :
+		kill "$p" 2>/dev/null || :
+		wait "$p" 2>/dev/null || :	# 143: killed, as asked
 	done
 	TRAFFIC=()
 }

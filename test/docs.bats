@@ -67,3 +67,45 @@ README.md: --telemetry-keep" ]
 		grep -qF "| \`$q\` |" "$REPO/README.md" || { echo "README lacks query $q"; false; }
 	done
 }
+
+# the commands of bpftune-telemetry and, for each, the options of its --help
+telemetry_words() {
+	local tool="$REPO/tools/bpftune-telemetry" cmd
+	for cmd in export "dataset build" plot graphs runs collect all \
+		   "fleet hosts" "fleet job" "fleet dump" "fleet summary"; do
+		# shellcheck disable=SC2086 # "dataset build" is two words
+		"$tool" $cmd --help | grep -oE '^  (-[a-z], )?--[a-z][a-z-]*' |
+			grep -oE -- '--[a-z][a-z-]*' | grep -vx -- --help |
+			sed "s|^|$cmd |"
+		echo "$cmd"
+	done
+}
+
+# missing_telemetry MAN: the commands and options bpftune-telemetry(1) lacks
+missing_telemetry() {
+	local cmd opt
+	while read -r line; do
+		opt="${line##* }"
+		cmd="${line% --*}"
+		if [[ "$opt" == --* ]]; then
+			grep -qF -- "*$opt*" "$1" || echo "$cmd: $opt"
+		elif ! grep -qF -- "*$line*" "$1"; then
+			# "fleet job" is written *fleet* ... *job*
+			for word in $line; do
+				grep -qF -- "*$word*" "$1" || { echo "$line"; break; }
+			done
+		fi
+	done < <(telemetry_words)
+}
+
+@test "docs: every command and option of bpftune-telemetry is in bpftune-telemetry(1)" {
+	[ "$(telemetry_words | wc -l)" -gt 40 ]
+	run missing_telemetry "$REPO/man/bpftune-telemetry.1.scd"
+	echo "$output"
+	[ -z "$output" ]
+	# and the check sees a missing one
+	sed 's/\*--by\*//g; s/\*graphs\*//g' "$REPO/man/bpftune-telemetry.1.scd" > "$BATS_TEST_TMPDIR/t.1.scd"
+	run missing_telemetry "$BATS_TEST_TMPDIR/t.1.scd"
+	[ "$output" = "graphs: --by
+graphs" ]
+}

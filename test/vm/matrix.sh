@@ -11,6 +11,8 @@
 #            (build/asan: make SAN=1 all fixtures), through
 #            test/run-tests.sh, which runs the unit tests too and fails on
 #            any sanitizer report (make test-asan in a guest)
+#   systemd  the packages of make deb (build/deb) under systemd as PID 1:
+#            test/vm/systemd.bats in a guest booted with --systemd
 # Run from the top of the tree after "make all".  Every step runs even if an
 # earlier one failed; the exit status is non-zero if any step failed or did
 # not run.  See test/vm/README.md.
@@ -20,7 +22,7 @@
 #   "6.1:legacy 6.12:full" picks the modes per kernel (the CI subset).
 #
 # Environment:
-#   VM_MODES            bats modes (default "full legacy")
+#   VM_MODES            bats modes (default "full legacy systemd")
 #   VM_BATS=0           skip the bats steps (which otherwise fail when test/
 #                       has no *.bats)
 #   VM_BATS_ARGS        bats arguments (default "--timing --filter-tags
@@ -50,7 +52,7 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 RUNNER=$VM_DIR/run-in-vm.sh
 SPECS=("$@")
 [ ${#SPECS[@]} -gt 0 ] || SPECS=(6.1 6.12)
-read -r -a MODES <<<"${VM_MODES-full legacy}"
+read -r -a MODES <<<"${VM_MODES-full legacy systemd}"
 BATS=${VM_BATS:-1}
 SUPPORT_TIMEOUT=${VM_SUPPORT_TIMEOUT:-300}
 BATS_TIMEOUT=${VM_BATS_TIMEOUT:-1800}
@@ -68,7 +70,8 @@ if [ "${VM_SNAPSHOT:-0}" = 1 ]; then
 	rm -rf "$SNAP"
 	mkdir -p "$SNAP" || exit 1
 	tar -C "$VM_DIR/../.." --exclude=./.git --exclude='./test/vm/cache*' \
-		--exclude=./build/fuzz -cf - . | tar -xf - -C "$SNAP" ||
+		--exclude=./build/fuzz --exclude=./build/deb/src -cf - . |
+		tar -xf - -C "$SNAP" ||
 		{ echo "matrix: cannot copy the tree to $SNAP" >&2; exit 1; }
 	trap 'rm -rf "$SNAP"' EXIT
 	export VM_CACHE=${VM_CACHE:-$VM_DIR/cache}
@@ -91,9 +94,13 @@ BATS_LEFT=0
 for spec in "${SPECS[@]}"; do
 	for mode in $(spec_modes "$spec"); do
 		case $mode in
-		full|legacy|full-asan|legacy-asan) ;;
-		*) echo "matrix: unknown mode '$mode' in '$spec' (full, legacy, full-asan, legacy-asan)" >&2; exit 1 ;;
+		full|legacy|full-asan|legacy-asan|systemd) ;;
+		*) echo "matrix: unknown mode '$mode' in '$spec' (full, legacy, full-asan, legacy-asan, systemd)" >&2; exit 1 ;;
 		esac
+		if [ "$mode" = systemd ] && ! ls build/deb/bpftune_*.deb >/dev/null 2>&1; then
+			echo "matrix: build/deb/bpftune_*.deb missing: run make deb first" >&2
+			exit 1
+		fi
 		if [[ $mode == *-asan ]] && [ ! -x build/asan/bin/bpftune ]; then
 			echo "matrix: build/asan/bin/bpftune missing: run make SAN=1 all fixtures first" >&2
 			exit 1
@@ -179,7 +186,10 @@ for spec in "${SPECS[@]}"; do
 			continue
 		fi
 		read -r -a args <<<"$(bats_args "${mode%-asan}")"
-		if [[ $mode == *-asan ]]; then
+		if [ "$mode" = systemd ]; then
+			step "$name" "$(bats_timeout)" --systemd "$k" -- \
+				bats --timing test/vm/systemd.bats
+		elif [[ $mode == *-asan ]]; then
 			step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=${mode%-asan}" \
 				-e BPFTUNE_BUILD=build/asan -e BPFTUNE_SAN=1 "$k" -- \
 				test/run-tests.sh "${args[@]}"

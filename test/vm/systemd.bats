@@ -102,11 +102,17 @@ wait_restarted() {	# wait_restarted OLD_PID
 	# man-db's trigger would index every page of the host (minutes under TCG)
 	rm -f /var/lib/man-db/auto-update
 	run dpkg -i "$DEBS"/bpftune_*.deb "$DEBS"/libbpftune-dev_*.deb \
-		"$DEBS"/bpftune-telemetry_*.deb
+		"$DEBS"/bpftune-telemetry_*.deb "$DEBS"/bpftune-ship_*.deb
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(systemctl is-enabled bpftune)" = enabled ]
 	[ "$(systemctl is-active bpftune)" = active ]
+	# the shipper has no Redis to ship to yet: installed, not enabled, not run
+	[ "$(systemctl is-enabled bpftune-ship)" = disabled ]
+	run systemctl is-active bpftune-ship
+	[ "$output" = inactive ]
+	[ -f /usr/share/man/man8/bpftune-ship.8.gz ]
+	bpftune-ship -V
 	[ -f /etc/bpftune/bpftune.conf ]
 	grep -qx 'rollback = yes' /etc/bpftune/bpftune.conf
 	[ -f /usr/share/man/man5/bpftune.conf.5.gz ]
@@ -259,7 +265,7 @@ wait_restarted() {	# wait_restarted OLD_PID
 import json, sys
 print("\n".join(sorted({t["sysctl"] for t in json.load(sys.stdin)["tunables"]})))')"
 	[ -n "$names" ]
-	dpkg --purge bpftune-telemetry libbpftune-dev bpftune
+	dpkg --purge bpftune-ship bpftune-telemetry libbpftune-dev bpftune
 	ip netns exec "$NS" sysctl -qw net.ipv6.route.max_size=128
 	# before install: the initial netns tuned as well (max_size 128 below
 	# 400 routes), and the values of every managed tunable

@@ -200,9 +200,9 @@ def cmd_collect(args):
     if not wl:
         die("collect: nothing to run (every workload chosen lacks its tool)")
     if args.label and len(wl) > 1:
+        die("collect: --label names the runs of one workload; several get their own names")
     if args.job and not re.match(r"^[A-Za-z0-9._-]{1,64}$", args.job):
         die("collect: --job takes 1-64 of A-Z a-z 0-9 . _ -, not '%s'" % args.job)
-        die("collect: --label names the runs of one workload; several get their own names")
     if os.geteuid():
         die("collect: run as root (network namespaces, the daemon)")
     if not shutil.which(args.bpftune) and not os.path.exists(args.bpftune):

@@ -39,6 +39,28 @@ struct window {
 	char buf[WINDOW];
 };
 
+/*
+ * pread() until @len bytes or the end of the file: sysfs hands out the
+ * kernel's BTF at most a page per read, and records can be longer.
+ */
+static ssize_t pread_full(int fd, void *buf, size_t len, __u64 pos)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got, pos + got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
 /* Pointer to [pos, pos + need) of the file, refilling the window; NULL past end. */
 static const char *win_at(struct window *w, __u64 pos, size_t need)
 {
@@ -50,7 +72,7 @@ static const char *win_at(struct window *w, __u64 pos, size_t need)
 	if (pos >= w->lo && pos + need <= w->hi)
 		return w->buf + (pos - w->lo);
 	want = w->end - pos < WINDOW ? w->end - pos : WINDOW;
-	n = pread(w->fd, w->buf, want, pos);
+	n = pread_full(w->fd, w->buf, want, pos);
 	if (n < 0 || (size_t)n < need)
 		return NULL;
 	w->lo = pos;
@@ -166,7 +188,7 @@ static int read_header(struct bpftune_kbtf *k)
 {
 	struct btf_header h;
 
-	if (pread(k->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+	if (pread_full(k->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return -EINVAL;
 	if (h.magic != BTF_MAGIC || h.version != BTF_VERSION ||
 	    h.hdr_len < sizeof(h) || h.type_off > UINT32_MAX - h.type_len ||
@@ -232,7 +254,7 @@ const struct btf_type *bpftune_kbtf_type(struct bpftune_kbtf *k, __u32 id)
 	if (!id || id > k->nr)
 		return NULL;
 	pos = k->types + k->offs[id - 1];
-	if (pread(k->fd, &h, sizeof(h), pos) != (ssize_t)sizeof(h))
+	if (pread_full(k->fd, &h, sizeof(h), pos) != (ssize_t)sizeof(h))
 		return NULL;
 	sz = bpftune_btf_rec_size(&h);
 	if (!sz || sz > REC_MAX)
@@ -245,7 +267,7 @@ const struct btf_type *bpftune_kbtf_type(struct bpftune_kbtf *k, __u32 id)
 		k->rec = p;
 		k->rec_len = sz;
 	}
-	if (pread(k->fd, k->rec, sz, pos) != (ssize_t)sz)
+	if (pread_full(k->fd, k->rec, sz, pos) != (ssize_t)sz)
 		return NULL;
 	return (const struct btf_type *)k->rec;
 }
@@ -260,7 +282,7 @@ const char *bpftune_kbtf_str(struct bpftune_kbtf *k, __u32 off, char *buf,
 		return NULL;
 	if (want > k->str_len - off)
 		want = k->str_len - off;
-	n = pread(k->fd, buf, want, k->strs + off);
+	n = pread_full(k->fd, buf, want, k->strs + off);
 	if (n < 0)
 		return NULL;
 	buf[n] = '\0';
