@@ -158,6 +158,11 @@ $(TUNER_POLICY): src/tuners/table_policy.c src/tuners/table_policy.h
 $(B)/lib/bpftune/neigh_table_tuner.so: $(TUNER_POLICY)
 $(B)/lib/bpftune/neigh_table_tuner.so: TUNER_LIBS := -lmnl	# RTM_SETNEIGHTBL, RTM_GETADDR
 $(B)/lib/bpftune/route_table_tuner.so: $(TUNER_POLICY)
+TCP_MEM_PLAN	:= $(B)/obj/tuners/tcp_mem_plan.o
+$(TCP_MEM_PLAN): src/tuners/tcp_mem_plan.c src/tuners/tcp_mem_plan.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/lib/bpftune/tcp_buffer_tuner.so: $(TCP_MEM_PLAN)
 
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
@@ -374,7 +379,7 @@ UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_pr
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c
-UNIT_LIB  += src/tuners/table_policy.c
+UNIT_LIB  += src/tuners/table_policy.c src/tuners/tcp_mem_plan.c
 UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
 	     src/lib/core/bpf_btf.c
 UNIT_LIB  += $(SHIP_PURE)
@@ -402,7 +407,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
+		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c src/tuners/tcp_mem_plan.c \
 		test/unit sample_tuner/sample_tuner.c tools/ship
 	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
 	$(SAN_B)/test/unit_tests

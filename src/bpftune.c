@@ -680,27 +680,34 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.query)
 		return bpftune_control_client(o.socket_path, o.query, o.json);
-	if (apply_policy(&o, argc, argv, &fargc, &fargv))
-		return BPFTUNE_EXIT_CONFIG;
+	if (apply_policy(&o, argc, argv, &fargc, &fargv)) {
+		ret = BPFTUNE_EXIT_CONFIG;
+		goto free_args;
+	}
 	bpftune_log_init(o.to_stderr || o.support_only || o.restore || o.check_config ?
 			 BPFTUNE_LOG_STDERR : BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
-	if (o.check_config)
-		return bpftune_policy_check_config(o.libdir, &o.allow) ? BPFTUNE_EXIT_CONFIG : 0;
+	if (o.check_config) {
+		ret = bpftune_policy_check_config(o.libdir, &o.allow) ? BPFTUNE_EXIT_CONFIG : 0;
+		goto free_args;
+	}
 	libbpf_set_print(libbpf_print);
 	if (o.daemonize && !o.support_only && daemon(0, 0)) {
 		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));
-		return 1;
+		goto free_args;
 	}
 	err = bpftune_cap_init();
 	if (err)
-		return 1;
+		goto free_args;
 	err = bpftune_netns_init();
 	if (err) {
 		bpftune_log(LOG_ERR, "cannot open the daemon's netns: %s", strerror(-err));
-		return 1;
+		goto free_args;
 	}
-	if (o.restore)
-		return restore_only(&o);
+	if (o.restore) {
+		/* the options point into the policy's arguments: free them after */
+		ret = restore_only(&o);
+		goto free_args;
+	}
 	bpftune_set_learning_rate(o.learning_rate);
 	err = bpftune_loop_init();
 	if (err) {
@@ -797,6 +804,7 @@ out:
 	bpftune_support_fini();
 	bpftune_loop_fini();
 	bpftune_policy_fini();
+free_args:
 	bpftune_policy_argv_free(fargc, fargv);
 	bpftune_log_flush();
 	return ret;

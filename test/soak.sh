@@ -130,7 +130,10 @@ while [ "$created" -lt "$NETNS" ]; do
 done
 wait_ns=$SECONDS
 while [ "$(alive)" -gt 0 ] && [ $((SECONDS - wait_ns)) -lt 120 ]; do sleep 1; done
-wait
+# the namespaces' jobs, not the daemon (a bare wait would wait for it too)
+for p in $(jobs -p); do
+	[ "$p" = "$pid" ] || wait "$p"
+done
 # the daemon sees the last ones go (netns destruction is asynchronous)
 for i in $(seq 1 60); do
 	[ "$(states)" = 0 ] && break

@@ -211,6 +211,30 @@ max_of() {
 		while read -r v; do [ "$v" -le "$cap" ]; done
 }
 
+@test "tcp_mem far above its cap under pressure: the max brought down to the cap, thresholds raised, no low-memory mode" {
+	local cap want
+	make_pair
+	sysctl -qw net.core.high_order_alloc_disable=0
+	sysctl -qw net.ipv4.tcp_mem="50 100 2000000000"
+	start_daemon -R
+	cap="$(sed -n 's/.*tcp_mem \([0-9]*\) pages (a quarter of RAM).*/\1/p' "$LOG")"
+	[ -n "$cap" ] && [ "$cap" -lt 2000000000 ]
+	grep -q "net.ipv4.tcp_mem is 50 100 2000000000 at start, outside its caps" "$LOG"
+	# TCP holds far more than 100 pages with 8 streams: pressure
+	iperf "$CLI" "$SRV" "$SRV_IP" 3 8
+	want="$((cap / 2)) $((cap / 3 * 2)) $cap"
+	wait_for_log "net.ipv4.tcp_mem 50 100 2000000000 -> $want in global netns: TCP holds [0-9]+ pages and tcp_mem 50 100 2000000000 is above its cap of $cap pages"
+	[ "$(sysctl_in - net.ipv4.tcp_mem)" = "$want" ]
+	barrier
+	# "cannot grow" was not taken for TCP being short of memory
+	! grep -E "low-memory mode|high_order_alloc_disable 0 -> 1|tcp_no_metrics_save 0 -> 1" "$LOG"
+	[ "$(sysctl -n net.core.high_order_alloc_disable)" -eq 0 ]
+	# -R puts the operator's value back at exit
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	[ "$(sysctl_in - net.ipv4.tcp_mem)" = "50 100 2000000000" ]
+}
+
 @test "an admin write to tcp_rmem in a netns stops the tuner there and only there" {
 	local admin_ns tuned_ns admin_ip tuned_ip admin_cli tuned_cli
 	make_pair

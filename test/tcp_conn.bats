@@ -185,13 +185,17 @@ for i in range(int(sys.argv[1])):
 	# from then on each connection is placed, and every placement recorded
 	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 16
 	wait_for_log "decision: scenario 1 policy epsilon-greedy inputs \[choice=(greedy|explore) outcomes=[0-9]+ cost\[cubic\]=.* cost\[bbr\]=.* outcome: cc=(cubic|bbr) .* action cc=(cubic|bbr)$"
+	# the client is done: every connection's event is queued; a query
+	# delivers them (a slow guest under ASan took over a minute to)
+	barrier
 	local i n=0
-	for i in $(seq 1 300); do
+	for i in $(seq 1 600); do
 		n="$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")"
 		[ "$n" -ge 16 ] && break
 		sleep 0.2
 	done
 	stop_daemon
-	[ "$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")" -eq 16 ]
+	n="$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")"
+	[ "$n" -eq 16 ] || { echo "# $n choices recorded, not 16" >&3; grep -E "tcp_conn|lost" "$LOG" | tail -30 >&3; false; }
 	grep -qE "tcp_conn: connections reported: [0-9]+ greedy, [0-9]+ explored" "$LOG"
 }

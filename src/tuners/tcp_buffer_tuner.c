@@ -12,8 +12,11 @@
  *    more buffer was buying only queueing delay.
  *  - tcp_mem (global): grown by delta near the pressure threshold, up to
  *    what TCP holds plus a quarter of available memory, capped at a
- *    quarter of RAM.  When the kernel refuses TCP socket memory, or
- *    tcp_mem cannot grow, TCP is really short: low-memory mode (metrics
+ *    quarter of RAM; set above that cap, it is brought down to it with
+ *    its pressure thresholds raised (tcp_mem_plan.c), since a max that
+ *    cannot grow is then no sign of TCP being short.  When the kernel
+ *    refuses TCP socket memory, or tcp_mem cannot grow, TCP is really
+ *    short: low-memory mode (metrics
  *    saving off, order-0 skb pages, buffer maxima shrunk), undone once the
  *    pressure is gone (checked every second while the mode lasts).
  *  - tcp_moderate_rcvbuf: switched back on for a receiver that is limited
@@ -35,6 +38,7 @@
 #include "kit/correlation.h"
 #include "kit/proc_file.h"
 #include "tcp_buffer_tuner.h"
+#include "tcp_mem_plan.h"
 #include "tcp_buffer_tuner.skel.h"
 #include "tcp_buffer_tuner.legacy.skel.h"
 
@@ -637,6 +641,21 @@ static void lowmem_undo(const char *why)
 	state->lowmem = false;
 }
 
+/* tcp_mem above its cap: @want brings it within, and no low-memory mode */
+static void mem_over_cap(const struct bpftune_event *ev, unsigned int scenario,
+			 const long cur[3], const long want[3], long pages,
+			 const char *inputs)
+{
+	char reason[320];
+
+	bpftune_decide(state->tuner, ev, scenario, TB_MEM, "cap-tcp-mem", inputs,
+		       "lower the max to the cap, raise the thresholds");
+	snprintf(reason, sizeof(reason),
+		 "TCP holds %ld pages and tcp_mem %ld %ld %ld is above its cap of %ld pages (a quarter of RAM): the max is brought down to the cap and the pressure thresholds raised to 1/2 and 2/3 of it, instead of low-memory mode",
+		 pages, cur[0], cur[1], cur[2], tunables[TB_MEM].max);
+	bpftune_tunable_set(state->tuner, TB_MEM, ev, scenario, want, 3, reason);
+}
+
 /*
  * TCP memory near tcp_mem[1], or allocations refused.  Grow tcp_mem while
  * there is room; when the kernel had to refuse socket memory, or tcp_mem
@@ -673,6 +692,10 @@ static void memory_event(const struct bpftune_event *ev,
 	if (!near && !refused && !pressure && !at_max) {
 		bpftune_decide(state->tuner, ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
 			       "none: below the pressure threshold");
+		return;
+	}
+	if (tcp_mem_over_cap(cur, d->max, want)) {
+		mem_over_cap(ev, scenario, cur, want, pages, inputs);
 		return;
 	}
 	if (cur[2] < ceiling) {

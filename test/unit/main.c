@@ -23,6 +23,7 @@ int main(void)
 	failed += unit_run_telemetry();
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
+	failed += unit_run_tcp_mem_plan();
 	failed += unit_run_grow();
 	failed += unit_run_refusal();
 	failed += unit_run_btf_min();

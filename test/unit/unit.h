@@ -25,6 +25,7 @@ int unit_run_netns_priv(void);
 int unit_run_telemetry(void);
 int unit_run_correlation(void);
 int unit_run_table_policy(void);
+int unit_run_tcp_mem_plan(void);
 int unit_run_grow(void);
 int unit_run_refusal(void);
 int unit_run_btf_min(void);
