@@ -117,13 +117,23 @@ $(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard incl
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
 # ---- tuners ---------------------------------------------------------------
-$(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h \
-			   $(B)/skel/tuners/%_tuner.legacy.skel.h \
-			   $(LIB_HDRS) $(wildcard src/tuners/*.h include/bpftune/*.h)
+# A tuner is src/tuners/NAME_tuner.c plus, when it is split, the other
+# src/tuners/NAME_*.c files (tcp_buffer: one file per scenario and its
+# pure decisions); all of them go into NAME_tuner.so.
+tuner_srcs	= $(filter-out %.bpf.c,$(wildcard src/tuners/$(1)_*.c))
+tuner_objs	= $(patsubst src/tuners/%.c,$(B)/obj/tuners/%.o,$(call tuner_srcs,$(1)))
+
+$(B)/obj/tuners/%.o: src/tuners/%.c $(LIB_HDRS) $(wildcard src/tuners/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -I$(B)/skel/tuners -c $< -o $@
 
-$(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
+define tuner_rules
+$(call tuner_objs,$(1)): $(B)/skel/tuners/$(1)_tuner.skel.h $(B)/skel/tuners/$(1)_tuner.legacy.skel.h
+$(B)/lib/bpftune/$(1)_tuner.so: $(call tuner_objs,$(1))
+endef
+$(foreach t,$(TUNERS),$(eval $(call tuner_rules,$(t))))
+
+$(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
@@ -131,9 +141,6 @@ $(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
 # use it.  A tuner that needs a library names it in TUNER_LIBS for its
 # own .so only.
 TUNER_POLICY	:= $(B)/obj/tuners/table_policy.o
-$(TUNER_POLICY): src/tuners/table_policy.c src/tuners/table_policy.h
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
 $(B)/lib/bpftune/neigh_table_tuner.so: $(TUNER_POLICY)
 $(B)/lib/bpftune/neigh_table_tuner.so: TUNER_LIBS := -lmnl	# RTM_SETNEIGHTBL, RTM_GETADDR
 $(B)/lib/bpftune/route_table_tuner.so: $(TUNER_POLICY)
@@ -235,7 +242,7 @@ UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_pr
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c
-UNIT_LIB  += src/tuners/table_policy.c
+UNIT_LIB  += src/tuners/table_policy.c src/tuners/tcp_buffer_policy.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
@@ -261,7 +268,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
+		src/bpftune.c src/lib $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \

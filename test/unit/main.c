@@ -24,6 +24,7 @@ int main(void)
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
 	failed += unit_run_grow();
+	failed += unit_run_tcp_buffer_policy();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);
