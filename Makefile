@@ -32,10 +32,13 @@ LIBS		:= -lbpf -lelf -lcap -ldl
 LIBS		+= -lz	# rollback journal checksums
 LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
+# the kit's rtnetlink (kit/netlink.c)
+NL_CFLAGS	:= $(shell pkg-config --cflags libnl-route-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+LIBS		+= -lnl-route-3 -lnl-3
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= core kit ops telemetry
-LIB_SRCS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c))
+LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO		:= $(B)/lib/libbpftune.so.$(VERSION)
@@ -99,10 +102,17 @@ $(B)/skel/%.legacy.skel.h: $(B)/bpf/%.legacy.bpf.o
 
 # ---- libbpftune ----------------------------------------------------------
 $(B)/obj/lib/core/support.o: $(B)/skel/support_probe.skel.h
+# the core mechanisms' BPF objects are built into the library
+CORE_BPF	:= $(patsubst src/lib/core/%.bpf.c,%,$(wildcard src/lib/core/*.bpf.c))
+$(foreach c,$(CORE_BPF),$(eval $(B)/obj/lib/core/$(c).o: \
+	$(B)/skel/lib/core/$(c).skel.h $(B)/skel/lib/core/$(c).legacy.skel.h))
+$(B)/obj/lib/core/%.o: CPPFLAGS += -I$(B)/skel/lib/core
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/obj/lib/kit/netlink.o: CPPFLAGS += $(NL_CFLAGS)
 
 $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -123,9 +133,13 @@ $(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard incl
 tuner_srcs	= $(filter-out %.bpf.c,$(wildcard src/tuners/$(1)_*.c))
 tuner_objs	= $(patsubst src/tuners/%.c,$(B)/obj/tuners/%.o,$(call tuner_srcs,$(1)))
 
-$(B)/obj/tuners/%.o: src/tuners/%.c $(LIB_HDRS) $(wildcard src/tuners/*.h include/bpftune/*.h)
+# Sealed: a tuner sees include/ and its own directory, nothing of src/lib/,
+# and exports nothing but its descriptor.
+PLUGIN_CFLAGS	= $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude
+
+$(B)/obj/tuners/%.o: src/tuners/%.c $(wildcard src/tuners/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -I$(B)/skel/tuners -c $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) -Isrc/tuners -I$(B)/skel/tuners -c $< -o $@
 
 define tuner_rules
 $(call tuner_objs,$(1)): $(B)/skel/tuners/$(1)_tuner.skel.h $(B)/skel/tuners/$(1)_tuner.legacy.skel.h
@@ -137,14 +151,6 @@ $(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
-# Pure arithmetic shared by tuners (unit-tested): linked into those that
-# use it.  A tuner that needs a library names it in TUNER_LIBS for its
-# own .so only.
-TUNER_POLICY	:= $(B)/obj/tuners/table_policy.o
-$(B)/lib/bpftune/neigh_table_tuner.so: $(TUNER_POLICY)
-$(B)/lib/bpftune/neigh_table_tuner.so: TUNER_LIBS := -lmnl	# RTM_SETNEIGHTBL, RTM_GETADDR
-$(B)/lib/bpftune/route_table_tuner.so: $(TUNER_POLICY)
-
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
 FIXTURE_SOS	:= $(patsubst %,$(B)/test/plugins/%_tuner.so,$(FIXTURES))
@@ -152,7 +158,7 @@ FIXTURE_SOS	:= $(patsubst %,$(B)/test/plugins/%_tuner.so,$(FIXTURES))
 $(B)/test/plugins/%_tuner.so: test/fixtures/%_tuner.c $(B)/skel/fixtures/%_tuner.skel.h \
 			      $(B)/skel/fixtures/%_tuner.legacy.skel.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
+	$(CC) $(PLUGIN_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
 		-L$(B)/lib -lbpftune -lbpf
 
 fixtures: $(FIXTURE_SOS)
@@ -241,8 +247,9 @@ UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
 UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
-	     src/lib/kit/softnet_parse.c
-UNIT_LIB  += src/tuners/table_policy.c src/tuners/tcp_buffer_policy.c
+	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
+	     src/lib/kit/table_policy.c
+UNIT_LIB  += src/tuners/tcp_buffer_policy.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)

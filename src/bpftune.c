@@ -20,6 +20,7 @@
 
 #include "core/internal.h"
 #include "core/cgroup.h"
+#include "core/core.h"
 #include "core/loop.h"
 #include "core/plugin_dir.h"
 #include "telemetry/telemetry.h"
@@ -84,12 +85,15 @@ static void usage(FILE *f)
 "                         (exit 0 full, 2 legacy, 3 tracepoint-only,\n"
 "                         4 unsupported, 1 error)\n"
 "  -L, --legacy           use the legacy (kprobe/raw_tp) BPF objects\n"
-"  -a, --allow TUNER      load only this tuner (repeatable; name or file)\n"
+"  -a, --allow PLUGIN     load only this tuner or collector (repeatable;\n"
+"                         name or file); the core mechanisms (admin-override\n"
+"                         detection, netns tracking) always run\n"
 "  -l, --libdir DIR       plugin directory (default %s)\n"
 "  -r, --rate 0..4        learning rate: step and margin 1.5625%% .. 25%%\n"
 "                         (default %d)\n"
 "  -R, --rollback         restore every changed sysctl on exit\n"
-"  -c, --cgroup PATH      cgroup v2 directory for cgroup programs\n"
+"  -c, --cgroup PATH      cgroup v2 directory for cgroup programs: cgroup2\n"
+"                         is mounted there if PATH is an empty directory\n"
 "                         (default: the cgroup2 root)\n"
 "  -q, --query QUERY      ask the running daemon (try -q help) and exit\n"
 "      --json             with -q: answer in JSON\n"
@@ -342,32 +346,52 @@ struct report_ctx {
 	unsigned int runnable;
 };
 
+/* Would @ops run here?  One line: will run, or skipped and why. */
+static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
+		       const char *what)
+{
+	const struct bpftune_bpf_image *image = legacy ? &ops->legacy : &ops->full;
+	struct bpf_object *obj = NULL;
+	char why[512] = "";
+	void *skel = NULL;
+	int err;
+
+	err = bpftune_bpf_open(image, ops->name, legacy, &skel, &obj, why,
+			       sizeof(why));
+	if (!err)
+		err = bpftune_bpf_select_programs(obj, bpftune_support(), why,
+						  sizeof(why));
+	if (err)
+		printf("  %-24s skipped: %s%s\n", ops->name, why, what);
+	else
+		printf("  %-24s will run%s\n", ops->name, what);
+	if (skel)
+		image->destroy(skel);
+	return !err;
+}
+
 static void report_tuner(const char *file, const struct bpftune_tuner_ops *ops,
 			 void *handle, int fd, void *ctx)
 {
 	struct report_ctx *r = ctx;
-	struct bpf_object *obj = NULL;
-	char why[512] = "";
-	int err;
 
 	if (!ops) {
 		printf("  %-24s skipped: plugin refused (see the log)\n", file);
 		return;
 	}
-	err = bpftune_bpf_open(r->legacy ? &ops->legacy : &ops->full, ops->name,
-			       r->legacy, &obj, why, sizeof(why));
-	if (!err)
-		err = bpftune_bpf_select_programs(obj, bpftune_support(), why,
-						  sizeof(why));
-	if (err) {
-		printf("  %-24s skipped: %s\n", ops->name, why);
-	} else {
-		printf("  %-24s will run\n", ops->name);
+	if (report_ops(ops, r->legacy, ops->kind == BPFTUNE_KIND_COLLECTOR ?
+		       " (collector)" : ""))
 		r->runnable++;
-	}
-	bpf_object__close(obj);
 	dlclose(handle);
 	close(fd);
+}
+
+static void report_core(bool legacy)
+{
+	printf("core mechanisms (always on; the daemon does not start without them):\n");
+	report_ops(&bpftune_admin_override_ops, legacy,
+		   ": admin-override detection (cgroup/sysctl)");
+	report_ops(&bpftune_netns_watch_ops, legacy, ": netns tracking");
 }
 
 static int report_support(const struct options *o)
@@ -401,7 +425,9 @@ static int report_support(const struct options *o)
 	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "supported" : "not supported",
 	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "" : ": ",
 	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "" : s->why[BPFTUNE_FEAT_NETNS_COOKIE]);
-	printf("tuners in %s (%s objects):\n", o->libdir, o->legacy ? "legacy" : "full");
+	report_core(o->legacy);
+	printf("tuners and collectors in %s (%s objects):\n", o->libdir,
+	       o->legacy ? "legacy" : "full");
 	if (bpftune_plugin_dir_scan(o->libdir, &o->allow, report_tuner, &r))
 		printf("  plugin directory refused (see the log)\n");
 	return bpftune_support_level_exit(s->level);
@@ -433,6 +459,28 @@ static void start_tuner(const char *file, const struct bpftune_tuner_ops *ops,
 		return;
 	}
 	sc->running++;
+}
+
+/*
+ * The core mechanisms, before any plugin: admin-override detection needs a
+ * cgroup2 hierarchy; without either the daemon does not start.
+ */
+static int start_core(const struct options *o, struct start_ctx *sc)
+{
+	char why[512] = "";
+	unsigned int i;
+
+	for (i = 0; i < o->allow.num; i++)
+		if (bpftune_core_named(o->allow.names[i]))
+			bpftune_log(LOG_INFO, "-a %s: a core mechanism, always on",
+				    o->allow.names[i]);
+	sc->bpf.cgroup_fd = bpftune_cgroup_setup(o->cgroup, why, sizeof(why));
+	if (sc->bpf.cgroup_fd < 0) {
+		bpftune_log(LOG_ERR, "%s; admin-override detection needs a cgroup2 hierarchy: not starting",
+			    why);
+		return sc->bpf.cgroup_fd;
+	}
+	return bpftune_core_start(&sc->bpf);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -636,11 +684,8 @@ int main(int argc, char **argv)
 		goto out;
 	init_telemetry(&o, argc, argv);
 	sc.bpf.legacy = o.legacy;
-	sc.bpf.cgroup_fd = bpftune_cgroup_open(o.cgroup);
-	if (sc.bpf.cgroup_fd < 0)
-		bpftune_log(LOG_WARNING, "no cgroup %s: %s; tuners with cgroup programs will be skipped",
-			    o.cgroup ? o.cgroup : "v2 hierarchy",
-			    strerror(-sc.bpf.cgroup_fd));
+	if (start_core(&o, &sc))
+		goto out;
 	if (bpftune_plugin_dir_scan(o.libdir, &o.allow, start_tuner, &sc))
 		goto out;
 	if (!sc.running) {
@@ -682,6 +727,7 @@ out:
 	bpftune_ringbuf_close();
 	if (sc.bpf.cgroup_fd > 0)
 		close(sc.bpf.cgroup_fd);
+	bpftune_cgroup_cleanup();
 	bpftune_netns_fini();
 	bpftune_loop_fini();
 	bpftune_log_flush();

@@ -53,12 +53,11 @@ struct tb_netns {
 	uint64_t busy_ms;	/* last cookie sent, request stalled or queue report */
 };
 
-/* The tuner. */
+/* The tuner's private state (ops->priv_size, allocated by the library). */
 struct tb_state {
 	struct bpftune_tuner *tuner;
 	int syn_map_fd;
 	long mem_cap;		/* tcp_mem's cap in pages */
-	struct bpftune_timer *timer;
 	/* global part of low-memory mode */
 	bool lowmem;
 	long saved_high_order;
@@ -73,21 +72,22 @@ int tb_set1(struct tb_state *s, const struct bpftune_event *ev,
 	    unsigned int tunable, unsigned int scenario, long value,
 	    const char *reason);
 
-/* tcp_buffer_buffers.c */
-void tb_buffer_near_max(struct tb_state *s, const struct bpftune_event *ev,
-			const struct tcp_buffer_event *e, unsigned int tunable);
-void tb_rcvbuf_no_autotune(struct tb_state *s, const struct bpftune_event *ev,
-			   const struct tcp_buffer_event *e);
+/* The scenarios' event handlers (struct bpftune_scenario_desc.handle). */
+/* tcp_buffer_buffers.c: TCP_BUFFER_RMEM_NEAR_MAX, TCP_BUFFER_WMEM_NEAR_MAX */
+void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
+			const struct bpftune_event *ev);
+/* tcp_buffer_buffers.c: TCP_BUFFER_RCVBUF_NO_AUTOTUNE */
+void tb_rcvbuf_no_autotune(struct bpftune_tuner *t, void *priv,
+			   const struct bpftune_event *ev);
+/* tcp_buffer_mem.c: TCP_BUFFER_MEM_PRESSURE, TCP_BUFFER_MEM_EXHAUSTED */
+void tb_memory_event(struct bpftune_tuner *t, void *priv,
+		     const struct bpftune_event *ev);
+/* tcp_buffer_syn.c: TCP_BUFFER_SYN_QUEUE */
+void tb_syn_queue(struct bpftune_tuner *t, void *priv,
+		  const struct bpftune_event *ev);
 
-/* tcp_buffer_mem.c */
-void tb_memory_event(struct tb_state *s, const struct bpftune_event *ev,
-		     const struct tcp_buffer_event *e);
 /* the timer: undo low-memory mode once the pressure is gone */
 void tb_mem_timer(struct tb_state *s);
-
-/* tcp_buffer_syn.c */
-void tb_syn_queue(struct tb_state *s, const struct bpftune_event *ev,
-		  const struct tcp_buffer_event *e);
 /* the timer: syncookies we turned on go back once the flood is over */
 void tb_syn_timer(struct tb_state *s);
 

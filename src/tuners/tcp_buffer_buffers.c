@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/internal.h"
-#include "kit/correlation.h"
+#include <bpftune/correlation.h>
+
 #include "tcp_buffer.h"
 
 static const char *buf_name(unsigned int tunable)
@@ -39,20 +39,15 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 			unsigned int tunable, struct tb_netns *n,
 			const long *cur, char *inputs, size_t len)
 {
-	struct bpftune_corr_key key = {
-		.tuner_id = s->tuner->id, .tunable = tunable,
-		.netns_cookie = n->ns.cookie,
-	}, rkey = key;
 	struct tb_guard *g = &n->guard[tunable];
 	struct tb_guard_verdict v;
 	struct bpftune_corr *c, *rc;
 	char reason[320], gains[64] = "";
 	bool trips;
 
-	/* throughput windows are keyed past the tunables */
-	rkey.tunable = TB_NUM_TUNABLES + tunable;
-	c = bpftune_corr_get(&key);
-	rc = bpftune_corr_get(&rkey);
+	/* throughput windows take the slots past the tunables */
+	c = bpftune_corr_for(s->tuner, tunable, n->ns.cookie);
+	rc = bpftune_corr_for(s->tuner, TB_NUM_TUNABLES + tunable, n->ns.cookie);
 	if (!c || !rc)
 		return false;
 	tb_guard_feed(g, c, rc, cur[2]);
@@ -76,10 +71,13 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 	return true;
 }
 
-void tb_buffer_near_max(struct tb_state *s, const struct bpftune_event *ev,
-			const struct tcp_buffer_event *e, unsigned int tunable)
+void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
+			const struct bpftune_event *ev)
 {
+	const struct tcp_buffer_event *e = (const void *)ev->payload;
 	unsigned int scenario = ev->scenario_id;
+	unsigned int tunable = scenario == TCP_BUFFER_RMEM_NEAR_MAX ? TB_RMEM : TB_WMEM;
+	struct tb_state *s = priv;
 	struct tb_buf_in in = {
 		.pressure = e->pressure, .tcp_pages = e->allocated,
 		.tcp_mem1 = e->mem[1], .cap = TB_BUF_CAP,
@@ -91,7 +89,7 @@ void tb_buffer_near_max(struct tb_state *s, const struct bpftune_event *ev,
 	long want[3];
 	int ret;
 
-	ret = bpftune_tunable_get(s->tuner, tunable, ev, in.live);
+	ret = bpftune_tunable_get(t, tunable, ev, in.live);
 	snprintf(inputs, sizeof(inputs),
 		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u rate_kbps=%u tcp_pages=%lld tcp_mem1=%lld pressure=%u",
 		 e->value, (long long)e->limit[2], ret == 3 ? in.live[2] : -1L,
@@ -129,15 +127,17 @@ void tb_buffer_near_max(struct tb_state *s, const struct bpftune_event *ev,
 }
 
 /* Autotuning off and a receiver full up to its fixed buffer. */
-void tb_rcvbuf_no_autotune(struct tb_state *s, const struct bpftune_event *ev,
-			   const struct tcp_buffer_event *e)
+void tb_rcvbuf_no_autotune(struct bpftune_tuner *t, void *priv,
+			   const struct bpftune_event *ev)
 {
+	const struct tcp_buffer_event *e = (const void *)ev->payload;
+	struct tb_state *s = priv;
 	char inputs[128];
 	long moderate;
 
 	snprintf(inputs, sizeof(inputs), "rcvbuf=%u rmem_max=%lld moderate_rcvbuf=%u",
 		 e->value, (long long)e->limit[2], e->moderate_rcvbuf);
-	if (bpftune_tunable_get(s->tuner, TB_MODERATE_RCVBUF, ev, &moderate) != 1 ||
+	if (bpftune_tunable_get(t, TB_MODERATE_RCVBUF, ev, &moderate) != 1 ||
 	    moderate) {
 		bpftune_decide(s->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF,
 			       "enable-autotuning", inputs, "none: autotuning is on");

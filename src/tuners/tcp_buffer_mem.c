@@ -6,41 +6,16 @@
  * and the timer undoes it once the pressure is gone.  Reads and writes
  * here; the decisions are in tcp_buffer_policy.c.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpftune/proc.h>
 
-#include "core/internal.h"
 #include "tcp_buffer.h"
 
 /* low-memory mode: shrink at most this often, to no less than 1/4 */
 #define SHRINK_EVERY_MS		1000
 /* checks in a row without pressure before low-memory mode is undone */
 #define RECOVERED_CHECKS	2
-
-/* TCP memory in pages and the kernel's pressure flag (/proc/net/protocols) */
-static int read_tcp_memory(long *pages, bool *pressure)
-{
-	char line[256], name[32], press[8];
-	long size, socks, mem;
-	int err = -ENOENT;
-	FILE *f;
-
-	f = fopen("/proc/net/protocols", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%31s %ld %ld %ld %7s", name, &size, &socks,
-			   &mem, press) != 5 || strcmp(name, "TCP"))
-			continue;
-		*pages = mem;
-		*pressure = !strcmp(press, "yes");
-		err = 0;
-		break;
-	}
-	fclose(f);
-	return err;
-}
 
 static const char *buf_name(unsigned int tunable)
 {
@@ -179,9 +154,11 @@ static void lowmem_why(const struct tb_mem_in *in, const struct tb_mem_out *out,
  * there is room; when the kernel had to refuse socket memory, or tcp_mem
  * cannot grow, TCP is really short: low-memory mode.
  */
-void tb_memory_event(struct tb_state *s, const struct bpftune_event *ev,
-		     const struct tcp_buffer_event *e)
+void tb_memory_event(struct bpftune_tuner *t, void *priv,
+		     const struct bpftune_event *ev)
 {
+	const struct tcp_buffer_event *e = (const void *)ev->payload;
+	struct tb_state *s = priv;
 	struct tb_mem_in in = {
 		.pages = e->allocated, .pressure = e->pressure,
 		.refused = ev->scenario_id == TCP_BUFFER_MEM_EXHAUSTED,
@@ -192,9 +169,9 @@ void tb_memory_event(struct tb_state *s, const struct bpftune_event *ev,
 	unsigned int scenario;
 	struct tb_netns *n;
 
-	if (bpftune_tunable_get(s->tuner, TB_MEM, NULL, in.cur) != 3)
+	if (bpftune_tunable_get(t, TB_MEM, NULL, in.cur) != 3)
 		return;
-	if (read_tcp_memory(&in.pages, &in.pressure) < 0)
+	if (bpftune_proc_protocol_memory("TCP", &in.pages, &in.pressure) < 0)
 		in.pages = e->allocated;
 	in.avail = bpftune_mem_available_pages();
 	tb_mem_decide(&in, &out);
@@ -232,7 +209,7 @@ void tb_mem_timer(struct tb_state *s)
 	bool pressure, calm;
 	char why[160];
 
-	if (!s->lowmem || read_tcp_memory(&pages, &pressure) ||
+	if (!s->lowmem || bpftune_proc_protocol_memory("TCP", &pages, &pressure) ||
 	    bpftune_tunable_get(s->tuner, TB_MEM, NULL, cur) != 3)
 		return;
 	snprintf(why, sizeof(why), "tcp_pages=%ld tcp_mem=%ld,%ld,%ld pressure=%d",

@@ -3,8 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/internal.h"
-#include "kit/correlation.h"
+#include <bpftune/correlation.h>
+#include <bpftune/grow.h>
+
 #include "tcp_buffer_policy.h"
 
 static long delta(long value, unsigned int rate)

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "core/internal.h"
-#include "kit/proc_file.h"
+#include <bpftune/proc.h>
+
 #include "tcp_buffer.h"
 
 /* SYN evaluation: at most once per interval */
@@ -21,48 +21,30 @@
 /* syncookies we enabled go back after this long without a cookie sent */
 #define SYNCOOKIES_QUIET_MS	(10 * 1000ULL)
 
-/* The TcpExt counters we need, from the netstat file of our netns. */
-static int read_netstat(struct tb_syn_counters *c)
+/* The counters of the netns of @ev: TcpExt there, and the BPF side's. */
+static int read_syn_counters(struct tb_state *s, const struct bpftune_event *ev,
+			     struct tb_syn_counters *c)
 {
 	static const char *const keys[] = {
 		"TcpExt.SyncookiesSent", "TcpExt.SyncookiesRecv",
 		"TcpExt.SyncookiesFailed", "TcpExt.ListenDrops",
 		"TcpExt.ListenOverflows", "TcpExt.TCPReqQFullDrop",
 	};
-	struct bpftune_proc_value v[BPFTUNE_ARRAY_SIZE(keys)];
+	struct tcp_buffer_syn_stats st = { 0 };
+	uint64_t v[BPFTUNE_ARRAY_SIZE(keys)];
+	uint64_t cookie = ev->netns_cookie;
 	int found;
 
-	found = bpftune_proc_file_lookup("/proc/thread-self/net/netstat",
-					 BPFTUNE_PROC_SNMP, keys, v,
-					 BPFTUNE_ARRAY_SIZE(keys));
+	memset(c, 0, sizeof(*c));
+	found = bpftune_proc_netstat(ev, keys, v, BPFTUNE_ARRAY_SIZE(keys));
 	if (found <= 0)
 		return found ? found : -ENOENT;
-	c->cookies_sent = v[0].i;
-	c->cookies_recv = v[1].i;
-	c->cookies_failed = v[2].i;
-	c->listen_drops = v[3].i;
-	c->listen_overflows = v[4].i;
-	c->reqq_drops = v[5].i;
-	return 0;
-}
-
-/* The counters of the netns of @ev: /proc there, and the BPF side's. */
-static int read_syn_counters(struct tb_state *s, const struct bpftune_event *ev,
-			     struct tb_syn_counters *c)
-{
-	struct tcp_buffer_syn_stats st = { 0 };
-	uint64_t cookie = ev->netns_cookie;
-	int fd, saved, err;
-
-	memset(c, 0, sizeof(*c));
-	fd = bpftune_netns_fd_for_event(ev);
-	if (fd < -1)
-		return fd;
-	err = bpftune_netns_enter(fd, &saved);
-	if (err)
-		return err;
-	err = read_netstat(c);
-	bpftune_netns_leave(saved);
+	c->cookies_sent = v[0];
+	c->cookies_recv = v[1];
+	c->cookies_failed = v[2];
+	c->listen_drops = v[3];
+	c->listen_overflows = v[4];
+	c->reqq_drops = v[5];
 	/* the BPF side keys the global netns by its real cookie */
 	if (!cookie)
 		cookie = bpftune_global_netns_cookie();
@@ -71,7 +53,7 @@ static int read_syn_counters(struct tb_state *s, const struct bpftune_event *ev,
 		c->completed = st.completed;
 		c->synack_retrans = st.synack_retrans;
 	}
-	return err;
+	return 0;
 }
 
 static void syn_inputs(const struct tcp_buffer_event *e,
@@ -110,9 +92,11 @@ static void syn_apply(struct tb_state *s, const struct bpftune_event *ev,
 	}
 }
 
-void tb_syn_queue(struct tb_state *s, const struct bpftune_event *ev,
-		  const struct tcp_buffer_event *e)
+void tb_syn_queue(struct bpftune_tuner *t, void *priv,
+		  const struct bpftune_event *ev)
 {
+	const struct tcp_buffer_event *e = (const void *)ev->payload;
+	struct tb_state *s = priv;
 	struct tb_syn_in in = {
 		.qlen = e->value, .backlog = e->backlog,
 		.rate = bpftune_learning_rate(),
@@ -126,7 +110,7 @@ void tb_syn_queue(struct tb_state *s, const struct bpftune_event *ev,
 	long want = 0;
 	bool flood;
 
-	n = bpftune_netns_table_get(s->tuner, ev);
+	n = bpftune_netns_table_get(t, ev);
 	if (!n)
 		return;
 	n->busy_ms = now;
@@ -142,14 +126,14 @@ void tb_syn_queue(struct tb_state *s, const struct bpftune_event *ev,
 	tb_syn_delta(&c, &n->syn, &in.d);
 	n->syn = c;
 	n->syn_eval_ms = now;
-	if (bpftune_tunable_get(s->tuner, TB_SYNCOOKIES, ev, &in.syncookies) != 1 ||
-	    bpftune_tunable_get(s->tuner, TB_MAX_SYN_BACKLOG, ev, &in.max_syn) != 1)
+	if (bpftune_tunable_get(t, TB_SYNCOOKIES, ev, &in.syncookies) != 1 ||
+	    bpftune_tunable_get(t, TB_MAX_SYN_BACKLOG, ev, &in.max_syn) != 1)
 		return;
 	votes = n->flood_votes;
 	syn_inputs(e, &in, votes, inputs, sizeof(inputs));
 	v = tb_syn_decide(&in, &n->flood_votes, &want);
 	flood = tb_syn_is_flood(v);
-	bpftune_decide(s->tuner, ev, flood ? TCP_BUFFER_SYN_FLOOD : TCP_BUFFER_SYN_QUEUE,
+	bpftune_decide(t, ev, flood ? TCP_BUFFER_SYN_FLOOD : TCP_BUFFER_SYN_QUEUE,
 		       flood ? TB_SYNCOOKIES : TB_MAX_SYN_BACKLOG,
 		       flood ? "syn-flood" : "grow-syn-backlog", inputs,
 		       tb_syn_action(v));

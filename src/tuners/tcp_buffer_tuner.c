@@ -27,11 +27,9 @@
  * the timer; the scenarios are in tcp_buffer_{buffers,mem,syn}.c and
  * their decisions in tcp_buffer_policy.c (see tcp_buffer.h).
  */
-#include <errno.h>
-#include <stdlib.h>
+#include <bpftune/libbpftune.h>
+#include <bpftune/proc.h>
 
-#include "core/internal.h"
-#include "kit/correlation.h"
 #include "tcp_buffer.h"
 #include "tcp_buffer_tuner.skel.h"
 #include "tcp_buffer_tuner.legacy.skel.h"
@@ -93,51 +91,6 @@ static struct bpftune_tunable_desc tunables[] = {
 	},
 };
 
-static const struct bpftune_scenario_desc scenarios[] = {
-	[TCP_BUFFER_RMEM_NEAR_MAX] = {
-		"receive buffer near tcp_rmem max",
-		"receive autotuning grew a socket's buffer within delta of tcp_rmem[2]",
-	},
-	[TCP_BUFFER_WMEM_NEAR_MAX] = {
-		"send buffer near tcp_wmem max",
-		"a sender's buffer grew within delta of tcp_wmem[2]",
-	},
-	[TCP_BUFFER_MEM_PRESSURE] = {
-		"TCP memory near pressure",
-		"memory held by TCP came within delta of tcp_mem[1]",
-	},
-	[TCP_BUFFER_MEM_EXHAUSTED] = {
-		"TCP memory exhausted",
-		"the kernel refused TCP socket memory at the tcp_mem hard limit",
-	},
-	[TCP_BUFFER_RCVBUF_NO_AUTOTUNE] = {
-		"receive autotuning off",
-		"a receiver is limited by its fixed buffer while tcp_moderate_rcvbuf is 0",
-	},
-	[TCP_BUFFER_SYN_QUEUE] = {
-		"SYN queue near its limit",
-		"a listener's half-open queue is near where the kernel drops SYNs",
-	},
-	[TCP_BUFFER_MEM_RECOVERED] = {
-		"TCP memory pressure gone",
-		"TCP memory fell below the pressure threshold: low-memory mode undone",
-	},
-	[TCP_BUFFER_LATENCY_GUARD] = {
-		"buffer growth raised latency",
-		"RTT rose together with the buffer maximum: step back and hold",
-	},
-	[TCP_BUFFER_SYN_FLOOD] = {
-		"SYN flood",
-		"SYNs are not turning into connections",
-	},
-	[TCP_BUFFER_SYN_FLOOD_OVER] = {
-		"SYN flood over",
-		"syncookies we turned on have not been used for a while",
-	},
-};
-
-static struct tb_state *state;
-
 /* ---- per-netns state ---------------------------------------------------- */
 
 bool tb_netns_pending(const struct tb_netns *n)
@@ -160,20 +113,6 @@ static void netns_init(struct bpftune_netns_priv *p)
 	n->syncookies_saved = -1;
 }
 
-/* a recycled netns: its correlation windows go with it */
-static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
-{
-	bpftune_corr_forget(t->id, p->cookie, false);
-}
-
-static const struct bpftune_netns_table_ops netns_ops = {
-	.size = sizeof(struct tb_netns),
-	.max = MAX_NETNS,
-	.init = netns_init,
-	.busy = netns_busy,
-	.release = netns_release,
-};
-
 /* ---- shared by the scenarios -------------------------------------------- */
 
 /* The timer runs only while something waits to be undone. */
@@ -184,8 +123,7 @@ void tb_timer_update(struct tb_state *s)
 
 	bpftune_netns_table_for_each(s->tuner, n)
 		want |= tb_netns_pending(n);
-	if (want != bpftune_timer_armed(s->timer))
-		bpftune_timer_set(s->timer, want ? TB_TIMER_PERIOD_MS : 0);
+	bpftune_timer_keep(s->tuner, want, TB_TIMER_PERIOD_MS);
 }
 
 int tb_set1(struct tb_state *s, const struct bpftune_event *ev,
@@ -196,121 +134,120 @@ int tb_set1(struct tb_state *s, const struct bpftune_event *ev,
 				   reason);
 }
 
-static void on_timer(void *ctx)
+static void tcp_buffer_timer(struct bpftune_tuner *t, void *priv)
 {
-	struct tb_state *s = ctx;
+	struct tb_state *s = priv;
 
+	(void)t;
 	tb_mem_timer(s);
 	tb_syn_timer(s);
 	tb_timer_update(s);
 }
 
-/* ---- plumbing ----------------------------------------------------------- */
-
-static void tcp_buffer_event(struct bpftune_tuner *t,
-			     const struct bpftune_event *ev)
+/* Stopped by the admin, or a netns gone: the library dropped its entry. */
+static void tcp_buffer_netns_state(struct bpftune_tuner *t, void *priv,
+				   uint64_t cookie, enum bpftune_state state)
 {
-	const struct tcp_buffer_event *e = (const void *)ev->payload;
+	struct tb_state *s = priv;
 
-	(void)t;
-	if (ev->payload_len < sizeof(*e))
-		return;
-	switch (ev->scenario_id) {
-	case TCP_BUFFER_RMEM_NEAR_MAX:
-		tb_buffer_near_max(state, ev, e, TB_RMEM);
-		break;
-	case TCP_BUFFER_WMEM_NEAR_MAX:
-		tb_buffer_near_max(state, ev, e, TB_WMEM);
-		break;
-	case TCP_BUFFER_MEM_PRESSURE:
-	case TCP_BUFFER_MEM_EXHAUSTED:
-		tb_memory_event(state, ev, e);
-		break;
-	case TCP_BUFFER_RCVBUF_NO_AUTOTUNE:
-		tb_rcvbuf_no_autotune(state, ev, e);
-		break;
-	case TCP_BUFFER_SYN_QUEUE:
-		tb_syn_queue(state, ev, e);
-		break;
-	default:
-		break;
-	}
-}
-
-/* The tuner stopped in a netns (admin) or the netns is gone: forget it. */
-static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
-		     enum bpftune_state s, const char *cause)
-{
-	(void)cause;
-	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
-		return;
-	/* the library has dropped the netns state (all of it if global) */
-	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL) {
-		/* stopped everywhere: nothing more will be undone */
-		state->lowmem = false;
-		bpftune_corr_forget(t->id, 0, true);
-	} else {
-		bpftune_corr_forget(t->id, cookie, false);
-	}
-	bpftune_log(LOG_DEBUG, "tuner tcp_buffer: state for netns cookie %llu dropped (%s): %u netns tracked, %u correlation windows",
+	/* stopped everywhere: nothing more will be undone */
+	if (!cookie && state == BPFTUNE_STATE_MANUAL)
+		s->lowmem = false;
+	bpftune_log(LOG_DEBUG, "tuner tcp_buffer: state for netns cookie %llu dropped (%s): %u netns tracked",
 		    (unsigned long long)cookie,
-		    s == BPFTUNE_STATE_GONE ? "gone" : "admin took over",
-		    bpftune_netns_table_count(t), bpftune_corr_count());
-	tb_timer_update(state);
+		    state == BPFTUNE_STATE_GONE ? "gone" : "admin took over",
+		    bpftune_netns_table_count(t));
+	tb_timer_update(s);
 }
 
-static struct bpftune_observer observer = { .state = on_state };
-
-static void tb_free(struct bpftune_tuner *t)
+static int tcp_buffer_init(struct bpftune_tuner *t, void *priv)
 {
-	bpftune_timer_free(state->timer);
-	bpftune_netns_table_fini(t);
-	free(state);
-	state = NULL;
-}
+	struct tb_state *s = priv;
+	long pages = bpftune_ram_quarter_pages();
 
-static int tcp_buffer_init(struct bpftune_tuner *t)
-{
-	long pages;
-	int err;
-
-	state = calloc(1, sizeof(*state));
-	if (!state)
-		return -ENOMEM;
-	state->tuner = t;
-	state->saved_high_order = -1;
-	pages = bpftune_ram_quarter_pages();
+	s->tuner = t;
+	s->saved_high_order = -1;
 	if (pages > 0)
 		tunables[TB_MEM].max = pages;
-	state->mem_cap = tunables[TB_MEM].max;
-	state->syn_map_fd = bpftune_tuner_map_fd(t, "syn_stats");
-	err = bpftune_netns_table_init(t, &netns_ops);
-	if (!err) {
-		state->timer = bpftune_timer_new(on_timer, state);
-		err = state->timer ? 0 : -errno;
-	}
-	if (err) {
-		tb_free(t);
-		return err;
-	}
-	bpftune_observer_add(&observer);
+	s->mem_cap = tunables[TB_MEM].max;
+	s->syn_map_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, tcp_buffer_tuner_bpf, syn_stats));
 	bpftune_log(LOG_INFO, "tuner tcp_buffer: caps: tcp_rmem/tcp_wmem max %ld bytes, tcp_mem %ld pages (a quarter of RAM), tcp_max_syn_backlog %d",
 		    TB_BUF_CAP, tunables[TB_MEM].max, TB_SYN_BACKLOG_CAP);
 	return 0;
 }
 
-static void tcp_buffer_fini(struct bpftune_tuner *t)
+static void tcp_buffer_fini(struct bpftune_tuner *t, void *priv)
 {
-	if (!state)
-		return;
-	if (state->lowmem)
+	struct tb_state *s = priv;
+
+	(void)t;
+	if (s->lowmem)
 		bpftune_log(LOG_NOTICE, "tuner tcp_buffer: exiting in low-memory mode; its settings stay unless -R restores them");
-	bpftune_observer_remove(&observer);
-	bpftune_corr_forget(t->id, 0, true);
-	tb_free(t);
 }
 
-BPFTUNE_TUNER("tcp_buffer",
-	      "TCP buffer limits, tcp_mem with memory pressure, latency guard, SYN backlog and syncookies",
-	      tcp_buffer_tuner_bpf, tunables, scenarios, tcp_buffer_init,
-	      tcp_buffer_fini, tcp_buffer_event);
+#define EVENT	.payload_size = sizeof(struct tcp_buffer_event)
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[TCP_BUFFER_RMEM_NEAR_MAX] = {
+		"receive buffer near tcp_rmem max",
+		"receive autotuning grew a socket's buffer within delta of tcp_rmem[2]",
+		EVENT, .handle = tb_buffer_near_max,
+	},
+	[TCP_BUFFER_WMEM_NEAR_MAX] = {
+		"send buffer near tcp_wmem max",
+		"a sender's buffer grew within delta of tcp_wmem[2]",
+		EVENT, .handle = tb_buffer_near_max,
+	},
+	[TCP_BUFFER_MEM_PRESSURE] = {
+		"TCP memory near pressure",
+		"memory held by TCP came within delta of tcp_mem[1]",
+		EVENT, .handle = tb_memory_event,
+	},
+	[TCP_BUFFER_MEM_EXHAUSTED] = {
+		"TCP memory exhausted",
+		"the kernel refused TCP socket memory at the tcp_mem hard limit",
+		EVENT, .handle = tb_memory_event,
+	},
+	[TCP_BUFFER_RCVBUF_NO_AUTOTUNE] = {
+		"receive autotuning off",
+		"a receiver is limited by its fixed buffer while tcp_moderate_rcvbuf is 0",
+		EVENT, .handle = tb_rcvbuf_no_autotune,
+	},
+	[TCP_BUFFER_SYN_QUEUE] = {
+		"SYN queue near its limit",
+		"a listener's half-open queue is near where the kernel drops SYNs",
+		EVENT, .handle = tb_syn_queue,
+	},
+	/* decided in userspace only */
+	[TCP_BUFFER_MEM_RECOVERED] = {
+		"TCP memory pressure gone",
+		"TCP memory fell below the pressure threshold: low-memory mode undone",
+	},
+	[TCP_BUFFER_LATENCY_GUARD] = {
+		"buffer growth raised latency",
+		"RTT rose together with the buffer maximum: step back and hold",
+	},
+	[TCP_BUFFER_SYN_FLOOD] = {
+		"SYN flood",
+		"SYNs are not turning into connections",
+	},
+	[TCP_BUFFER_SYN_FLOOD_OVER] = {
+		"SYN flood over",
+		"syncookies we turned on have not been used for a while",
+	},
+};
+
+BPFTUNE_TUNER(tcp_buffer_tuner_bpf,
+	.name = "tcp_buffer",
+	.description = "TCP buffer limits, tcp_mem with memory pressure, latency guard, SYN backlog and syncookies",
+	BPFTUNE_TUNABLES(tunables),
+	BPFTUNE_SCENARIOS(scenarios),
+	.priv_size = sizeof(struct tb_state),
+	.netns = {
+		.size = sizeof(struct tb_netns), .max = MAX_NETNS,
+		.init = netns_init, .busy = netns_busy,
+	},
+	.init = tcp_buffer_init,
+	.fini = tcp_buffer_fini,
+	.netns_state = tcp_buffer_netns_state,
+	.timer = tcp_buffer_timer);

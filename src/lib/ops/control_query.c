@@ -133,12 +133,11 @@ static int q_help(bool json, struct bpftune_buf *o)
 
 static long bpf_rate(const struct bpftune_tuner *t)
 {
-	__u32 rate;
+	struct bpftune_bpf_config c;
 
-	if (!t->obj || bpftune_bpf_var_read(t->obj, ".rodata", "bpftune_learning_rate",
-					    &rate, sizeof(rate)))
+	if (bpftune_bpf_read_config(t, &c, NULL))
 		return -1;
-	return rate;
+	return c.learning_rate;
 }
 
 static int q_tuners(bool json, const struct bpftune_daemon_info *info,

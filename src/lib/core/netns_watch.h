@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* netns tuner: types shared by netns_tuner.bpf.c and netns_tuner.c */
-#ifndef BPFTUNE_NETNS_TUNER_H
-#define BPFTUNE_NETNS_TUNER_H
+/* netns tracking (core): types shared by netns_watch.bpf.c and netns_watch.c */
+#ifndef BPFTUNE_NETNS_WATCH_H
+#define BPFTUNE_NETNS_WATCH_H
 
 enum netns_scenario {
 	NETNS_SCENARIO_CREATED,		/* clone/unshare made a new netns */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Growth and shrink arithmetic of the neigh_table and route_table tuners. */
+/* The kit's table policy (see <bpftune/table_policy.h>). */
 #include <limits.h>
 #include <sys/socket.h>
 
-#include "table_policy.h"
+#include <bpftune/table_policy.h>
 
-long table_prefix_hosts(int family, unsigned int prefix_len, long limit)
+long bpftune_prefix_hosts(int family, unsigned int prefix_len, long limit)
 {
 	unsigned int bits = family == AF_INET6 ? 128 : 32;
 	unsigned int host;
@@ -20,7 +20,7 @@ long table_prefix_hosts(int family, unsigned int prefix_len, long limit)
 	return 1L << host;
 }
 
-long table_add_capped(long a, long b, long limit)
+long bpftune_add_capped(long a, long b, long limit)
 {
 	if (a < 0)
 		a = 0;
@@ -49,23 +49,24 @@ static long min_l(long a, long b)
 	return a < b ? a : b;
 }
 
-enum neigh_grow_verdict neigh_grow(const struct neigh_grow_in *in,
-				   struct neigh_thresh *out, long *limit)
+enum bpftune_neigh_verdict
+bpftune_neigh_grow(const struct bpftune_neigh_grow_in *in,
+		   struct bpftune_neigh_thresh *out, long *limit)
 {
-	const struct neigh_thresh *c = &in->cur;
-	const struct neigh_thresh *ref = in->orig.t3 > 0 ? &in->orig : c;
+	const struct bpftune_neigh_thresh *c = &in->cur;
+	const struct bpftune_neigh_thresh *ref = in->orig.t3 > 0 ? &in->orig : c;
 	long others, bound, want, delta = in->delta > 0 ? in->delta : 1;
-	enum neigh_grow_verdict capped;
+	enum bpftune_neigh_verdict capped;
 
 	others = max_l(in->entries - max_l(in->ns_entries, 0), 0);
-	bound = table_add_capped(others, in->ns_capacity, in->hard_cap);
-	capped = bound < in->hard_cap ? NEIGH_AT_PREFIX_CAP : NEIGH_AT_HARD_CAP;
+	bound = bpftune_add_capped(others, in->ns_capacity, in->hard_cap);
+	capped = bound < in->hard_cap ? BPFTUNE_NEIGH_AT_PREFIX_CAP : BPFTUNE_NEIGH_AT_HARD_CAP;
 	if (limit)
 		*limit = bound;
 	if (c->t3 >= in->hard_cap)
-		return NEIGH_AT_HARD_CAP;
+		return BPFTUNE_NEIGH_AT_HARD_CAP;
 	if (in->ns_capacity >= 0 && in->ns_entries >= in->ns_capacity)
-		return NEIGH_NS_OVER_PREFIX;
+		return BPFTUNE_NEIGH_NS_OVER_PREFIX;
 	want = c->t3 > in->hard_cap - delta ? in->hard_cap : c->t3 + delta;
 	if (want > bound)
 		want = bound;
@@ -77,12 +78,12 @@ enum neigh_grow_verdict neigh_grow(const struct neigh_grow_in *in,
 	/* an admin's t1 > t2 or t2 > t3 is not ours to fix: never lower */
 	out->t2 = max_l(out->t2, c->t2);
 	out->t1 = max_l(out->t1, c->t1);
-	return NEIGH_GROW;
+	return BPFTUNE_NEIGH_GROW;
 }
 
-bool neigh_shrink(const struct neigh_thresh *cur, long entries,
-		  const struct neigh_thresh *orig, long delta,
-		  struct neigh_thresh *out)
+bool bpftune_neigh_shrink(const struct bpftune_neigh_thresh *cur, long entries,
+			  const struct bpftune_neigh_thresh *orig, long delta,
+			  struct bpftune_neigh_thresh *out)
 {
 	long want;
 
@@ -104,8 +105,8 @@ bool neigh_shrink(const struct neigh_thresh *cur, long entries,
 	return true;
 }
 
-long route_grow(long max_size, long entries, long delta, long entries_delta,
-		long hard_cap)
+long bpftune_route_grow(long max_size, long entries, long delta,
+			long entries_delta, long hard_cap)
 {
 	long want;
 
@@ -120,12 +121,12 @@ long route_grow(long max_size, long entries, long delta, long entries_delta,
 	 * below what was there): leave what is in use clear of the
 	 * near-limit zone at once, rather than one report per step.
 	 */
-	want = table_add_capped(entries, 2 * entries_delta, hard_cap);
+	want = bpftune_add_capped(entries, 2 * entries_delta, hard_cap);
 	want = max_l(max_size + delta, want);
 	return min_l(want, hard_cap);
 }
 
-long route_shrink(long max_size, long entries, long orig, long delta)
+long bpftune_route_shrink(long max_size, long entries, long orig, long delta)
 {
 	if (delta < 1)
 		delta = 1;

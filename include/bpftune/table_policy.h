@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Pure arithmetic of the neigh_table and route_table tuners: how far a
- * table limit grows or shrinks, and how many neighbours the prefixes
- * configured on a netns' devices can hold.  No I/O: unit-tested in
- * test/unit/test_table_policy.c and linked into both tuners.
+ * Tuner kit: the table policy of tuners that size kernel tables -- how far
+ * a table limit grows or shrinks, and how many neighbours the prefixes
+ * configured on a netns' devices can hold (neigh_table, route_table).
+ *
+ * Contract: pure functions, no I/O and no state; the caller reads the
+ * table (netlink.h, proc.h) and applies the verdict with
+ * bpftune_tunable_set().  Unit-tested in test/unit/test_table_policy.c.
  */
 #ifndef BPFTUNE_TABLE_POLICY_H
 #define BPFTUNE_TABLE_POLICY_H
@@ -11,30 +14,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#pragma GCC visibility push(default)
+
 /*
  * Neighbours one address prefix can hold: 2^(host bits), an upper bound
  * (the network and broadcast addresses and our own are counted too).
  * @family is AF_INET or AF_INET6; the result saturates at @limit.
  * A prefix length past the address width holds nothing.
  */
-long table_prefix_hosts(int family, unsigned int prefix_len, long limit);
+long bpftune_prefix_hosts(int family, unsigned int prefix_len, long limit);
 /* a + b, saturating at @limit (both non-negative) */
-long table_add_capped(long a, long b, long limit);
+long bpftune_add_capped(long a, long b, long limit);
 
 /* the three gc thresholds of a neighbour table */
-struct neigh_thresh {
+struct bpftune_neigh_thresh {
 	long t1, t2, t3;
 };
 
-enum neigh_grow_verdict {
-	NEIGH_GROW,		/* out holds larger thresholds */
-	NEIGH_AT_HARD_CAP,	/* gc_thresh3 is at the tuner's hard cap */
-	NEIGH_AT_PREFIX_CAP,	/* what the prefixes can hold is reached */
-	NEIGH_NS_OVER_PREFIX,	/* the netns holds more than its prefixes can */
+enum bpftune_neigh_verdict {
+	BPFTUNE_NEIGH_GROW,		/* out holds larger thresholds */
+	BPFTUNE_NEIGH_AT_HARD_CAP,	/* gc_thresh3 is at the tuner's hard cap */
+	BPFTUNE_NEIGH_AT_PREFIX_CAP,	/* what the prefixes can hold is reached */
+	BPFTUNE_NEIGH_NS_OVER_PREFIX,	/* the netns holds more than its prefixes can */
 };
 
-struct neigh_grow_in {
-	struct neigh_thresh cur;	/* live thresholds */
+struct bpftune_neigh_grow_in {
+	struct bpftune_neigh_thresh cur;	/* live thresholds */
 	long entries;		/* entries in the whole table (all netns) */
 	long ns_entries;	/* entries of the netns that needs more */
 	long ns_capacity;	/* neighbours its prefixes can hold */
@@ -45,7 +50,7 @@ struct neigh_grow_in {
 	 * ratio to gc_thresh3 there, so that rounding down step after step
 	 * does not drift them away from it; t3 <= 0: the live ones
 	 */
-	struct neigh_thresh orig;
+	struct bpftune_neigh_thresh orig;
 };
 
 /*
@@ -55,8 +60,9 @@ struct neigh_grow_in {
  * to gc_thresh3; no threshold ever goes down.  @limit (optional) gets the
  * bound that applied.
  */
-enum neigh_grow_verdict neigh_grow(const struct neigh_grow_in *in,
-				   struct neigh_thresh *out, long *limit);
+enum bpftune_neigh_verdict
+bpftune_neigh_grow(const struct bpftune_neigh_grow_in *in,
+		   struct bpftune_neigh_thresh *out, long *limit);
 
 /*
  * Shrink towards @orig (the values before we grew them) once the table is
@@ -64,9 +70,9 @@ enum neigh_grow_verdict neigh_grow(const struct neigh_grow_in *in,
  * in proportion, never below their own original.  Returns false (out
  * untouched) when there is nothing to shrink.
  */
-bool neigh_shrink(const struct neigh_thresh *cur, long entries,
-		  const struct neigh_thresh *orig, long delta,
-		  struct neigh_thresh *out);
+bool bpftune_neigh_shrink(const struct bpftune_neigh_thresh *cur, long entries,
+			  const struct bpftune_neigh_thresh *orig, long delta,
+			  struct bpftune_neigh_thresh *out);
 
 /*
  * net.ipv6.route.max_size: @entries (routes or cached dsts, whichever is
@@ -75,9 +81,11 @@ bool neigh_shrink(const struct neigh_thresh *cur, long entries,
  * that what is in use is clear of the near-limit zone; at most
  * @hard_cap.  0 when it need not or cannot grow (at or past the cap).
  */
-long route_grow(long max_size, long entries, long delta, long entries_delta,
-		long hard_cap);
+long bpftune_route_grow(long max_size, long entries, long delta,
+			long entries_delta, long hard_cap);
 /* Back towards @orig once at most a quarter is used; 0: nothing to do. */
-long route_shrink(long max_size, long entries, long orig, long delta);
+long bpftune_route_shrink(long max_size, long entries, long orig, long delta);
+
+#pragma GCC visibility pop
 
 #endif

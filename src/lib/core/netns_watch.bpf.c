@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Network namespaces coming and going.
+ * Network namespaces coming and going (core: netns tracking).
  *
  * The kernel has no netns tracepoint.  Destruction, best first:
  *  - fentry (full) or kprobe (legacy) on proc_net_ns_exit(), the exit
@@ -16,13 +16,13 @@
  *    static net_cleanup_work) is learnt from workqueue_queue_work, by the
  *    queue's name.
  *    A netns that died without ever being tracked is not reported: it
- *    had no state in the daemon either (see netns_tuner.c).
+ *    had no state in the daemon either (see netns_watch.c).
  * Creation: task_newtask with CLONE_NEWNET, unshare(CLONE_NEWNET), and
  * setns() into a netns we did not know (the daemon enters every netns it
  * acts in, which tracks namespaces that existed before it started).
  */
 #include <bpftune/bpftune.bpf.h>
-#include "netns_tuner.h"
+#include "netns_watch.h"
 
 #define CLONE_NEWNET	0x40000000
 #define NETNS_WQ_NAME	"netns"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A value of the running kernel's build configuration, from
- * /boot/config-$(uname -r) or /proc/config.gz, for tuners that need a
- * build-time constant (CONFIG_HZ) that no sysctl shows.
+ * The kit's view of the running kernel (see <bpftune/kernel.h>): its
+ * build configuration, from /boot/config-$(uname -r) or /proc/config.gz,
+ * for tuners that need a build-time constant (CONFIG_HZ) that no sysctl
+ * shows; and its TCP congestion control algorithms.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,12 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <zlib.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <bpftune/kernel.h>
 
 #include "core/internal.h"
 
@@ -57,5 +64,39 @@ int bpftune_kernel_config_long(const char *name, long *val)
 	while (err == -ENOENT && gzgets(gz, line, sizeof(line)))
 		err = config_line(line, name, val);
 	gzclose(gz);
+	return err;
+}
+
+bool bpftune_tcp_cc_available(const char *name)
+{
+	char buf[512], *tok, *save;
+
+	if (bpftune_sysctl_read_string(-1, "net.ipv4.tcp_available_congestion_control",
+				       buf, sizeof(buf)) < 0)
+		return false;
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		if (!strcmp(tok, name))
+			return true;
+	return false;
+}
+
+/*
+ * Setting TCP_CONGESTION from userspace with CAP_NET_ADMIN makes the
+ * kernel load tcp_<name> itself (request_module()), which a BPF program's
+ * setsockopt never does.
+ */
+int bpftune_tcp_cc_load(const char *name)
+{
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	bpftune_cap_raise();
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name)))
+		err = -errno;
+	bpftune_cap_lower();
+	close(fd);
 	return err;
 }

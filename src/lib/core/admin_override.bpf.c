@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Report every sysctl write made by a task other than the daemon.  The
- * userspace side decides whether it touches a tunable some tuner manages.
- * cgroup/sysctl works in every mode (it needs no function hook).
+ * Admin-override detection (core): report every sysctl write made by a
+ * task other than the daemon.  The userspace side decides whether it
+ * touches a tunable some tuner manages.  cgroup/sysctl works in every
+ * mode (it needs no function hook).
  */
 #include <bpftune/bpftune.bpf.h>
-#include "sysctl_tuner.h"
+#include "admin_override.h"
 
 SEC("cgroup/sysctl")
 int sysctl_write(struct bpf_sysctl *ctx)
@@ -15,7 +16,7 @@ int sysctl_write(struct bpf_sysctl *ctx)
 
 	if (!ctx->write || bpftune_from_daemon())
 		return 1;
-	ev = bpftune_event_reserve(SYSCTL_SCENARIO_ADMIN_WRITE,
+	ev = bpftune_event_reserve(ADMIN_SCENARIO_WRITE,
 				   bpftune_current_netns_cookie());
 	if (!ev)
 		return 1;

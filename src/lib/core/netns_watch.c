@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * netns tuner: follows network namespaces coming and going.  When one is
- * destroyed, every tuner's state there goes GONE (observers are told) and
- * is freed, change records are marked gone, and the library's netns cache
- * forgets it.  It tunes nothing itself.
+ * netns tracking, a core mechanism (always on, whatever -a selects):
+ * follows network namespaces coming and going.  When one is destroyed,
+ * every tuner's state there goes GONE (each plugin's netns_state() and the
+ * observers are told) and is freed, change records are marked gone, and
+ * the library's netns cache forgets it.  It tunes nothing itself.
  *
  * With fentry or kprobes every destruction is seen (proc_net_ns_exit()).
  * With tracepoints only, a netns is seen to go only if it was tracked: created
@@ -23,26 +24,10 @@
 #include <bpf/libbpf.h>
 
 #include "core/internal.h"
-#include "netns_tuner.h"
-#include "netns_tuner.skel.h"
-#include "netns_tuner.legacy.skel.h"
-
-static const struct bpftune_tunable_desc tunables[0];
-
-static const struct bpftune_scenario_desc scenarios[] = {
-	[NETNS_SCENARIO_CREATED] = {
-		"netns created",
-		"a task created a network namespace",
-	},
-	[NETNS_SCENARIO_SEEN] = {
-		"netns seen",
-		"a network namespace that existed already was entered",
-	},
-	[NETNS_SCENARIO_DESTROYED] = {
-		"netns destroyed",
-		"a network namespace was destroyed: per-netns state is freed",
-	},
-};
+#include "core/core.h"
+#include "netns_watch.h"
+#include "netns_watch.skel.h"
+#include "netns_watch.legacy.skel.h"
 
 static const char *const sources[] = {
 	[NETNS_SRC_CLONE] = "clone",
@@ -63,7 +48,6 @@ struct netns_miss {
 
 struct netns_priv {
 	struct bpftune_tuner *tuner;
-	struct bpftune_observer observer;
 	int live_fd;
 	uint64_t created, seen, destroyed, released;
 	uint64_t entered, unfound, tracked_full;
@@ -72,7 +56,7 @@ struct netns_priv {
 	unsigned int next_miss;
 };
 
-/* the observer has no tuner argument of its own: one netns tuner at most */
+/* the observer has no context argument: one netns tracker at most */
 static struct netns_priv *priv_of_observer;
 
 static const char *source_name(uint32_t s)
@@ -165,32 +149,25 @@ static bool prog_loaded(const struct bpftune_tuner *t, const char *name)
 {
 	struct bpf_program *prog;
 
-	prog = bpf_object__find_program_by_name(bpftune_tuner_bpf_object(t), name);
+	prog = bpf_object__find_program_by_name(t->obj, name);
 	return prog && bpf_program__autoload(prog);
 }
 
-static int netns_init(struct bpftune_tuner *t)
+static struct bpftune_observer observer = { .event = observe_event };
+
+static int netns_init(struct bpftune_tuner *t, void *priv)
 {
-	struct netns_priv *p;
+	struct netns_priv *p = priv;
 	bool fn, complete;
 
 	if (priv_of_observer)
 		return -EEXIST;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
 	p->tuner = t;
-	p->live_fd = bpftune_tuner_map_fd(t, "netns_live");
-	if (p->live_fd < 0) {
-		int err = p->live_fd;
-
-		free(p);
-		return err;
-	}
-	p->observer.event = observe_event;
+	p->live_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, netns_watch_bpf, netns_live));
+	if (p->live_fd < 0)
+		return p->live_fd;
 	priv_of_observer = p;
-	bpftune_observer_add(&p->observer);
-	bpftune_tuner_set_priv(t, p);
+	bpftune_observer_add(&observer);
 	fn = prog_loaded(t, "netns_gone__exit");
 	p->every_exit = fn;
 	/* the tracepoint path sees only what it tracks: setns is how */
@@ -206,14 +183,13 @@ static int netns_init(struct bpftune_tuner *t)
 	return 0;
 }
 
-static void netns_fini(struct bpftune_tuner *t)
+static void netns_fini(struct bpftune_tuner *t, void *priv)
 {
-	struct netns_priv *p = bpftune_tuner_priv(t);
+	struct netns_priv *p = priv;
 	uint64_t key, next, *prev = NULL;
 	unsigned int tracked = 0;
 
-	if (!p)
-		return;
+	(void)t;
 	while (!bpf_map_get_next_key(p->live_fd, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -227,33 +203,35 @@ static void netns_fini(struct bpftune_tuner *t)
 		    (unsigned long long)p->unfound, bpftune_netns_states(),
 		    bpftune_netns_cached());
 	bpftune_netns_set_tracking(false);
-	bpftune_observer_remove(&p->observer);
+	bpftune_observer_remove(&observer);
 	priv_of_observer = NULL;
-	bpftune_tuner_set_priv(t, NULL);
-	free(p);
 }
 
-static void netns_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
+static void log_event(const struct bpftune_event *ev, const char *what,
+		      const char *how)
+{
+	bpftune_log(LOG_DEBUG, "netns: cookie %llu %s by pid %u (%.*s)%s%s",
+		    (unsigned long long)ev->netns_cookie, what, ev->pid,
+		    BPFTUNE_COMM_LEN, ev->comm, how ? " with " : "", how ? how : "");
+}
+
+static void netns_event(struct bpftune_tuner *t, void *priv,
+			const struct bpftune_event *ev)
 {
 	const struct netns_change *c = (const void *)ev->payload;
-	struct netns_priv *p = bpftune_tuner_priv(t);
+	struct netns_priv *p = priv;
 	char where[128];
 	unsigned int n;
 
-	if (!p || ev->payload_len < sizeof(*c))
-		return;
+	(void)t;
 	switch (ev->scenario_id) {
 	case NETNS_SCENARIO_CREATED:
 		p->created++;
-		bpftune_log(LOG_DEBUG, "netns: cookie %llu created by pid %u (%.*s) with %s",
-			    (unsigned long long)ev->netns_cookie, ev->pid,
-			    BPFTUNE_COMM_LEN, ev->comm, source_name(c->source));
+		log_event(ev, "created", source_name(c->source));
 		break;
 	case NETNS_SCENARIO_SEEN:
 		p->seen++;
-		bpftune_log(LOG_DEBUG, "netns: cookie %llu tracked from now on (pid %u (%.*s) entered it)",
-			    (unsigned long long)ev->netns_cookie, ev->pid,
-			    BPFTUNE_COMM_LEN, ev->comm);
+		log_event(ev, "tracked from now on: entered", NULL);
 		break;
 	case NETNS_SCENARIO_DESTROYED:
 		p->destroyed++;
@@ -273,6 +251,33 @@ static void netns_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
 	}
 }
 
-BPFTUNE_TUNER("netns", "follows network namespaces coming and going, frees per-netns state",
-	      netns_tuner_bpf, tunables, scenarios, netns_init, netns_fini,
-	      netns_event);
+static const struct bpftune_scenario_desc scenarios[] = {
+	[NETNS_SCENARIO_CREATED] = {
+		.name = "netns created",
+		.description = "a task created a network namespace",
+		.payload_size = sizeof(struct netns_change),
+	},
+	[NETNS_SCENARIO_SEEN] = {
+		.name = "netns seen",
+		.description = "a network namespace that existed already was entered",
+		.payload_size = sizeof(struct netns_change),
+	},
+	[NETNS_SCENARIO_DESTROYED] = {
+		.name = "netns destroyed",
+		.description = "a network namespace was destroyed: per-netns state is freed",
+		.payload_size = sizeof(struct netns_change),
+	},
+};
+
+BPFTUNE_SKEL_GLUE(netns_watch_bpf)
+BPFTUNE_SKEL_GLUE(netns_watch_bpf_legacy)
+
+const struct bpftune_tuner_ops bpftune_netns_watch_ops =
+	BPFTUNE_OPS_INITIALIZER(BPFTUNE_KIND_CORE, netns_watch_bpf,
+		.name = "netns",
+		.description = "netns tracking: follows network namespaces coming and going, frees per-netns state",
+		BPFTUNE_SCENARIOS(scenarios),
+		.priv_size = sizeof(struct netns_priv),
+		.init = netns_init,
+		.fini = netns_fini,
+		.event = netns_event);

@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Growth and shrink steps shared by the tuners that raise a limit when
- * it is hit and give it back when it is no longer needed (net_buffer,
- * udp_buffer, ip_frag).  Pure logic: unit-tested in test/unit/test_grow.c.
+ * Tuner kit: step and growth arithmetic for tuners that raise a limit
+ * when it is hit and give it back when it is no longer needed (net_buffer,
+ * udp_buffer, ip_frag, tcp_buffer).
+ *
+ * Contract: pure functions, no I/O and no state; the step is the
+ * learning-rate delta, value >> (6 - rate) for rate 0..4 (1/64 .. 1/4 of
+ * the value), the same rule as bpftune_delta() on the BPF side.
+ * Unit-tested in test/unit/test_grow.c.
  */
 #ifndef BPFTUNE_GROW_H
 #define BPFTUNE_GROW_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <bpftune/correlation.h>
 
-#include "kit/correlation.h"
+#pragma GCC visibility push(default)
+
+/* The learning-rate step of @value: value >> (6 - rate), rate capped at 4. */
+long bpftune_delta_for_rate(long value, unsigned int rate);
 
 /*
  * @cur raised by one step (the learning-rate delta, at least 1), never
@@ -76,5 +85,7 @@ bool bpftune_guard_trips(const struct bpftune_guard_policy *p,
  */
 bool bpftune_counter_rate(double before, uint64_t before_ms, double now,
 			  uint64_t now_ms, double *rate);
+
+#pragma GCC visibility pop
 
 #endif

@@ -1,26 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sysctl tuner: when anyone but the daemon writes a sysctl that a loaded
+ * Admin-override detection, a core mechanism (always on, whatever -a
+ * selects): when anyone but the daemon writes a sysctl that a loaded
  * tuner manages, log who, what and where, and stop that tuner in that
  * netns (in every netns when the write was in the global one).  The admin
- * always wins.
+ * always wins.  Its cgroup/sysctl program sees the writes of the tasks in
+ * the daemon's cgroup2 hierarchy (-c); without one the daemon does not
+ * start (core.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "sysctl_tuner.h"
-#include "sysctl_tuner.skel.h"
-#include "sysctl_tuner.legacy.skel.h"
-
-static const struct bpftune_tunable_desc tunables[0];
-
-static const struct bpftune_scenario_desc scenarios[] = {
-	[SYSCTL_SCENARIO_ADMIN_WRITE] = {
-		"admin override",
-		"a sysctl managed by a tuner was written by someone else",
-	},
-};
+#include "core/core.h"
+#include "admin_override.h"
+#include "admin_override.skel.h"
+#include "admin_override.legacy.skel.h"
 
 /* Does @t manage the sysctl called @dotted? */
 static bool manages(const struct bpftune_tuner *t, const char *dotted)
@@ -33,8 +28,8 @@ static bool manages(const struct bpftune_tuner *t, const char *dotted)
 	return false;
 }
 
-static void sysctl_event(struct bpftune_tuner *self,
-			 const struct bpftune_event *ev)
+static void admin_write(struct bpftune_tuner *self, void *priv,
+			const struct bpftune_event *ev)
 {
 	const struct bpftune_sysctl_write *w = (const void *)ev->payload;
 	char name[BPFTUNE_SYSCTL_NAME_LEN], value[BPFTUNE_SYSCTL_VALUE_LEN + 1];
@@ -42,8 +37,7 @@ static void sysctl_event(struct bpftune_tuner *self,
 	unsigned int id;
 	bool managed = false;
 
-	if (ev->payload_len < sizeof(*w))
-		return;
+	(void)priv;
 	bpftune_sysctl_dotted(w->name, name, sizeof(name));
 	memcpy(value, w->value, sizeof(w->value));
 	value[sizeof(w->value)] = '\0';
@@ -65,5 +59,20 @@ static void sysctl_event(struct bpftune_tuner *self,
 			    name, ev->pid, BPFTUNE_COMM_LEN, ev->comm, where);
 }
 
-BPFTUNE_TUNER("sysctl", "stops tuners whose sysctls an admin sets",
-	      sysctl_tuner_bpf, tunables, scenarios, NULL, NULL, sysctl_event);
+static const struct bpftune_scenario_desc scenarios[] = {
+	[ADMIN_SCENARIO_WRITE] = {
+		.name = "admin override",
+		.description = "a sysctl managed by a tuner was written by someone else",
+		.payload_size = sizeof(struct bpftune_sysctl_write),
+		.handle = admin_write,
+	},
+};
+
+BPFTUNE_SKEL_GLUE(admin_override_bpf)
+BPFTUNE_SKEL_GLUE(admin_override_bpf_legacy)
+
+const struct bpftune_tuner_ops bpftune_admin_override_ops =
+	BPFTUNE_OPS_INITIALIZER(BPFTUNE_KIND_CORE, admin_override_bpf,
+		.name = "sysctl",
+		.description = "admin-override detection: stops tuners whose sysctls an admin sets",
+		BPFTUNE_SCENARIOS(scenarios));
