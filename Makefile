@@ -110,20 +110,42 @@ $(B)/obj/lib/core/%.o: CPPFLAGS += -I$(B)/skel/lib/core
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
 
 $(B)/obj/lib/kit/netlink.o: CPPFLAGS += $(NL_CFLAGS)
 
-$(LIB_SO): $(LIB_OBJS)
+# Sealed (scripts/seal.sh, CONTRIBUTING.md "The sealed library"): built
+# with -fvisibility=hidden, the version script exports what
+# include/bpftune/ declares (BPFTUNE_2) and what the daemon's object calls
+# (BPFTUNE_PRIVATE, marked BPFTUNE_DAEMON), nothing else.
+SEAL		:= $(B)/seal
+DAEMON_OBJ	:= $(B)/obj/bpftune.o
+
+$(SEAL)/public.syms: $(wildcard include/bpftune/*.h) scripts/seal.sh
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
+	scripts/seal.sh public $(CC) > $@.tmp && mv $@.tmp $@
+
+$(SEAL)/private.syms: $(DAEMON_OBJ) $(SEAL)/public.syms
+	scripts/seal.sh private $^ > $@.tmp && mv $@.tmp $@
+
+$(SEAL)/libbpftune.map: $(SEAL)/public.syms $(SEAL)/private.syms
+	scripts/seal.sh map $^ > $@.tmp && mv $@.tmp $@
+
+$(LIB_SO): $(LIB_OBJS) $(SEAL)/libbpftune.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(SEAL)/libbpftune.map \
+		-Wl,--no-undefined -o $@ $(LIB_OBJS) $(LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
-$(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
+$(DAEMON_OBJ): src/bpftune.c $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
+	$(CC) $(ALL_CFLAGS) -c src/bpftune.c -o $@
+
+$(DAEMON): $(DAEMON_OBJ) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(DAEMON_OBJ) -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
 # ---- tuners ---------------------------------------------------------------
@@ -151,12 +173,25 @@ $(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
+# what make check holds to the plugin rules: tuners, collectors, fixtures,
+# the sample
+PLUGIN_SRCS	= $(wildcard src/tuners/*.[ch] src/collectors/*/*.[ch] \
+			     test/fixtures/*_tuner.[ch] test/fixtures/*_collector.[ch] \
+			     sample_tuner/*.[ch])
+
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
 FIXTURE_SOS	:= $(patsubst %,$(B)/test/plugins/%_tuner.so,$(FIXTURES))
+FIXTURE_SOS	+= $(patsubst test/fixtures/%.c,$(B)/test/plugins/%.so,$(wildcard test/fixtures/*_collector.c))
 
 $(B)/test/plugins/%_tuner.so: test/fixtures/%_tuner.c $(B)/skel/fixtures/%_tuner.skel.h \
 			      $(B)/skel/fixtures/%_tuner.legacy.skel.h $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
+		-L$(B)/lib -lbpftune -lbpf
+
+$(B)/test/plugins/%_collector.so: test/fixtures/%_collector.c $(B)/skel/fixtures/%_collector.skel.h \
+				  $(B)/skel/fixtures/%_collector.legacy.skel.h $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(PLUGIN_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
 		-L$(B)/lib -lbpftune -lbpf
@@ -248,12 +283,13 @@ UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_pr
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
-	     src/lib/kit/table_policy.c
+	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer_policy.c
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) \
+		-lcmocka -lelf -lz -lm -lnl-route-3 -lnl-3
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -271,18 +307,26 @@ test: all $(UNIT_TEST) $(FIXTURE_SOS)
 # ---- static analysis and sanitizers -------------------------------------
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
-check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
+check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(LIB_SO) $(TUNER_SOS) $(FIXTURE_SOS)
+	# the seal: exports, private symbols, plugins' includes; file and function sizes
+	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms $(SEAL)/private.syms \
+		$(TUNER_SOS) $(FIXTURE_SOS)
+	scripts/seal.sh includes $(PLUGIN_SRCS)
+	scripts/check-size.py $(filter-out %.bpf.c,$(shell find src include -name '*.[ch]'))
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
+		-I$(B)/skel/lib/core -Isrc/tuners -I$(B)/skel/tuners \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		src/bpftune.c src/lib $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
+		src/bpftune.c $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
 		test/unit sample_tuner/sample_tuner.c
 	@mkdir -p $(B)/san
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -o $(B)/san/unit_tests \
+		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm -lnl-route-3 -lnl-3
 	$(B)/san/unit_tests
 	@mkdir -p $(B)/san/lib
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) \
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B)/skel/lib/core \
+		-fvisibility=hidden -fPIC -shared -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=$(SEAL)/libbpftune.map \
 		-o $(B)/san/lib/$(LIB_SONAME) $(LIB_SRCS) $(LIBS)
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune src/bpftune.c \
 		-L$(B)/san/lib -l:$(LIB_SONAME) $(LIBS) -lsystemd -Wl,-rpath,'$$ORIGIN/lib'

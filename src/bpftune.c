@@ -164,6 +164,135 @@ static int parse_sample_interval(const char *arg, unsigned int *ms)
 	return 0;
 }
 
+/* the daemon's own options: 1 if @c was one of them, 0 if not, -EINVAL if bad */
+static int parse_main(int c, struct options *o)
+{
+	switch (c) {
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'V':
+		printf("bpftune %s (libbpf %s)\n", BPFTUNE_VERSION,
+		       libbpf_version_string());
+		exit(0);
+	case 'd':
+		o->debug = true;
+		return 1;
+	case 's':
+		o->to_stderr = true;
+		return 1;
+	case 'D':
+		o->daemonize = true;
+		return 1;
+	case 'S':
+		o->support_only = true;
+		return 1;
+	case 'L':
+		o->legacy = true;
+		return 1;
+	case 'a':
+		if (o->allow.num == MAX_ALLOW || !*optarg) {
+			fprintf(stderr, "bpftune: -a: %s\n", *optarg ?
+				"too many tuners named" : "empty tuner name");
+			return -EINVAL;
+		}
+		o->allow_names[o->allow.num++] = optarg;
+		return 1;
+	case 'l':
+		o->libdir = optarg;
+		return 1;
+	case 'r':
+		if (parse_rate(optarg, &o->learning_rate)) {
+			fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
+				BPFTUNE_LEARNING_RATE_MAX, optarg);
+			return -EINVAL;
+		}
+		return 1;
+	case 'R':
+		o->rollback = true;
+		return 1;
+	case 'c':
+		o->cgroup = optarg;
+		return 1;
+	}
+	return 0;
+}
+
+/* options for operating the daemon (-q, socket, journal, metrics): as above */
+static int parse_operate(int c, struct options *o)
+{
+	switch (c) {
+	case 'q':
+		o->query = optarg;
+		return 1;
+	case OPT_JSON:
+		o->json = true;
+		return 1;
+	case OPT_SOCKET:
+		o->socket_path = optarg;
+		return 1;
+	case OPT_JOURNAL:
+		o->journal = optarg;
+		return 1;
+	case OPT_RESTORE:
+		o->restore = true;
+		return 1;
+	case OPT_METRICS_DIR:
+		o->metrics_dir = optarg;
+		return 1;
+	}
+	return 0;
+}
+
+/* telemetry options: as above */
+static int parse_telemetry(int c, struct options *o)
+{
+	switch (c) {
+	case OPT_TELEMETRY_DIR:
+		o->telemetry_dir = optarg;
+		return 1;
+	case OPT_NO_TELEMETRY:
+		o->no_telemetry = true;
+		return 1;
+	case OPT_SAMPLE_INTERVAL:
+		if (parse_sample_interval(optarg, &o->sample_interval_ms)) {
+			fprintf(stderr, "bpftune: --sample-interval takes %d to %d milliseconds, not '%s'\n",
+				BPFTUNE_SAMPLE_INTERVAL_MIN_MS,
+				BPFTUNE_SAMPLE_INTERVAL_MAX_MS, optarg);
+			return -EINVAL;
+		}
+		return 1;
+	case OPT_LABEL:
+		o->label = optarg;
+		return 1;
+	case OPT_OBSERVE:
+		o->observe = true;
+		return 1;
+	case OPT_SAMPLE_NETNS:
+		if (parse_long(optarg, 0, BPFTUNE_SAMPLE_NETNS_MAX, &o->sample_netns)) {
+			fprintf(stderr, "bpftune: --sample-netns takes 0 to %d namespaces, not '%s'\n",
+				BPFTUNE_SAMPLE_NETNS_MAX, optarg);
+			return -EINVAL;
+		}
+		return 1;
+	case OPT_TELEMETRY_KEEP:
+		if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_KEEP_MAX, &o->telemetry_keep)) {
+			fprintf(stderr, "bpftune: --telemetry-keep takes 0 to %d runs, not '%s'\n",
+				BPFTUNE_TELEMETRY_KEEP_MAX, optarg);
+			return -EINVAL;
+		}
+		return 1;
+	case OPT_TELEMETRY_MAX_MB:
+		if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_MAX_MB_MAX, &o->telemetry_max_mb)) {
+			fprintf(stderr, "bpftune: --telemetry-max-mb takes 0 to %ld megabytes, not '%s'\n",
+				BPFTUNE_TELEMETRY_MAX_MB_MAX, optarg);
+			return -EINVAL;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -195,7 +324,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "telemetry-max-mb", required_argument, NULL, OPT_TELEMETRY_MAX_MB },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, err;
 
 	o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 	o->libdir = BPFTUNE_PLUGIN_DIR;
@@ -203,113 +332,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->allow.names = o->allow_names;
 	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
 				"q:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("bpftune %s (libbpf %s)\n", BPFTUNE_VERSION,
-			       libbpf_version_string());
-			exit(0);
-		case 'd':
-			o->debug = true;
-			break;
-		case 's':
-			o->to_stderr = true;
-			break;
-		case 'D':
-			o->daemonize = true;
-			break;
-		case 'S':
-			o->support_only = true;
-			break;
-		case 'L':
-			o->legacy = true;
-			break;
-		case 'a':
-			if (o->allow.num == MAX_ALLOW || !*optarg) {
-				fprintf(stderr, "bpftune: -a: %s\n", *optarg ?
-					"too many tuners named" : "empty tuner name");
-				return -EINVAL;
-			}
-			o->allow_names[o->allow.num++] = optarg;
-			break;
-		case 'l':
-			o->libdir = optarg;
-			break;
-		case 'r':
-			if (parse_rate(optarg, &o->learning_rate)) {
-				fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
-					BPFTUNE_LEARNING_RATE_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'R':
-			o->rollback = true;
-			break;
-		case 'c':
-			o->cgroup = optarg;
-			break;
-		case 'q':
-			o->query = optarg;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_SOCKET:
-			o->socket_path = optarg;
-			break;
-		case OPT_JOURNAL:
-			o->journal = optarg;
-			break;
-		case OPT_RESTORE:
-			o->restore = true;
-			break;
-		case OPT_METRICS_DIR:
-			o->metrics_dir = optarg;
-			break;
-		case OPT_TELEMETRY_DIR:
-			o->telemetry_dir = optarg;
-			break;
-		case OPT_NO_TELEMETRY:
-			o->no_telemetry = true;
-			break;
-		case OPT_SAMPLE_INTERVAL:
-			if (parse_sample_interval(optarg, &o->sample_interval_ms)) {
-				fprintf(stderr, "bpftune: --sample-interval takes %d to %d milliseconds, not '%s'\n",
-					BPFTUNE_SAMPLE_INTERVAL_MIN_MS,
-					BPFTUNE_SAMPLE_INTERVAL_MAX_MS, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_LABEL:
-			o->label = optarg;
-			break;
-		case OPT_OBSERVE:
-			o->observe = true;
-			break;
-		case OPT_SAMPLE_NETNS:
-			if (parse_long(optarg, 0, BPFTUNE_SAMPLE_NETNS_MAX, &o->sample_netns)) {
-				fprintf(stderr, "bpftune: --sample-netns takes 0 to %d namespaces, not '%s'\n",
-					BPFTUNE_SAMPLE_NETNS_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_TELEMETRY_KEEP:
-			if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_KEEP_MAX, &o->telemetry_keep)) {
-				fprintf(stderr, "bpftune: --telemetry-keep takes 0 to %d runs, not '%s'\n",
-					BPFTUNE_TELEMETRY_KEEP_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_TELEMETRY_MAX_MB:
-			if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_MAX_MB_MAX, &o->telemetry_max_mb)) {
-				fprintf(stderr, "bpftune: --telemetry-max-mb takes 0 to %ld megabytes, not '%s'\n",
-					BPFTUNE_TELEMETRY_MAX_MB_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		default:
+		err = parse_main(c, o);
+		if (!err)
+			err = parse_operate(c, o);
+		if (!err)
+			err = parse_telemetry(c, o);
+		if (err < 0)
+			return err;
+		if (!err) {
 			usage(stderr);
 			return -EINVAL;
 		}
@@ -621,6 +651,89 @@ static void init_telemetry(const struct options *o, int argc, char **argv)
 		bpftune_telemetry_init(&t);
 }
 
+/* Can this kernel run the daemon in the mode asked for?  Logged if not. */
+static bool kernel_fits(const struct options *o,
+			const struct bpftune_support *s)
+{
+	if (s->level == BPFTUNE_SUPPORT_NONE) {
+		bpftune_log(LOG_ERR, "this kernel cannot run bpftune: %s%s%s",
+			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? s->why[BPFTUNE_FEAT_RINGBUF] :
+			    "no tracepoint hook type works: tp_btf: ",
+			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? "" : s->why[BPFTUNE_FEAT_TP_BTF],
+			    "");
+		return false;
+	}
+	if (o->legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
+		bpftune_log(LOG_ERR, "legacy mode (-L) needs kprobes and raw tracepoints, but this kernel cannot attach %s: %s",
+			    !s->ok[BPFTUNE_FEAT_KPROBE] ? "kprobes" : "raw tracepoints",
+			    !s->ok[BPFTUNE_FEAT_KPROBE] ? s->why[BPFTUNE_FEAT_KPROBE] :
+			    s->why[BPFTUNE_FEAT_RAW_TP]);
+		return false;
+	}
+	return true;
+}
+
+/* Start everything and run until a signal: the exit status. */
+static int run(const struct options *o, struct start_ctx *sc,
+	       struct ring_buffer **rb, int argc, char **argv)
+{
+	int err;
+
+	if (o->rollback && start_journal(o))
+		return 1;
+	init_telemetry(o, argc, argv);
+	sc->bpf.legacy = o->legacy;
+	if (start_core(o, sc) ||
+	    bpftune_plugin_dir_scan(o->libdir, &o->allow, start_tuner, sc))
+		return 1;
+	if (!sc->running) {
+		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
+		return 1;
+	}
+	*rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
+	if (!*rb) {
+		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
+		return 1;
+	}
+	the_rb = *rb;
+	if (start_operations(o, sc))
+		return 1;
+	bpftune_telemetry_start();
+	/*
+	 * Loading parsed the kernel's BTF once per object (megabytes each);
+	 * freed, but kept by malloc: give it back before running for months.
+	 */
+	malloc_trim(0);
+	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc->running,
+		    sc->running == 1 ? "" : "s");
+	err = event_loop(*rb);
+	if (err)
+		bpftune_log(LOG_ERR, "event loop failed: %s", strerror(-err));
+	bpftune_print_summary();
+	if (o->rollback && bpftune_journal_restore())
+		err = err ?: -EIO;
+	return err ? 1 : 0;
+}
+
+static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
+{
+	bpftune_telemetry_stop(ret);
+	bpftune_control_fini();
+	bpftune_hotplug_fini();
+	bpftune_metrics_fini();
+	bpftune_journal_close();
+	the_rb = NULL;
+	bpftune_tuners_fini();
+	ring_buffer__free(rb);
+	bpftune_ringbuf_close();
+	if (sc->bpf.cgroup_fd > 0)
+		close(sc->bpf.cgroup_fd);
+	bpftune_cgroup_cleanup();
+	bpftune_netns_fini();
+	bpftune_loop_fini();
+	bpftune_log_flush();
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -660,76 +773,13 @@ int main(int argc, char **argv)
 	s = bpftune_support();
 	if (o.support_only) {
 		ret = report_support(&o);
-		goto out;
+	} else {
+		bpftune_log(LOG_INFO, "bpftune %s starting: support level %s, learning rate %u",
+			    BPFTUNE_VERSION, bpftune_support_level_name(s->level),
+			    o.learning_rate);
+		if (kernel_fits(&o, s))
+			ret = run(&o, &sc, &rb, argc, argv);
 	}
-	bpftune_log(LOG_INFO, "bpftune %s starting: support level %s, learning rate %u",
-		    BPFTUNE_VERSION, bpftune_support_level_name(s->level),
-		    o.learning_rate);
-	if (s->level == BPFTUNE_SUPPORT_NONE) {
-		bpftune_log(LOG_ERR, "this kernel cannot run bpftune: %s%s%s",
-			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? s->why[BPFTUNE_FEAT_RINGBUF] :
-			    "no tracepoint hook type works: tp_btf: ",
-			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? "" : s->why[BPFTUNE_FEAT_TP_BTF],
-			    "");
-		goto out;
-	}
-	if (o.legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
-		bpftune_log(LOG_ERR, "legacy mode (-L) needs kprobes and raw tracepoints, but this kernel cannot attach %s: %s",
-			    !s->ok[BPFTUNE_FEAT_KPROBE] ? "kprobes" : "raw tracepoints",
-			    !s->ok[BPFTUNE_FEAT_KPROBE] ? s->why[BPFTUNE_FEAT_KPROBE] :
-			    s->why[BPFTUNE_FEAT_RAW_TP]);
-		goto out;
-	}
-	if (o.rollback && start_journal(&o))
-		goto out;
-	init_telemetry(&o, argc, argv);
-	sc.bpf.legacy = o.legacy;
-	if (start_core(&o, &sc))
-		goto out;
-	if (bpftune_plugin_dir_scan(o.libdir, &o.allow, start_tuner, &sc))
-		goto out;
-	if (!sc.running) {
-		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
-		goto out;
-	}
-	rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
-	if (!rb) {
-		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
-		goto out;
-	}
-	the_rb = rb;
-	if (start_operations(&o, &sc))
-		goto out;
-	bpftune_telemetry_start();
-	/*
-	 * Loading parsed the kernel's BTF once per object (megabytes each);
-	 * freed, but kept by malloc: give it back before running for months.
-	 */
-	malloc_trim(0);
-	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc.running,
-		    sc.running == 1 ? "" : "s");
-	err = event_loop(rb);
-	if (err)
-		bpftune_log(LOG_ERR, "event loop failed: %s", strerror(-err));
-	bpftune_print_summary();
-	if (o.rollback && bpftune_journal_restore())
-		err = err ?: -EIO;
-	ret = err ? 1 : 0;
-out:
-	bpftune_telemetry_stop(ret);
-	bpftune_control_fini();
-	bpftune_hotplug_fini();
-	bpftune_metrics_fini();
-	bpftune_journal_close();
-	the_rb = NULL;
-	bpftune_tuners_fini();
-	ring_buffer__free(rb);
-	bpftune_ringbuf_close();
-	if (sc.bpf.cgroup_fd > 0)
-		close(sc.bpf.cgroup_fd);
-	bpftune_cgroup_cleanup();
-	bpftune_netns_fini();
-	bpftune_loop_fini();
-	bpftune_log_flush();
+	shutdown_all(ret, &sc, rb);
 	return ret;
 }

@@ -292,6 +292,57 @@ static void log_stop(struct nt_state *s, unsigned int fam,
 		    fam_name(fam), t3, why);
 }
 
+/* Growth refused: record the decision and log why, once. */
+static void refused(struct nt_state *s, const struct bpftune_event *ev,
+		    unsigned int fam, enum bpftune_neigh_verdict v,
+		    const struct bpftune_neigh_grow_in *in, long bound,
+		    const char *inputs, const char *where)
+{
+	static const char *const actions[] = {
+		[BPFTUNE_NEIGH_NS_OVER_PREFIX] = "none: netns holds more entries than its prefixes",
+		[BPFTUNE_NEIGH_AT_PREFIX_CAP] = "none: at what the prefixes can hold",
+		[BPFTUNE_NEIGH_AT_HARD_CAP] = "none: at the hard cap",
+	};
+	char why[320];
+
+	bpftune_decide(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
+		       "grow-near-limit", inputs, actions[v]);
+	if (v == BPFTUNE_NEIGH_NS_OVER_PREFIX)
+		snprintf(why, sizeof(why), "%s holds %ld %s entries, at least the %ld neighbours its prefixes can hold: more room would not be for on-link neighbours",
+			 where, in->ns_entries, fam_name(fam), in->ns_capacity);
+	else if (v == BPFTUNE_NEIGH_AT_PREFIX_CAP)
+		snprintf(why, sizeof(why), "the prefixes of %s can hold %ld neighbours and %ld entries belong elsewhere: a table of %ld entries is all that can be needed",
+			 where, in->ns_capacity, bound - in->ns_capacity, bound);
+	else
+		snprintf(why, sizeof(why), "the hard cap is %d (%s)",
+			 NEIGH_HARD_CAP, NEIGH_CAP_REASON);
+	log_stop(s, fam, v, in->cur.t3, why);
+}
+
+/* Why gc_thresh3 grows, for the log. */
+static void grow_reason(const struct bpftune_event *ev,
+			const struct neigh_table_event *e, unsigned int fam,
+			const struct bpftune_neigh_grow_in *in, long bound,
+			const char *where, char *reason, size_t len)
+{
+	char room[128];
+
+	if (bound < NEIGH_HARD_CAP)
+		snprintf(room, sizeof(room), "room for at most %ld entries: %ld elsewhere + %ld its prefixes can hold",
+			 bound, bound - in->ns_capacity, in->ns_capacity);
+	else
+		snprintf(room, sizeof(room), "room for at most %d entries: the hard cap",
+			 NEIGH_HARD_CAP);
+	if (ev->scenario_id == NEIGH_TABLE_FULL)
+		snprintf(reason, len, "the kernel refused a neighbour on %.16s in %s: the %s table is full (%d entries, gc_thresh3 %ld); %s",
+			 e->dev, where, fam_table(fam), e->gc_entries, in->cur.t3,
+			 room);
+	else
+		snprintf(reason, len, "%d entries of the %s table count against gc_thresh3 %ld, within %g%% of it (new entry on %.16s in %s); %s",
+			 e->gc_entries, fam_table(fam), in->cur.t3, delta_pct(),
+			 e->dev, where, room);
+}
+
 static void grow(struct nt_state *s, const struct bpftune_event *ev,
 		 const struct neigh_table_event *e, unsigned int fam)
 {
@@ -299,8 +350,7 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 	struct bpftune_neigh_grow_in in = {
 		.hard_cap = NEIGH_HARD_CAP, .orig = s->fam[fam].orig,
 	};
-	char inputs[320], why[320], reason[400], where[128], room[128];
-	unsigned int scenario = ev->scenario_id;
+	char inputs[320], reason[400], where[128];
 	enum bpftune_neigh_verdict v;
 	struct bpftune_neigh_thresh out;
 	struct capacity c;
@@ -334,50 +384,15 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 		 "family=%s dev=%.16s entries=%d gc_entries=%d thresh=%ld,%ld,%ld ns_entries=%ld prefix_capacity=%ld prefixes=%u bound=%ld created=%u",
 		 fam_name(fam), e->dev, e->entries, e->gc_entries, in.cur.t1,
 		 in.cur.t2, in.cur.t3, in.ns_entries, err ? -1L : c.sum,
-		 c.prefixes, bound,
-		 e->created);
-	switch (v) {
-	case BPFTUNE_NEIGH_NS_OVER_PREFIX:
-		bpftune_decide(s->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
-			       "none: netns holds more entries than its prefixes");
-		snprintf(why, sizeof(why), "%s holds %ld %s entries, at least the %ld neighbours its prefixes can hold: more room would not be for on-link neighbours",
-			 where, in.ns_entries, fam_name(fam), in.ns_capacity);
-		log_stop(s, fam, v, in.cur.t3, why);
+		 c.prefixes, bound, e->created);
+	if (v != BPFTUNE_NEIGH_GROW) {
+		refused(s, ev, fam, v, &in, bound, inputs, where);
 		return;
-	case BPFTUNE_NEIGH_AT_PREFIX_CAP:
-		bpftune_decide(s->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
-			       "none: at what the prefixes can hold");
-		snprintf(why, sizeof(why), "the prefixes of %s can hold %ld neighbours and %ld entries belong elsewhere: a table of %ld entries is all that can be needed",
-			 where, in.ns_capacity, bound - in.ns_capacity, bound);
-		log_stop(s, fam, v, in.cur.t3, why);
-		return;
-	case BPFTUNE_NEIGH_AT_HARD_CAP:
-		bpftune_decide(s->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs,
-			       "none: at the hard cap");
-		snprintf(why, sizeof(why), "the hard cap is %d (%s)",
-			 NEIGH_HARD_CAP, NEIGH_CAP_REASON);
-		log_stop(s, fam, v, in.cur.t3, why);
-		return;
-	case BPFTUNE_NEIGH_GROW:
-		break;
 	}
-	bpftune_decide(s->tuner, ev, scenario, fam * 3 + 2, "grow-near-limit", inputs, "raise");
-	if (bound < NEIGH_HARD_CAP)
-		snprintf(room, sizeof(room), "room for at most %ld entries: %ld elsewhere + %ld its prefixes can hold",
-			 bound, bound - in.ns_capacity, in.ns_capacity);
-	else
-		snprintf(room, sizeof(room), "room for at most %d entries: the hard cap",
-			 NEIGH_HARD_CAP);
-	if (scenario == NEIGH_TABLE_FULL)
-		snprintf(reason, sizeof(reason), "the kernel refused a neighbour on %.16s in %s: the %s table is full (%d entries, gc_thresh3 %ld); %s",
-			 e->dev, where, fam_table(fam), e->gc_entries, in.cur.t3,
-			 room);
-	else
-		snprintf(reason, sizeof(reason), "%d entries of the %s table count against gc_thresh3 %ld, within %g%% of it (new entry on %.16s in %s); %s",
-			 e->gc_entries, fam_table(fam), in.cur.t3, delta_pct(),
-			 e->dev, where, room);
-	err = apply(s, ev, fam, scenario, &in.cur, &out, order, reason);
-	if (err > 0)
+	bpftune_decide(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
+		       "grow-near-limit", inputs, "raise");
+	grow_reason(ev, e, fam, &in, bound, where, reason, sizeof(reason));
+	if (apply(s, ev, fam, ev->scenario_id, &in.cur, &out, order, reason) > 0)
 		set_grown(s, fam, true);
 }
 

@@ -25,6 +25,7 @@ int main(void)
 	failed += unit_run_table_policy();
 	failed += unit_run_grow();
 	failed += unit_run_tcp_buffer_policy();
+	failed += unit_run_kit();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

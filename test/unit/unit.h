@@ -27,6 +27,7 @@ int unit_run_correlation(void);
 int unit_run_table_policy(void);
 int unit_run_grow(void);
 int unit_run_tcp_buffer_policy(void);
+int unit_run_kit(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)

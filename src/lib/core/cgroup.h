@@ -2,6 +2,8 @@
 #ifndef BPFTUNE_CGROUP_H
 #define BPFTUNE_CGROUP_H
 
+#include "core/daemon_api.h"
+
 #include <stddef.h>
 
 /* fd of the cgroup at @path, or of the cgroup2 root if NULL; -errno */
@@ -16,7 +18,7 @@ int bpftune_cgroup_open(const char *path);
  * by bpftune_cgroup_cleanup().  Returns an fd, or -errno with the reason
  * in @why: the daemon must then not start.
  */
-int bpftune_cgroup_setup(const char *path, char *why, size_t len);
-void bpftune_cgroup_cleanup(void);
+BPFTUNE_DAEMON int bpftune_cgroup_setup(const char *path, char *why, size_t len);
+BPFTUNE_DAEMON void bpftune_cgroup_cleanup(void);
 
 #endif

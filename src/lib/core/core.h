@@ -7,19 +7,21 @@
 #ifndef BPFTUNE_CORE_H
 #define BPFTUNE_CORE_H
 
+#include "core/daemon_api.h"
+
 #include <stdbool.h>
 
 #include "core/internal.h"
 
-extern const struct bpftune_tuner_ops bpftune_admin_override_ops;
-extern const struct bpftune_tuner_ops bpftune_netns_watch_ops;
+BPFTUNE_DAEMON extern const struct bpftune_tuner_ops bpftune_admin_override_ops;
+BPFTUNE_DAEMON extern const struct bpftune_tuner_ops bpftune_netns_watch_ops;
 
 /*
  * Start both; 0, or -errno when one cannot run (logged): the daemon must
  * not tune without them.
  */
-int bpftune_core_start(const struct bpftune_bpf_opts *opts);
+BPFTUNE_DAEMON int bpftune_core_start(const struct bpftune_bpf_opts *opts);
 /* Is @name ("sysctl", "netns") a core mechanism?  (-a does not select them) */
-bool bpftune_core_named(const char *name);
+BPFTUNE_DAEMON bool bpftune_core_named(const char *name);
 
 #endif

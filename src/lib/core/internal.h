@@ -7,6 +7,8 @@
 #ifndef BPFTUNE_INTERNAL_H
 #define BPFTUNE_INTERNAL_H
 
+#include "core/daemon_api.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,13 +22,13 @@ struct bpf_link;
 
 /* ---- logging (log.c) ---- */
 enum bpftune_log_dest { BPFTUNE_LOG_SYSLOG, BPFTUNE_LOG_STDERR };
-void bpftune_log_init(enum bpftune_log_dest dest, int max_level);
-bool bpftune_log_debug_enabled(void);
+BPFTUNE_DAEMON void bpftune_log_init(enum bpftune_log_dest dest, int max_level);
+BPFTUNE_DAEMON bool bpftune_log_debug_enabled(void);
 /* identical consecutive lines are collapsed; this reports the count */
-void bpftune_log_flush(void);
+BPFTUNE_DAEMON void bpftune_log_flush(void);
 
 /* ---- capabilities (cap.c) ---- */
-int bpftune_cap_init(void);	/* keep only what the daemon needs */
+BPFTUNE_DAEMON int bpftune_cap_init(void);	/* keep only what the daemon needs */
 void bpftune_cap_raise(void);	/* effective = permitted, nests */
 void bpftune_cap_lower(void);
 
@@ -63,11 +65,11 @@ struct bpftune_support {
 	enum bpftune_support_level level;
 };
 
-const char *bpftune_feature_name(enum bpftune_feature f);
-const char *bpftune_support_level_name(enum bpftune_support_level l);
-int bpftune_support_level_exit(enum bpftune_support_level l);
-int bpftune_support_probe(struct bpftune_support *s);
-const struct bpftune_support *bpftune_support(void);
+BPFTUNE_DAEMON const char *bpftune_feature_name(enum bpftune_feature f);
+BPFTUNE_DAEMON const char *bpftune_support_level_name(enum bpftune_support_level l);
+BPFTUNE_DAEMON int bpftune_support_level_exit(enum bpftune_support_level l);
+BPFTUNE_DAEMON int bpftune_support_probe(struct bpftune_support *s);
+BPFTUNE_DAEMON const struct bpftune_support *bpftune_support(void);
 
 /* ---- BPF objects (bpf_load.c) ---- */
 struct bpftune_bpf_opts {
@@ -78,10 +80,10 @@ struct bpftune_bpf_opts {
  * Open the skeleton of @image into *@skelp (its object in *@objp); on
  * failure, the reason in @why.
  */
-int bpftune_bpf_open(const struct bpftune_bpf_image *image,
+BPFTUNE_DAEMON int bpftune_bpf_open(const struct bpftune_bpf_image *image,
 		     const char *name, bool legacy, void **skelp,
 		     struct bpf_object **objp, char *why, size_t why_len);
-int bpftune_bpf_select_programs(struct bpf_object *obj,
+BPFTUNE_DAEMON int bpftune_bpf_select_programs(struct bpf_object *obj,
 				const struct bpftune_support *s,
 				char *why, size_t why_len);
 int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
@@ -94,11 +96,11 @@ void bpftune_bpf_print_stats(struct bpftune_tuner *tuner);
 int bpftune_bpf_read_config(const struct bpftune_tuner *tuner,
 			    struct bpftune_bpf_config *config,
 			    uint64_t *ringbuf_lost);
-int bpftune_ringbuf_fd(void);
+BPFTUNE_DAEMON int bpftune_ringbuf_fd(void);
 /* the shared gauges map (struct bpftune_gauges by netns cookie), or -1 */
 int bpftune_gauges_fd(void);
 /* closes the ring buffer and the gauges map */
-void bpftune_ringbuf_close(void);
+BPFTUNE_DAEMON void bpftune_ringbuf_close(void);
 
 /* ---- plugins (plugin.c) ---- */
 /* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
@@ -113,8 +115,8 @@ const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 						    char *why, size_t why_len);
 
 /* ---- netns (netns.c) ---- */
-int bpftune_netns_init(void);
-void bpftune_netns_fini(void);
+BPFTUNE_DAEMON int bpftune_netns_init(void);
+BPFTUNE_DAEMON void bpftune_netns_fini(void);
 int bpftune_netns_cookie_of_fd(int fd, uint64_t *cookie);
 /*
  * An fd for the network namespace an event came from, found through the
@@ -268,17 +270,17 @@ void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,
  * --observe: bpftune_tunable_set() writes nothing and returns 0; change
  * observers get err -ECANCELED (pre_change is not called).
  */
-void bpftune_set_observe_only(bool on);
+BPFTUNE_DAEMON void bpftune_set_observe_only(bool on);
 bool bpftune_observe_only(void);
 
-void bpftune_set_learning_rate(unsigned int rate);
-unsigned int bpftune_num_tuners(void);
-struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
-struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
+BPFTUNE_DAEMON void bpftune_set_learning_rate(unsigned int rate);
+BPFTUNE_DAEMON unsigned int bpftune_num_tuners(void);
+BPFTUNE_DAEMON struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
+BPFTUNE_DAEMON struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
 					void *handle, int plugin_fd,
 					const char *file);
-void bpftune_tuner_remove(struct bpftune_tuner *tuner);
-int bpftune_tuner_start(struct bpftune_tuner *tuner,
+BPFTUNE_DAEMON void bpftune_tuner_remove(struct bpftune_tuner *tuner);
+BPFTUNE_DAEMON int bpftune_tuner_start(struct bpftune_tuner *tuner,
 			const struct bpftune_bpf_opts *opts);
 /* fini() and what the library made for the plugin (lifecycle.c) */
 void bpftune_tuner_stop(struct bpftune_tuner *tuner);
@@ -286,7 +288,7 @@ void bpftune_tuner_stop(struct bpftune_tuner *tuner);
 void bpftune_tuner_notify_state(struct bpftune_tuner *tuner, uint64_t cookie,
 				enum bpftune_state state);
 /* "tuner", "collector" or "core" */
-const char *bpftune_kind_name(enum bpftune_plugin_kind kind);
+BPFTUNE_DAEMON const char *bpftune_kind_name(enum bpftune_plugin_kind kind);
 /* events rejected so far for scenario @s (num_scenarios: unknown scenario) */
 uint64_t bpftune_tuner_rejected(const struct bpftune_tuner *t, unsigned int s);
 enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
@@ -302,11 +304,11 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
 unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause);
 /* per-netns state entries held by all tuners, for statistics */
 unsigned int bpftune_netns_states(void);
-void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
+BPFTUNE_DAEMON void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
 /* events that named no loaded tuner or were cut short, so far */
 uint64_t bpftune_events_malformed(void);
-void bpftune_print_summary(void);
-void bpftune_tuners_fini(void);
+BPFTUNE_DAEMON void bpftune_print_summary(void);
+BPFTUNE_DAEMON void bpftune_tuners_fini(void);
 
 
 /* ---- sysctl I/O (sysctl.c): the library's, not the plugins' ---- */

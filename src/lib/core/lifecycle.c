@@ -237,8 +237,8 @@ static void (*event_handler(struct bpftune_tuner *t,
 	char why[160];
 
 	if (ev->scenario_id >= ops->num_scenarios) {
-		snprintf(why, sizeof(why), "the plugin declares %u scenarios",
-			 ops->num_scenarios);
+		snprintf(why, sizeof(why), "the plugin declares %u scenario%s",
+			 ops->num_scenarios, ops->num_scenarios == 1 ? "" : "s");
 		reject(t, ev, ops->num_scenarios, why);
 		return NULL;
 	}

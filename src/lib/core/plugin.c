@@ -246,9 +246,67 @@ static bool ops_valid(const struct bpftune_tuner_ops *ops, const char *file,
 }
 
 /*
+ * The abi_version of the descriptor, read from the file before dlopen():
+ * a plugin built for another ABI may use library functions this one no
+ * longer has, and would only get "undefined symbol" from dlopen().  The
+ * first member is a plain integer in every ABI, stored as is in the file.
+ * 0, -ENOENT without a bpftune_tuner_ops symbol, -EINVAL if unreadable.
+ */
+static int file_abi_version(Elf *e, int fd, unsigned int *ver)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, dsh;
+	GElf_Sym sym;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			const char *name;
+
+			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || strcmp(name, BPFTUNE_TUNER_OPS_SYMBOL))
+				continue;
+			if (!gelf_getshdr(elf_getscn(e, sym.st_shndx), &dsh) ||
+			    dsh.sh_type != SHT_PROGBITS || sym.st_value < dsh.sh_addr ||
+			    sym.st_value + sizeof(*ver) > dsh.sh_addr + dsh.sh_size ||
+			    pread(fd, ver, sizeof(*ver), dsh.sh_offset +
+				  (sym.st_value - dsh.sh_addr)) != sizeof(*ver))
+				return -EINVAL;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static bool abi_matches(Elf *e, int fd, char *why, size_t len)
+{
+	unsigned int ver = 0;
+	int err = file_abi_version(e, fd, &ver);
+
+	if (err == -ENOENT)
+		snprintf(why, len, "no %s symbol: not a bpftune tuner",
+			 BPFTUNE_TUNER_OPS_SYMBOL);
+	else if (err)
+		snprintf(why, len, "its %s cannot be read", BPFTUNE_TUNER_OPS_SYMBOL);
+	else if (ver != BPFTUNE_ABI_VERSION)
+		snprintf(why, len, "built for plugin ABI %u, but this daemon speaks plugin ABI %u: rebuild it against this bpftune's headers (<bpftune/libbpftune.h>)",
+			 ver, (unsigned int)BPFTUNE_ABI_VERSION);
+	return !err && ver == BPFTUNE_ABI_VERSION;
+}
+
+/*
  * dlopen() maps segments without checking the file is long enough, so a
  * truncated plugin would kill the daemon with SIGBUS: check with libelf
- * that it is a shared object whose loadable segments lie inside the file.
+ * that it is a shared object whose loadable segments lie inside the file,
+ * and that its descriptor is of this ABI.
  */
 static bool elf_sane(int fd, off_t size, char *why, size_t len)
 {
@@ -277,7 +335,7 @@ static bool elf_sane(int fd, off_t size, char *why, size_t len)
 			goto out;
 		}
 	}
-	ok = true;
+	ok = abi_matches(e, fd, why, len);
 out:
 	elf_end(e);
 	return ok;

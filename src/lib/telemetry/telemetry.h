@@ -11,6 +11,8 @@
 #ifndef BPFTUNE_TELEMETRY_H
 #define BPFTUNE_TELEMETRY_H
 
+#include "core/daemon_api.h"
+
 #include <stdbool.h>
 
 #include "core/internal.h"
@@ -36,13 +38,13 @@ struct bpftune_telemetry_opts {
  * Before the tuners start: create the run's file and its tables.  Failure
  * is logged and leaves telemetry off; tuning goes on.  0 or -errno.
  */
-int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o);
+BPFTUNE_DAEMON int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o);
 /* After the tuners started: record the run, start the writer and timer. */
-int bpftune_telemetry_start(void);
+BPFTUNE_DAEMON int bpftune_telemetry_start(void);
 /* Record a tuner started later (tuners, tunables and states rows). */
 void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t);
 /* Last samples and health, flush, close.  Safe to call more than once. */
-void bpftune_telemetry_stop(int exit_status);
+BPFTUNE_DAEMON void bpftune_telemetry_stop(int exit_status);
 /* Path of the run's file, or NULL when telemetry is off. */
 const char *bpftune_telemetry_path(void);
 
