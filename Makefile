@@ -315,7 +315,6 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(LIB_SO) $(TUNER_SOS) $(FI
 	scripts/check-size.py $(filter-out %.bpf.c,$(shell find src include -name '*.[ch]'))
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
-		-I$(B)/skel/lib/core -Isrc/tuners -I$(B)/skel/tuners \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
 		src/bpftune.c $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
 		test/unit sample_tuner/sample_tuner.c

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <net/if.h>
 #include <linux/rtnetlink.h>
@@ -163,6 +164,28 @@ static void test_netlink_neigh_table(void **state)
 	bpftune_nl_close(nl);
 }
 
+/*
+ * gc_thresh3 set to what it is (a no-op for the kernel and anyone else):
+ * the message must name the third threshold and leave the others alone.
+ */
+static void test_netlink_neigh_table_set(void **state)
+{
+	struct bpftune_nl *nl = bpftune_nl_open(NULL);
+	struct bpftune_neigh_table before, after;
+	int err;
+
+	(void)state;
+	assert_non_null(nl);
+	assert_int_equal(bpftune_nl_neigh_table(nl, AF_INET, &before), 0);
+	err = bpftune_nl_neigh_table_set(nl, AF_INET, 3, before.thresh[2]);
+	assert_int_equal(err, geteuid() ? -EPERM : 0);
+	assert_int_equal(bpftune_nl_neigh_table(nl, AF_INET, &after), 0);
+	assert_int_equal(after.thresh[0], before.thresh[0]);
+	assert_int_equal(after.thresh[1], before.thresh[1]);
+	assert_int_equal(after.thresh[2], before.thresh[2]);
+	bpftune_nl_close(nl);
+}
+
 static int count_neigh(const struct bpftune_neigh *n, void *ctx)
 {
 	(void)n;
@@ -190,6 +213,7 @@ int unit_run_kit(void)
 		cmocka_unit_test(test_schedstat),
 		cmocka_unit_test(test_netlink_links_addrs),
 		cmocka_unit_test(test_netlink_neigh_table),
+		cmocka_unit_test(test_netlink_neigh_table_set),
 		cmocka_unit_test(test_netlink_neighs),
 	};
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The kit's rtnetlink (see <bpftune/netlink.h>) on libnl-route-3: links,
- * addresses and neighbours through libnl's caches; neighbour tables
- * through libnl's rtnl_neightbl for changes, and a dump parsed with
- * libnl's message API for reading, since libnl keeps a table's
- * thresholds and entry count (NDTA_CONFIG) to itself, without getters.
+ * addresses and neighbours through libnl's caches.  Neighbour tables are
+ * the one place for raw messages, built and parsed with libnl's message
+ * API: libnl keeps a table's thresholds and entry count (NDTA_CONFIG) to
+ * itself, without getters, and its rtnl_neightbl_build_change_request()
+ * sends NDTA_THRESH2 where NDTA_THRESH3 is asked for, so gc_thresh3 could
+ * not be set through it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +21,6 @@
 #include <netlink/route/link.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/neighbour.h>
-#include <netlink/route/neightbl.h>
 #include <bpftune/netlink.h>
 
 #include "core/internal.h"
@@ -292,7 +293,7 @@ int bpftune_nl_neigh_table(struct bpftune_nl *nl, int family,
 {
 	struct ndtmsg ndtm = { .ndtm_family = family };
 	const char *name = table_name(family);
-	struct nl_cb *cb;
+	struct nl_cb *cb, *own;
 	int err;
 
 	if (!nl || !t || !name)
@@ -305,9 +306,13 @@ int bpftune_nl_neigh_table(struct bpftune_nl *nl, int family,
 			     sizeof(ndtm));
 	if (err < 0)
 		return nl_errno(err);
-	cb = nl_cb_clone(nl_socket_get_cb(nl->sk));
-	if (!cb)
+	/* the socket's callbacks, by reference: cloned, then let go */
+	cb = nl_socket_get_cb(nl->sk);
+	own = cb ? nl_cb_clone(cb) : NULL;
+	nl_cb_put(cb);
+	if (!own)
 		return -ENOMEM;
+	cb = own;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, table_msg, t);
 	err = nl_recvmsgs(nl->sk, cb);
 	nl_cb_put(cb);
@@ -319,34 +324,27 @@ int bpftune_nl_neigh_table(struct bpftune_nl *nl, int family,
 int bpftune_nl_neigh_table_set(struct bpftune_nl *nl, int family,
 			       unsigned int which, long value)
 {
+	static const int attr[3] = { NDTA_THRESH1, NDTA_THRESH2, NDTA_THRESH3 };
+	struct ndtmsg ndtm = { .ndtm_family = family };
 	const char *name = table_name(family);
-	struct rtnl_neightbl *old, *tmpl;
-	struct nl_cache *cache = NULL;
+	struct nl_msg *msg;
 	int err;
 
 	if (!nl || !name || which < 1 || which > 3 || value < 0 || value > INT32_MAX)
 		return -EINVAL;
-	err = rtnl_neightbl_alloc_cache(nl->sk, &cache);
-	if (err < 0)
-		return nl_errno(err);
-	old = rtnl_neightbl_get(cache, name, 0);
-	tmpl = rtnl_neightbl_alloc();
-	if (!old || !tmpl) {
-		err = old ? -NLE_NOMEM : -NLE_OBJ_NOTFOUND;
-		goto out;
-	}
-	if (which == 1)
-		rtnl_neightbl_set_gc_tresh1(tmpl, (int)value);
-	else if (which == 2)
-		rtnl_neightbl_set_gc_tresh2(tmpl, (int)value);
-	else
-		rtnl_neightbl_set_gc_tresh3(tmpl, (int)value);
-	err = rtnl_neightbl_change(nl->sk, old, tmpl);
-out:
-	if (tmpl)
-		rtnl_neightbl_put(tmpl);
-	if (old)
-		rtnl_neightbl_put(old);
-	nl_cache_free(cache);
-	return nl_errno(err);
+	msg = nlmsg_alloc_simple(RTM_SETNEIGHTBL, 0);
+	if (!msg)
+		return -ENOMEM;
+	err = nlmsg_append(msg, &ndtm, sizeof(ndtm), NLMSG_ALIGNTO);
+	if (!err)
+		err = nla_put_string(msg, NDTA_NAME, name);
+	if (!err)
+		err = nla_put_u32(msg, attr[which - 1], (uint32_t)value);
+	/* with the socket's automatic ACK request: wait for the verdict */
+	if (!err)
+		err = nl_send_auto(nl->sk, msg);
+	nlmsg_free(msg);
+	if (err >= 0)
+		err = nl_wait_for_ack(nl->sk);
+	return nl_errno(err < 0 ? err : 0);
 }

@@ -113,7 +113,7 @@ static void rejected(struct bpftune_buf *o, bool json,
 	unsigned int s, n = 0;
 
 	if (json)
-		bpftune_buf_add(o, ",\"events_rejected\":[", 19);
+		bpftune_buf_add(o, ",\"events_rejected\":[", 20);
 	for (s = 0; s <= t->ops->num_scenarios; s++) {
 		uint64_t count = bpftune_tuner_rejected(t, s);
 		const char *name = s < t->ops->num_scenarios ?
