@@ -136,8 +136,24 @@ static void walk_one(struct nl_object *obj, void *arg)
 		w->ret = w->fn(obj, w);
 }
 
-static int walk_cache(struct nl_cache *cache, struct walk *w)
+enum dump { DUMP_LINKS, DUMP_ADDRS, DUMP_NEIGHS };
+
+/* Dump @what into a libnl cache and call w->fn on each object. */
+static int walk_dump(struct bpftune_nl *nl, enum dump what, struct walk *w)
 {
+	struct nl_cache *cache = NULL;
+	int err;
+
+	if (!nl || !w->user_fn)
+		return -EINVAL;
+	if (what == DUMP_LINKS)
+		err = rtnl_link_alloc_cache(nl->sk, AF_UNSPEC, &cache);
+	else if (what == DUMP_ADDRS)
+		err = rtnl_addr_alloc_cache(nl->sk, &cache);
+	else
+		err = rtnl_neigh_alloc_cache(nl->sk, &cache);
+	if (err < 0)
+		return nl_errno(err);
 	nl_cache_foreach(cache, walk_one, w);
 	nl_cache_free(cache);
 	return w->ret;
@@ -178,16 +194,11 @@ static int link_one(struct nl_object *obj, struct walk *w)
 
 int bpftune_nl_links(struct bpftune_nl *nl, bpftune_link_fn fn, void *ctx)
 {
-	struct walk w = { .fn = link_one, .user_fn = (void *)fn, .ctx = ctx };
-	struct nl_cache *cache = NULL;
-	int err;
+	struct walk w = {
+		.fn = link_one, .user_fn = (void *)fn, .ctx = ctx,
+	};
 
-	if (!nl || !fn)
-		return -EINVAL;
-	err = rtnl_link_alloc_cache(nl->sk, AF_UNSPEC, &cache);
-	if (err < 0)
-		return nl_errno(err);
-	return walk_cache(cache, &w);
+	return walk_dump(nl, DUMP_LINKS, &w);
 }
 
 static int addr_one(struct nl_object *obj, struct walk *w)
@@ -211,15 +222,8 @@ int bpftune_nl_addrs(struct bpftune_nl *nl, int family, bpftune_addr_fn fn,
 	struct walk w = {
 		.family = family, .fn = addr_one, .user_fn = (void *)fn, .ctx = ctx,
 	};
-	struct nl_cache *cache = NULL;
-	int err;
 
-	if (!nl || !fn)
-		return -EINVAL;
-	err = rtnl_addr_alloc_cache(nl->sk, &cache);
-	if (err < 0)
-		return nl_errno(err);
-	return walk_cache(cache, &w);
+	return walk_dump(nl, DUMP_ADDRS, &w);
 }
 
 static int neigh_one(struct nl_object *obj, struct walk *w)
@@ -243,15 +247,8 @@ int bpftune_nl_neighs(struct bpftune_nl *nl, int family, bpftune_neigh_fn fn,
 	struct walk w = {
 		.family = family, .fn = neigh_one, .user_fn = (void *)fn, .ctx = ctx,
 	};
-	struct nl_cache *cache = NULL;
-	int err;
 
-	if (!nl || !fn)
-		return -EINVAL;
-	err = rtnl_neigh_alloc_cache(nl->sk, &cache);
-	if (err < 0)
-		return nl_errno(err);
-	return walk_cache(cache, &w);
+	return walk_dump(nl, DUMP_NEIGHS, &w);
 }
 
 /* ---- neighbour tables -------------------------------------------------- */
