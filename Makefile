@@ -127,6 +127,13 @@ $(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
+# A tuner's telemetry declarations (<name>_tables.c) are linked into its .so
+TUNER_TABLES	:= $(patsubst src/tuners/%_tables.c,%,$(wildcard src/tuners/*_tables.c))
+$(B)/obj/tuners/%_tables.o: src/tuners/%_tables.c $(wildcard src/tuners/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(foreach t,$(TUNER_TABLES),$(eval $(B)/lib/bpftune/$(t)_tuner.so: $(B)/obj/tuners/$(t)_tables.o))
+
 # Pure arithmetic shared by tuners (unit-tested): linked into those that
 # use it.  A tuner that needs a library names it in TUNER_LIBS for its
 # own .so only.
@@ -187,11 +194,23 @@ FLOOD		:= $(B)/test/flood
 
 all: $(TELEMETRY_SCHEMA)
 
-$(TELEMETRY_SCHEMA): tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_schema.h
+# the declarations: the core's, and every in-tree plugin's <name>_tables.c
+SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c)
+TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c) sample_tuner/sample_tuner_tables.c
+DECLARERS	:= $(B)/telemetry_declarers.inc
+$(DECLARERS): $(TABLES_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c
+	@for f in $(TABLES_SRCS); do \
+		n=$$(basename $$f _tables.c); echo "DECLARER($${n%_tuner})"; \
+	done > $@.tmp && mv $@.tmp $@
 
-# docs/telemetry.md comes from the schema table; test/telemetry_tools.bats fails if it drifts
+$(TELEMETRY_SCHEMA): tools/telemetry_schema.c $(SCHEMA_SRCS) $(TABLES_SRCS) $(DECLARERS) \
+		     src/lib/telemetry/telemetry_schema.h $(wildcard include/bpftune/*.h src/tuners/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $@ tools/telemetry_schema.c $(SCHEMA_SRCS) \
+		$(TABLES_SRCS)
+
+# docs/telemetry.md comes from the declarations; test/telemetry_tools.bats fails if it drifts
 docs: $(TELEMETRY_SCHEMA)
 	$(TELEMETRY_SCHEMA) --markdown > docs/telemetry.md.tmp && mv docs/telemetry.md.tmp docs/telemetry.md
 
@@ -231,15 +250,15 @@ UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
-UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
+UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c
 UNIT_LIB  += src/tuners/table_policy.c
 
-$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -257,14 +276,15 @@ test: all $(UNIT_TEST) $(FIXTURE_SOS)
 # ---- static analysis and sanitizers -------------------------------------
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
-check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
+check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
 		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
-		test/unit sample_tuner/sample_tuner.c
+		src/tuners/*_tables.c test/unit sample_tuner/sample_tuner.c \
+		sample_tuner/sample_tuner_tables.c
 	@mkdir -p $(B)/san
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/unit_tests \
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $(B)/san/unit_tests \
 		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
 	$(B)/san/unit_tests
 	@mkdir -p $(B)/san/lib

@@ -36,13 +36,17 @@ static const struct bpftune_scenario_desc scenarios[] = {
 static void sample_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
 {
 	const struct sample_listen *l = (const void *)ev->payload;
-	char reason[160], inputs[64];
+	char reason[160], inputs[64], comm[BPFTUNE_COMM_LEN + 1];
 	long want;
 
 	if (ev->payload_len < sizeof(*l))
 		return;
 	bpftune_log(LOG_INFO, "sample: pid %u (%.*s) called listen() with backlog %d, somaxconn is %d",
 		    ev->pid, BPFTUNE_COMM_LEN, ev->comm, l->backlog, l->somaxconn);
+	snprintf(comm, sizeof(comm), "%.*s", BPFTUNE_COMM_LEN, ev->comm);
+	bpftune_table_row(t, SAMPLE_TABLE_LISTEN, ev, (const struct bpftune_value[]){
+		BPFTUNE_VALUE_INT(ev->pid), BPFTUNE_VALUE_TEXT(comm),
+		BPFTUNE_VALUE_INT(l->backlog), BPFTUNE_VALUE_INT(l->somaxconn) }, 4);
 	want = l->backlog;
 	snprintf(inputs, sizeof(inputs), "backlog=%d somaxconn=%d", l->backlog,
 		 l->somaxconn);
@@ -59,4 +63,5 @@ static void sample_event(struct bpftune_tuner *t, const struct bpftune_event *ev
 }
 
 BPFTUNE_TUNER("sample", "raises somaxconn when listen() backlogs are truncated",
-	      sample_tuner_bpf, tunables, scenarios, NULL, NULL, sample_event);
+	      sample_tuner_bpf, tunables, scenarios, NULL, NULL, sample_event,
+	      .telemetry = &sample_telemetry);

@@ -20,6 +20,7 @@
 #include <syslog.h>
 #include <bpftune/bpftune.h>
 #include <bpftune/sampling.h>
+#include <bpftune/telemetry.h>
 
 struct bpf_object;
 struct bpftune_tuner;
@@ -78,6 +79,8 @@ struct bpftune_tuner_ops {
 	void (*fini)(struct bpftune_tuner *tuner);
 	void (*event_handler)(struct bpftune_tuner *tuner,
 			      const struct bpftune_event *event);
+	/* the plugin's telemetry tables and gauges; may be NULL */
+	const struct bpftune_telemetry_desc *telemetry;
 };
 
 #define BPFTUNE_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -85,8 +88,10 @@ struct bpftune_tuner_ops {
 /*
  * Define the plugin's descriptor.  skel is the skeleton name given to
  * bpftool gen skeleton for the full object; the legacy one is skel##_legacy.
+ * Further members may follow as designated initialisers, e.g.
+ * .telemetry = &my_telemetry.
  */
-#define BPFTUNE_TUNER(tname, desc, skel, tun, scen, init_fn, fini_fn, ev_fn) \
+#define BPFTUNE_TUNER(tname, desc, skel, tun, scen, init_fn, fini_fn, ev_fn, ...) \
 	const struct bpftune_tuner_ops bpftune_tuner_ops = {		\
 		.abi_version = BPFTUNE_ABI_VERSION,			\
 		.name = tname,						\
@@ -100,6 +105,7 @@ struct bpftune_tuner_ops {
 		.init = init_fn,					\
 		.fini = fini_fn,					\
 		.event_handler = ev_fn,					\
+		__VA_ARGS__						\
 	}
 
 #define BPFTUNE_TUNER_OPS_SYMBOL	"bpftune_tuner_ops"

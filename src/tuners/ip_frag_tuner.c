@@ -31,6 +31,7 @@
 #include "kit/correlation.h"
 #include "kit/proc_file.h"
 #include "ip_frag_tuner.h"
+#include "tuner_tables.h"
 #include "ip_frag_tuner.skel.h"
 #include "ip_frag_tuner.legacy.skel.h"
 
@@ -461,4 +462,5 @@ static void ip_frag_fini(struct bpftune_tuner *t)
 BPFTUNE_TUNER("ip_frag",
 	      "IPv4/IPv6 reassembly memory (ipfrag_high_thresh), per netns, with a fragment flood guard",
 	      ip_frag_tuner_bpf, tunables, scenarios, ip_frag_init,
-	      ip_frag_fini, ip_frag_event);
+	      ip_frag_fini, ip_frag_event,
+	      .telemetry = &ip_frag_telemetry);

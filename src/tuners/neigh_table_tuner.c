@@ -43,6 +43,7 @@
 #include "core/internal.h"
 #include "table_policy.h"
 #include "neigh_table_tuner.h"
+#include "tuner_tables.h"
 #include "neigh_table_tuner.skel.h"
 #include "neigh_table_tuner.legacy.skel.h"
 
@@ -691,4 +692,5 @@ static void neigh_table_fini(struct bpftune_tuner *t)
 BPFTUNE_TUNER("neigh_table",
 	      "neighbour table gc thresholds (ARP, IPv6 ND): grown near full, capped by the prefixes, shrunk when empty",
 	      neigh_table_tuner_bpf, tunables, scenarios, neigh_table_init,
-	      neigh_table_fini, neigh_table_event);
+	      neigh_table_fini, neigh_table_event,
+	      .telemetry = &neigh_table_telemetry);

@@ -42,6 +42,7 @@
 #include "kit/correlation.h"
 #include "kit/softnet_parse.h"
 #include "net_buffer_tuner.h"
+#include "tuner_tables.h"
 #include "net_buffer_tuner.skel.h"
 #include "net_buffer_tuner.legacy.skel.h"
 
@@ -687,4 +688,5 @@ static void net_buffer_fini(struct bpftune_tuner *t)
 BPFTUNE_TUNER("net_buffer",
 	      "per-CPU receive backlog, flow limit and the NET_RX budget, with a CPU wait guard",
 	      net_buffer_tuner_bpf, tunables, scenarios, net_buffer_init,
-	      net_buffer_fini, net_buffer_event);
+	      net_buffer_fini, net_buffer_event,
+	      .telemetry = &net_buffer_telemetry);

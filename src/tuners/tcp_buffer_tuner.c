@@ -35,6 +35,7 @@
 #include "kit/correlation.h"
 #include "kit/proc_file.h"
 #include "tcp_buffer_tuner.h"
+#include "tuner_tables.h"
 #include "tcp_buffer_tuner.skel.h"
 #include "tcp_buffer_tuner.legacy.skel.h"
 
@@ -996,4 +997,5 @@ static void tcp_buffer_fini(struct bpftune_tuner *t)
 BPFTUNE_TUNER("tcp_buffer",
 	      "TCP buffer limits, tcp_mem with memory pressure, latency guard, SYN backlog and syncookies",
 	      tcp_buffer_tuner_bpf, tunables, scenarios, tcp_buffer_init,
-	      tcp_buffer_fini, tcp_buffer_event);
+	      tcp_buffer_fini, tcp_buffer_event,
+	      .telemetry = &tcp_buffer_telemetry);

@@ -26,6 +26,7 @@
 #include "core/internal.h"
 #include "kit/grow.h"
 #include "udp_buffer_tuner.h"
+#include "tuner_tables.h"
 #include "udp_buffer_tuner.skel.h"
 #include "udp_buffer_tuner.legacy.skel.h"
 
@@ -361,4 +362,5 @@ static void udp_buffer_fini(struct bpftune_tuner *t)
 BPFTUNE_TUNER("udp_buffer",
 	      "UDP receive buffers (rmem_default, rmem_max) and udp_mem",
 	      udp_buffer_tuner_bpf, tunables, scenarios, udp_buffer_init,
-	      udp_buffer_fini, udp_buffer_event);
+	      udp_buffer_fini, udp_buffer_event,
+	      .telemetry = &udp_buffer_telemetry);

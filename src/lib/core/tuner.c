@@ -175,6 +175,8 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 
 	if (!t)
 		return;
+	/* before fini() and dlclose(): no sample callback runs after this */
+	bpftune_telemetry_tuner_removed(t);
 	if (t->obj) {
 		bpftune_bpf_print_stats(t);
 		if (t->ops->fini)
@@ -213,6 +215,11 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	char why[512] = "";
 	int err;
 
+	err = bpftune_telemetry_tuner_check(t, why, sizeof(why));
+	if (err) {
+		bpftune_log(LOG_ERR, "tuner %s refused: telemetry: %s", ops->name, why);
+		return err;
+	}
 	err = bpftune_bpf_open(opts->legacy ? &ops->legacy : &ops->full,
 			       ops->name, opts->legacy, &t->obj, why, sizeof(why));
 	if (!err)
