@@ -127,12 +127,13 @@ static int col_source_check(const struct bpftune_col_desc *c,
 	case BPFTUNE_SRC_PROC:
 		if (!sampled)
 			return fail(why, len, "a /proc column in a table that is not sampled");
-		if ((t->flags & BPFTUNE_TABLE_PER_NETNS) && c->proc.file &&
-		    strncmp(c->proc.file, "/proc/net/", 10) &&
+		if (proc_check(c, why, len))
+			return -EINVAL;
+		if ((t->flags & BPFTUNE_TABLE_PER_NETNS) && strncmp(c->proc.file, "/proc/net/", 10) &&
 		    !(c->flags & BPFTUNE_COL_MACHINE_WIDE))
-			return fail(why, len, "%.64s is the same in every netns: mark the column machine-wide",
+			return fail(why, len, "%s is the same in every netns: mark the column machine-wide",
 				    c->proc.file);
-		return proc_check(c, why, len);
+		return 0;
 	case BPFTUNE_SRC_GAUGE:
 		if (!sampled)
 			return fail(why, len, "a gauge column in a table that is not sampled");
@@ -281,7 +282,7 @@ static int value_check(const struct bpftune_col_desc *c, const struct bpftune_va
 		return 0;
 	if (!bpftune_col_type_name(v->type))
 		return fail(why, len, "value of unknown type %d", (int)v->type);
-	return fail(why, len, "%s for a %s column", bpftune_col_type_name(v->type),
+	return fail(why, len, "a %s value, the column is %s", bpftune_col_type_name(v->type),
 		    bpftune_col_type_name(c->type));
 }
 
