@@ -103,6 +103,7 @@ def make_run(ddl, out, label, index, rng, opts):
         version = 2
         db.execute("DROP TABLE telemetry_tables")
         db.execute("DROP TABLE telemetry_columns")
+        db.execute("DROP TABLE sample_listen")
     for k, v in (("schema_version", str(version)), ("run_id", run_id), ("host_id", host)):
         db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (k, v))
     decl = list(opts.get("decl") or [])
@@ -145,6 +146,9 @@ def make_run(ddl, out, label, index, rng, opts):
                          "samples_udp": {"rcvbuf_errors": i}}[t]
                 insert(db, t, c, 2 * i - 1 + k, ts + 30 + k, netns_cookie=cookie, **extra)
         insert(db, "samples_system", c, i, ts + 30, load1=0.5 * i, mem_available_kb=1000 - i)
+        if not opts.get("legacy"):
+            insert(db, "sample_listen", c, i, ts, netns_cookie=4096, pid=100 + i,
+                   comm="python3", backlog=1000 * i, somaxconn=128 if i == 1 else 2048)
         insert(db, "health", c, i, ts + 40, ringbuf_lost=0, events_seen=i, rows_dropped=0)
     db.commit()
     db.execute("PRAGMA user_version = %d" % version)
