@@ -59,19 +59,29 @@ def moved(s, draw):
     return len(s) > 1 and s.nunique() > 1
 
 
+def netns_order(rows):
+    """The netns cookies of a per-netns table's rows: the daemon's first,
+    then the most sampled.  One order per table keeps a netns' line the
+    same colour in every graph of the table."""
+    if rows is None or "netns_cookie" not in rows.columns:
+        return []
+    counts = rows["netns_cookie"].value_counts()
+    return sorted((int(c) for c in counts.index),
+                  key=lambda c: (c != 0, -int(counts[c]), c))
+
+
 def lines(rows, col, per_netns, names):
-    """[(label or None, rows)] of one column: one per netns, the busiest
-    first (at most MAX_NETNS_LINES), or the table's rows as they are."""
+    """[(label or None, colour, rows)] of one column: one per netns (at
+    most MAX_NETNS_LINES, in netns_order()), or the rows as they are; and
+    how many namespaces were left out."""
     if not per_netns or "netns_cookie" not in rows.columns:
-        return [(None, rows)], 0
-    groups = []
-    for cookie, g in rows.groupby("netns_cookie"):
-        v = g[col].dropna().astype(float)
-        spread = (v.max() - v.min()) if len(v) else -1
-        groups.append((cookie != 0, -spread, -len(v), int(cookie), g))
-    groups.sort(key=lambda x: x[:4])
-    out = [(netns_label(c, names), g) for _, _, _, c, g in groups[:MAX_NETNS_LINES]]
-    return out, max(0, len(groups) - MAX_NETNS_LINES)
+        return [(None, "C0", rows)], 0
+    order = netns_order(rows)
+    out = []
+    for i, cookie in enumerate(order[:MAX_NETNS_LINES]):
+        g = rows[rows["netns_cookie"] == cookie]
+        out.append((netns_label(cookie, names), "C%d" % i, g))
+    return out, max(0, len(order) - MAX_NETNS_LINES)
 
 
 def series(col, draw, g, t0):
@@ -94,27 +104,27 @@ def title(c):
 
 
 def prepare(table, c, rows, t0, names):
-    """The lines of column @c of @table's @rows: ([(label, x, y)], netns
-    not drawn), or None if nothing in it moved."""
+    """The lines of column @c of @table's @rows: ([(label, colour, x, y)],
+    namespaces not drawn), or None if nothing in it moved."""
     if rows is None or not len(rows) or c.name not in rows.columns:
         return None
     groups, hidden = lines(rows, c.name, table.per_netns, names)
     out = []
-    for label, g in groups:
+    for label, colour, g in groups:
         xy = series(c.name, c.draw, g, t0)
         if xy is not None:
-            out.append((label, xy[0], xy[1]))
+            out.append((label, colour, xy[0], xy[1]))
     return (out, hidden) if out else None
 
 
 def draw(ax, table, c, prepared):
     """Draw what prepare() returned for column @c on @ax."""
     out, hidden = prepared
-    for label, x, y in out:
+    for label, colour, x, y in out:
         if c.draw == "cdf":
-            ax.step(x, y, where="post", label=label)
+            ax.step(x, y, where="post", label=label, color=colour)
         else:
-            ax.plot(x, y, label=label, linewidth=1)
+            ax.plot(x, y, label=label, color=colour, linewidth=1)
     ax.set_title(title(c) + (" (+%d netns not drawn)" % hidden if hidden else ""),
                  fontsize=9)
     if c.draw == "cdf":

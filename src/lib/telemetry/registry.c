@@ -338,7 +338,6 @@ static int tables_reserve(struct tplugin *p, const struct bpftune_telemetry_desc
 			free((void *)e->d);
 		e->d = &c->t;
 		e->plugin = p;
-		e->index = i;
 		e->state = TREG_RESERVED;
 		p->entry[i] = e - tm_tables;
 	}

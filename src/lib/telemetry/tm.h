@@ -207,7 +207,6 @@ struct treg {
 	const struct bpftune_table_desc *d;
 	struct tplugin *plugin;		/* NULL: the core's */
 	enum treg_state state;
-	unsigned int index;		/* in the plugin's declaration */
 	/* the writer's */
 	bool created;
 	bool bind_error_logged;
@@ -216,7 +215,6 @@ struct treg {
 	uint8_t *col_file;		/* sampler: file of each /proc column */
 	/* the producer's */
 	uint64_t prod_seq;
-	bool bad_row_logged;
 };
 
 extern struct treg tm_tables[BPFTUNE_TELEMETRY_MAX_TABLES];
