@@ -248,7 +248,8 @@ print(db.execute("SELECT count(*) FROM events WHERE tuner = ? AND comm = ?",
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
 	local out="$BATS_TEST_TMPDIR/c" ds="$BATS_TEST_TMPDIR/ds" w held f
 	local wl="iperf3-tcp,iperf3-tcp-reverse,iperf3-udp,iperf3-udp-reverse"
-	make_plugin_dir tcp_buffer netns
+	# the domain tables of the checks below are these plugins'
+	make_plugin_dir tcp_buffer udp_buffer net_buffer netns
 	# observe-only: the runs look, they never tune this shared machine
 	run "$TOOL" collect --workload "$wl" --runs 2 --duration 1 --settle 0.5 \
 		--observe --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
