@@ -235,11 +235,23 @@ FLOOD		:= $(B)/test/flood
 
 all: $(TELEMETRY_SCHEMA)
 
-$(TELEMETRY_SCHEMA): tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_schema.h
+# the declarations: the core's, and every in-tree plugin's <name>_tables.c
+SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c)
+TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c) sample_tuner/sample_tuner_tables.c
+DECLARERS	:= $(B)/telemetry_declarers.inc
+$(DECLARERS): $(TABLES_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c
+	@for f in $(TABLES_SRCS); do \
+		n=$$(basename $$f _tables.c); echo "DECLARER($${n%_tuner})"; \
+	done > $@.tmp && mv $@.tmp $@
 
-# docs/telemetry.md comes from the schema table; test/telemetry_tools.bats fails if it drifts
+$(TELEMETRY_SCHEMA): tools/telemetry_schema.c $(SCHEMA_SRCS) $(TABLES_SRCS) $(DECLARERS) \
+		     src/lib/telemetry/telemetry_schema.h $(wildcard include/bpftune/*.h src/tuners/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $@ tools/telemetry_schema.c $(SCHEMA_SRCS) \
+		$(TABLES_SRCS)
+
+# docs/telemetry.md comes from the declarations; test/telemetry_tools.bats fails if it drifts
 docs: $(TELEMETRY_SCHEMA)
 	$(TELEMETRY_SCHEMA) --markdown > docs/telemetry.md.tmp && mv docs/telemetry.md.tmp docs/telemetry.md
 
@@ -279,16 +291,16 @@ UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
-UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
+UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer_policy.c
 
-$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) \
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) -o $@ $(UNIT_SRCS) $(UNIT_LIB) \
 		-lcmocka -lelf -lz -lm -lnl-route-3 -lnl-3
 
 sample: all
@@ -307,7 +319,7 @@ test: all $(UNIT_TEST) $(FIXTURE_SOS)
 # ---- static analysis and sanitizers -------------------------------------
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
-check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(LIB_SO) $(TUNER_SOS) $(FIXTURE_SOS)
+check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TUNER_SOS) $(FIXTURE_SOS)
 	# the seal: exports, private symbols, plugins' includes; file and function sizes
 	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms $(SEAL)/private.syms \
 		$(TUNER_SOS) $(FIXTURE_SOS)
@@ -317,9 +329,9 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(LIB_SO) $(TUNER_SOS) $(FI
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
 		src/bpftune.c $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
-		test/unit sample_tuner/sample_tuner.c
+		test/unit sample_tuner/sample_tuner.c sample_tuner/sample_tuner_tables.c
 	@mkdir -p $(B)/san
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -o $(B)/san/unit_tests \
+	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) -o $(B)/san/unit_tests \
 		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm -lnl-route-3 -lnl-3
 	$(B)/san/unit_tests
 	@mkdir -p $(B)/san/lib

@@ -35,12 +35,16 @@ static void backlog_truncated(struct bpftune_tuner *t, void *priv,
 			      const struct bpftune_event *ev)
 {
 	const struct sample_listen *l = (const void *)ev->payload;
-	char reason[160], inputs[64];
+	char reason[160], inputs[64], comm[BPFTUNE_COMM_LEN + 1];
 	long want = l->backlog;
 
 	(void)priv;
 	bpftune_log(LOG_INFO, "sample: pid %u (%.*s) called listen() with backlog %d, somaxconn is %d",
 		    ev->pid, BPFTUNE_COMM_LEN, ev->comm, l->backlog, l->somaxconn);
+	snprintf(comm, sizeof(comm), "%.*s", BPFTUNE_COMM_LEN, ev->comm);
+	bpftune_table_row(t, SAMPLE_TABLE_LISTEN, ev, (const struct bpftune_value[]){
+		BPFTUNE_VALUE_INT(ev->pid), BPFTUNE_VALUE_TEXT(comm),
+		BPFTUNE_VALUE_INT(l->backlog), BPFTUNE_VALUE_INT(l->somaxconn) }, 4);
 	snprintf(inputs, sizeof(inputs), "backlog=%d somaxconn=%d", l->backlog,
 		 l->somaxconn);
 	bpftune_decide(t, ev, SAMPLE_SCENARIO_BACKLOG_TRUNCATED, SAMPLE_SOMAXCONN,
@@ -65,4 +69,5 @@ BPFTUNE_TUNER(sample_tuner_bpf,
 	.name = "sample",
 	.description = "raises somaxconn when listen() backlogs are truncated",
 	BPFTUNE_TUNABLES(tunables),
-	BPFTUNE_SCENARIOS(scenarios));
+	BPFTUNE_SCENARIOS(scenarios),
+	.telemetry = &sample_telemetry);

@@ -43,6 +43,7 @@
 #include <syslog.h>
 #include <bpftune/bpftune.h>
 #include <bpftune/sampling.h>
+#include <bpftune/telemetry.h>
 
 #pragma GCC visibility push(default)
 
@@ -188,6 +189,8 @@ struct bpftune_tuner_ops {
 			    uint64_t netns_cookie, enum bpftune_state state);
 	/* the plugin's timer fired (see bpftune_timer_set()) */
 	void (*timer)(struct bpftune_tuner *tuner, void *priv);
+	/* the plugin's telemetry tables and gauges (telemetry.h); may be NULL */
+	const struct bpftune_telemetry_desc *telemetry;
 	/*
 	 * New members go here, at the end: the library reads one only when
 	 * the plugin's ops_size covers it (BPFTUNE_OPS_HAS()).

@@ -30,6 +30,7 @@
 #include <bpftune/proc.h>
 
 #include "ip_frag_tuner.h"
+#include "tuner_tables.h"
 #include "ip_frag_tuner.skel.h"
 #include "ip_frag_tuner.legacy.skel.h"
 
@@ -388,4 +389,5 @@ BPFTUNE_TUNER(ip_frag_tuner_bpf,
 	},
 	.init = ip_frag_init,
 	.netns_state = ip_frag_netns_state,
-	.timer = ip_frag_timer);
+	.timer = ip_frag_timer,
+	.telemetry = &ip_frag_telemetry);

@@ -40,6 +40,7 @@
 #include <bpftune/table_policy.h>
 
 #include "neigh_table_tuner.h"
+#include "tuner_tables.h"
 #include "neigh_table_tuner.skel.h"
 #include "neigh_table_tuner.legacy.skel.h"
 
@@ -585,4 +586,5 @@ BPFTUNE_TUNER(neigh_table_tuner_bpf,
 	.event = neigh_table_event,
 	.init = neigh_table_init,
 	.netns_state = neigh_table_netns_state,
-	.timer = neigh_table_timer);
+	.timer = neigh_table_timer,
+	.telemetry = &neigh_table_telemetry);

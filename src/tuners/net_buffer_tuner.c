@@ -42,6 +42,7 @@
 #include <bpftune/proc.h>
 
 #include "net_buffer_tuner.h"
+#include "tuner_tables.h"
 #include "net_buffer_tuner.skel.h"
 #include "net_buffer_tuner.legacy.skel.h"
 
@@ -586,4 +587,5 @@ BPFTUNE_TUNER(net_buffer_tuner_bpf,
 	.priv_size = sizeof(struct nb_state),
 	.init = net_buffer_init,
 	.netns_state = net_buffer_netns_state,
-	.timer = net_buffer_timer);
+	.timer = net_buffer_timer,
+	.telemetry = &net_buffer_telemetry);

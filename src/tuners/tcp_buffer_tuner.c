@@ -31,6 +31,7 @@
 #include <bpftune/proc.h>
 
 #include "tcp_buffer.h"
+#include "tuner_tables.h"
 #include "tcp_buffer_tuner.skel.h"
 #include "tcp_buffer_tuner.legacy.skel.h"
 
@@ -250,4 +251,5 @@ BPFTUNE_TUNER(tcp_buffer_tuner_bpf,
 	.init = tcp_buffer_init,
 	.fini = tcp_buffer_fini,
 	.netns_state = tcp_buffer_netns_state,
-	.timer = tcp_buffer_timer);
+	.timer = tcp_buffer_timer,
+	.telemetry = &tcp_buffer_telemetry);

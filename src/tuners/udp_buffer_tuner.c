@@ -25,6 +25,7 @@
 #include <bpftune/proc.h>
 
 #include "udp_buffer_tuner.h"
+#include "tuner_tables.h"
 #include "udp_buffer_tuner.skel.h"
 #include "udp_buffer_tuner.legacy.skel.h"
 
@@ -318,4 +319,5 @@ BPFTUNE_TUNER(udp_buffer_tuner_bpf,
 	.priv_size = sizeof(struct ub_state),
 	.init = udp_buffer_init,
 	.netns_state = udp_buffer_netns_state,
-	.timer = udp_buffer_timer);
+	.timer = udp_buffer_timer,
+	.telemetry = &udp_buffer_telemetry);

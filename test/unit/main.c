@@ -21,6 +21,7 @@ int main(void)
 	failed += unit_run_proc_file();
 	failed += unit_run_netns_priv();
 	failed += unit_run_telemetry();
+	failed += unit_run_telemetry_decl();
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
 	failed += unit_run_grow();

@@ -23,6 +23,7 @@ int unit_run_journal_record(void);
 int unit_run_proc_file(void);
 int unit_run_netns_priv(void);
 int unit_run_telemetry(void);
+int unit_run_telemetry_decl(void);
 int unit_run_correlation(void);
 int unit_run_table_policy(void);
 int unit_run_grow(void);

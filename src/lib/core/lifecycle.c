@@ -155,8 +155,15 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 {
 	const struct bpftune_tuner_ops *ops = t->ops;
 	const char *kind = bpftune_kind_name(ops->kind);
+	char why[512] = "";
 	int err;
 
+	err = bpftune_telemetry_tuner_check(t, why, sizeof(why));
+	if (err) {
+		bpftune_log(LOG_ERR, "%s %s refused: telemetry: %s", kind,
+			    ops->name, why);
+		return err;
+	}
 	err = open_select(t, opts);
 	if (err)
 		goto err;

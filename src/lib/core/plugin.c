@@ -231,8 +231,8 @@ static bool ops_valid(const struct bpftune_tuner_ops *ops, const char *file,
 			 ops->abi_version, (unsigned int)BPFTUNE_ABI_VERSION);
 		return false;
 	}
-	if (ops->ops_size < offsetof(struct bpftune_tuner_ops, timer) +
-			    sizeof(ops->timer)) {
+	if (ops->ops_size < offsetof(struct bpftune_tuner_ops, telemetry) +
+			    sizeof(ops->telemetry)) {
 		snprintf(why, len, "descriptor of %u bytes is too short for plugin ABI %u",
 			 ops->ops_size, (unsigned int)BPFTUNE_ABI_VERSION);
 		return false;

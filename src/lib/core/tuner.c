@@ -162,6 +162,8 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 
 	if (!t)
 		return;
+	/* before fini() and dlclose(): no sample callback runs after this */
+	bpftune_telemetry_tuner_removed(t);
 	if (t->obj)
 		bpftune_bpf_print_stats(t);
 	bpftune_tuner_stop(t);

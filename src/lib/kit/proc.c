@@ -14,7 +14,7 @@
 
 /* Look @n keys of /proc/thread-self/net/@file up in @ev's netns. */
 static int netns_lookup(const struct bpftune_event *ev, const char *file,
-			enum bpftune_proc_fmt fmt, const char *const keys[],
+			enum bpftune_proc_format fmt, const char *const keys[],
 			uint64_t vals[], unsigned int n)
 {
 	struct bpftune_proc_value v[32];

@@ -30,7 +30,7 @@ char *bpftune_proc_file_read(const char *path, size_t *len);
  * negative errno when the file cannot be read or a key or value is
  * malformed.
  */
-int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_fmt fmt,
+int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_format fmt,
 			     const char *const keys[],
 			     struct bpftune_proc_value vals[], unsigned int n);
 
