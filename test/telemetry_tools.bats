@@ -325,7 +325,7 @@ PY
 	run "$TOOL" collect --workload iperf3-tcp,iperf3-udp --label x --bpftune "$BPFTUNE"
 	[ "$status" -ne 0 ]
 	[ "${#have[@]}" -gt 0 ] || skip "none of qperf, hackbench, sysbench is installed"
-	make_plugin_dir netns
+	make_plugin_dir sample
 	run "$TOOL" collect --workload "$(IFS=,; echo "${have[*]}")" --runs 1 --duration 1 \
 		--settle 0.2 --observe --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
 		--sample-interval 200 --out "$BATS_TEST_TMPDIR/o"
