@@ -17,10 +17,22 @@ MANDIR		?= $(PREFIX)/share/man
 CC		?= gcc
 CLANG		?= clang
 BPFTOOL		?= bpftool
+LLVM_STRIP	?= llvm-strip
 ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 
 B		:= build
 CFLAGS		?= -O2 -g
+# make SAN=1: everything (daemon, libbpftune, plugins, fixtures, unit
+# tests) built with ASan + UBSan in build/asan (make test-asan, make check)
+SAN_FLAGS	:= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=all
+ifeq ($(SAN),1)
+B		:= build/asan
+# clang: its ASan and UBSan share one runtime, so both honour log_path
+CC		:= $(CLANG)
+CFLAGS		:= $(SAN_FLAGS)
+LDFLAGS		+= -fsanitize=address,undefined
+endif
 WARN		:= -Wall -Wextra -Werror
 CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
 		   -DBPFTUNE_VERSION=\"$(VERSION)\" \
@@ -35,6 +47,7 @@ LIBS		+= -lm	# correlation.c
 # the kit's rtnetlink (kit/netlink.c)
 NL_CFLAGS	:= $(shell pkg-config --cflags libnl-route-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 LIBS		+= -lnl-route-3 -lnl-3
+LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= core kit ops telemetry
@@ -73,16 +86,21 @@ $(B)/vmlinux.h:
 	fi && mv $@.tmp $@
 
 # ---- BPF objects: full and legacy variant of each, and their skeletons --
+# The DWARF clang writes for -g is for humans; libbpf reads only .BTF and
+# .BTF.ext.  Stripped (as libbpf-tools does), each object is about 5x
+# smaller, and so is every plugin that embeds two of them.
 BPF_HDRS := include/bpftune/bpftune.bpf.h include/bpftune/bpftune.h \
 	    include/bpftune/sampling.h $(B)/vmlinux.h
 
 $(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/%.legacy.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/fixtures/%.bpf.o: test/fixtures/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
@@ -119,13 +137,16 @@ $(B)/obj/lib/kit/netlink.o: CPPFLAGS += $(NL_CFLAGS)
 # include/bpftune/ declares (BPFTUNE_2) and what the daemon's object calls
 # (BPFTUNE_PRIVATE, marked BPFTUNE_DAEMON), nothing else.
 SEAL		:= $(B)/seal
-DAEMON_OBJ	:= $(B)/obj/bpftune.o
+# -aux-info lists the public headers' prototypes: a GCC option
+SEAL_CC		?= gcc
+DAEMON_SRCS	:= src/bpftune.c $(wildcard src/daemon/*.c)
+DAEMON_OBJS	:= $(patsubst src/%.c,$(B)/obj/%.o,$(DAEMON_SRCS))
 
 $(SEAL)/public.syms: $(wildcard include/bpftune/*.h) scripts/seal.sh
 	@mkdir -p $(@D)
-	scripts/seal.sh public $(CC) > $@.tmp && mv $@.tmp $@
+	scripts/seal.sh public $(SEAL_CC) > $@.tmp && mv $@.tmp $@
 
-$(SEAL)/private.syms: $(DAEMON_OBJ) $(SEAL)/public.syms
+$(SEAL)/private.syms: $(SEAL)/public.syms $(DAEMON_OBJS)
 	scripts/seal.sh private $^ > $@.tmp && mv $@.tmp $@
 
 $(SEAL)/libbpftune.map: $(SEAL)/public.syms $(SEAL)/private.syms
@@ -133,20 +154,24 @@ $(SEAL)/libbpftune.map: $(SEAL)/public.syms $(SEAL)/private.syms
 
 $(LIB_SO): $(LIB_OBJS) $(SEAL)/libbpftune.map
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(SEAL)/libbpftune.map \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(SEAL)/libbpftune.map \
 		-Wl,--no-undefined -o $@ $(LIB_OBJS) $(LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
-$(DAEMON_OBJ): src/bpftune.c $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
+$(DAEMON_OBJS): $(B)/obj/%.o: src/%.c $(B)/config.stamp $(LIB_HDRS) \
+		 $(wildcard include/bpftune/*.h src/daemon/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c src/bpftune.c -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(DAEMON): $(DAEMON_OBJ) $(LIB_SO)
+# build/bin/bpftune finds build/lib; a package installs the library where
+# ld.so looks and builds with DAEMON_RPATH= (no RPATH)
+DAEMON_RPATH	?= -Wl,-rpath,'$$ORIGIN/../lib'
+$(DAEMON): $(DAEMON_OBJS) $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(DAEMON_OBJ) -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(LDFLAGS) -o $@ $(DAEMON_OBJS) -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
+		$(DAEMON_RPATH)
 
 # ---- tuners ---------------------------------------------------------------
 # A tuner is src/tuners/NAME_tuner.c plus, when it is split, the other
@@ -171,7 +196,7 @@ $(foreach t,$(TUNERS),$(eval $(call tuner_rules,$(t))))
 
 $(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
+	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
 # what make check holds to the plugin rules: tuners, collectors, fixtures,
 # the sample
@@ -277,6 +302,14 @@ $(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
 
 fixtures test test-bats: $(FLOOD)
 
+# LD_PRELOAD fault injection for test/faults.bats: never linked into the daemon
+FAULT_INJECT	:= $(B)/test/fault_inject.so
+$(FAULT_INJECT): test/fixtures/fault_inject.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
+
+fixtures test test-bats: $(FAULT_INJECT)
+
 # BPF programs the tests load themselves (tc), not through the daemon
 TEST_BPF	:= $(patsubst test/bpf/%.bpf.c,$(B)/test/bpf/%.bpf.o,$(wildcard test/bpf/*.bpf.c))
 
@@ -286,9 +319,115 @@ $(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
 
 fixtures test test-bats: $(TEST_BPF)
 
+# ---- man pages: man/NAME.SECTION.scd, rendered by scdoc ------------------
+# Every source in man/ is built and installed into MANDIR/manSECTION: a new
+# page (e.g. man/bpftune-ship.8.scd) needs no rule of its own.
+SCDOC		?= scdoc
+MAN_SRCS	:= $(wildcard man/*.scd)
+MAN_PAGES	:= $(patsubst man/%.scd,$(B)/man/%,$(MAN_SRCS))
+.PHONY: man install-man uninstall-man
+
+all: man
+man: $(MAN_PAGES)
+
+$(B)/man/%: man/%.scd
+	@mkdir -p $(@D)
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+install: install-man
+install-man: man
+	@for p in $(MAN_PAGES); do \
+		s=$${p##*.}; \
+		install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+
+uninstall: uninstall-man
+uninstall-man:
+	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
+
+# ---- Debian packages: make deb -> build/deb/*.deb, checked by lintian ------
+# Built with dpkg-buildpackage from a copy of the tree (build/deb/src), so
+# that the package's PREFIX=/usr build does not touch build/.
+DEB_DIR		:= $(B)/deb
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | \
+			tar -cf - --null -T - | tar -xf - -C $(DEB_DIR)/src; \
+	else \
+		tar -cf - --exclude=./build --exclude=./debian/.debhelper . | \
+			tar -xf - -C $(DEB_DIR)/src; \
+	fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc
+	lintian -I --pedantic --fail-on error,warning,info,pedantic \
+		$(DEB_DIR)/*.changes
+	@ls -l $(DEB_DIR)/*.deb
+
+# rx_round: watches a CPU's NET_RX rounds, so that net_buffer.bats can
+# assert what its slow receive path produced (a skeleton user, like a tool)
+RX_ROUND	:= $(B)/test/rx_round
+$(B)/test/skel/rx_round.skel.h: $(B)/test/bpf/rx_round.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name rx_round_bpf > $@.tmp && mv $@.tmp $@
+$(B)/test/bpf/rx_round.bpf.o: test/bpf/rx_round.h
+$(RX_ROUND): test/bpf/rx_round.c test/bpf/rx_round.h $(B)/test/skel/rx_round.skel.h
+	$(CC) $(CFLAGS) $(WARN) -Itest/bpf -I$(B)/test/skel -o $@ $< -lbpf
+fixtures test test-bats: $(RX_ROUND)
+# loads every object with its minimal BTF and with the kernel's, compares
+# (test/btf_min.bats)
+BTF_MIN_CHECK	:= $(B)/test/btf_min_check
+BTF_MIN_SRCS	:= src/lib/core/btf_min.c src/lib/core/kbtf.c src/lib/core/core_relo.c
+$(BTF_MIN_CHECK): test/btf_min_check.c $(BTF_MIN_SRCS) $(wildcard src/lib/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $< $(BTF_MIN_SRCS) -lbpf -lelf
+
+fixtures test test-bats: $(BTF_MIN_CHECK)
+
+# ---- bpftune-ship (tools/ship/): run files' rows to Redis Streams ------
+SHIP		:= $(B)/bin/bpftune-ship
+SHIP_SRCS	:= $(wildcard tools/ship/*.c)
+# the parts that parse what comes from outside: unit-tested and fuzzed
+SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c
+SHIP_LIBS	:= -lhiredis -lsqlite3 -lm
+.PHONY: install-ship uninstall-ship
+
+all: $(SHIP)
+
+$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(LDFLAGS) -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
+
+install: install-ship
+install-ship: $(SHIP)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(SHIP) $(DESTDIR)$(SBINDIR)/bpftune-ship
+	sed -e 's|@SBINDIR@|$(SBINDIR)|' systemd/bpftune-ship.service > \
+		$(DESTDIR)$(UNITDIR)/bpftune-ship.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
+# the shipper under ASan/UBSan: make check builds it (make SAN=1) and runs
+# what needs no Redis; BPFTUNE_SHIP=build/asan/bin/bpftune-ship bats
+# test/fleet.bats runs the Redis tests with it
+.PHONY: check-ship
+check: check-ship
+check-ship:
+	$(MAKE) -s SAN=1 $(SAN_B)/bin/bpftune-ship
+	$(SAN_B)/bin/bpftune-ship -V
+	$(SAN_B)/bin/bpftune-ship -h >/dev/null
+	! $(SAN_B)/bin/bpftune-ship --redis 'redis://u:%zz@h' 2>/dev/null
+	! $(SAN_B)/bin/bpftune-ship --redis redis://127.0.0.1:1 --dir /nonexistent \
+		--state $(SAN_B)/ship-state --once --give-up 0 2>/dev/null
+
+uninstall: uninstall-ship
+uninstall-ship:
+	rm -f $(DESTDIR)$(SBINDIR)/bpftune-ship $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
+UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
@@ -297,11 +436,15 @@ UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer_policy.c
+UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
+UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
+	     src/lib/core/bpf_btf.c
+UNIT_LIB  += $(SHIP_PURE)
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) -o $@ $(UNIT_SRCS) $(UNIT_LIB) \
-		-lcmocka -lelf -lz -lm -lnl-route-3 -lnl-3
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) $(LDFLAGS) -o $@ $(UNIT_SRCS) \
+		$(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih -lnl-route-3 -lnl-3
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -317,8 +460,7 @@ test: all $(UNIT_TEST) $(FIXTURE_SOS)
 	test/run-tests.sh
 
 # ---- static analysis and sanitizers -------------------------------------
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-	     -fno-sanitize-recover=all
+SAN_B	:= build/asan
 check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TUNER_SOS) $(FIXTURE_SOS)
 	# the seal: exports, private symbols, plugins' includes; file and function sizes
 	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms $(SEAL)/private.syms \
@@ -328,33 +470,34 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TU
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		src/bpftune.c $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
-		test/unit sample_tuner/sample_tuner.c sample_tuner/sample_tuner_tables.c
-	@mkdir -p $(B)/san
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm -lnl-route-3 -lnl-3
-	$(B)/san/unit_tests
-	@mkdir -p $(B)/san/lib
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B)/skel/lib/core \
-		-fvisibility=hidden -fPIC -shared -Wl,-soname,$(LIB_SONAME) \
-		-Wl,--version-script=$(SEAL)/libbpftune.map \
-		-o $(B)/san/lib/$(LIB_SONAME) $(LIB_SRCS) $(LIBS)
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune src/bpftune.c \
-		-L$(B)/san/lib -l:$(LIB_SONAME) $(LIBS) -lsystemd -Wl,-rpath,'$$ORIGIN/lib'
-	$(B)/san/bpftune -V
-	$(B)/san/bpftune -h >/dev/null
-	! $(B)/san/bpftune -r 9 2>/dev/null
-	# the real probe and plugin loading path under the sanitizers
-	ASAN_OPTIONS=exitcode=99 $(B)/san/bpftune -S -l $(B)/lib/bpftune >/dev/null; \
-		rc=$$?; [ $$rc -ne 1 ] && [ $$rc -ne 99 ] && [ $$rc -lt 128 ]
+		$(DAEMON_SRCS) $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
+		test/unit sample_tuner/sample_tuner.c sample_tuner/sample_tuner_tables.c tools/ship
+	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
+	$(SAN_B)/test/unit_tests
+	$(SAN_B)/bin/bpftune -V
+	$(SAN_B)/bin/bpftune -h >/dev/null
+	! $(SAN_B)/bin/bpftune -r 9 2>/dev/null
+	# the real probe and plugin loading path under the sanitizers: fails
+	# unless every plugin was loaded from a trusted copy of the directory
+	test/check-probe.sh $(SAN_B)/bin/bpftune $(SAN_B)/lib/bpftune
 	@echo "make check: clean"
+
+# The whole bats suite against the ASan/UBSan build (build/asan): any
+# sanitizer report, leaks at exit included, fails the run.
+.PHONY: test-asan
+test-asan: $(TEST_BPF) $(RX_ROUND)
+	$(MAKE) SAN=1 all fixtures $(SAN_B)/test/unit_tests
+	BPFTUNE_BUILD=$(SAN_B) BPFTUNE_SAN=1 test/run-tests.sh
 
 # ---- benchmarks: they print numbers, never pass or fail -----------------
 # Each bench/*.sh is run in turn (BENCHES= picks some); results go to
 # bench/results/.  Knobs are environment variables, e.g. make bench N=3
 # (see each script's header and docs/benchmarks.md).  Not part of make test.
-BENCHES		?= $(filter-out bench/lib.sh bench/matrix.sh,$(sort $(wildcard bench/*.sh)))
-.PHONY: bench bench-matrix
+# (not: the shared shell, the guest matrix, the netem path that needs a
+# guest, the per-commit report that runs others)
+BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
+		   bench/netem_effect.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
+.PHONY: bench bench-matrix bench-report bench-ci
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 # bench/telemetry.sh floods the flood fixture tuner
@@ -363,6 +506,13 @@ bench: fixtures
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
 	bench/matrix.sh $(VM_KERNELS)
+# the per-commit report: bench/results/<commit>/report.md (about 10 min);
+# BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
+# printed, never failing on a number
+bench-report: all
+	bench/report.sh
+bench-ci: all
+	bench/report.sh --ci
 
 clean:
 	rm -rf $(B)
@@ -370,3 +520,13 @@ clean:
 
 # Kernel matrix in qemu guests (test/vm/): make test-matrix
 -include test/vm/vm.mk
+
+# libFuzzer targets (test/unit/fuzz/): make fuzz, make fuzz-ci
+include test/unit/fuzz/fuzz.mk
+
+# Churn soak: 1,000 namespaces over 10 minutes (SOAK_SECS, SOAK_NETNS);
+# prints fds, RSS, per-netns state and telemetry rows; not in make test.
+# Run it under the host-kernel lock like the suite.
+.PHONY: soak
+soak: all
+	test/soak.sh

@@ -42,7 +42,7 @@ bench_netns_pair e 192.168.97
 STATIC_RMEM="${STATIC_RMEM:-4096 131072 6291456}"
 CLI_DEFAULTS="$(bench_tcp_sysctls "$CLI")"
 
-OUT="$RESULTS/tcp_buffer_effect-$STAMP"
+OUT="${EFFECT_OUT:-$RESULTS/tcp_buffer_effect-$STAMP}"
 CSV="$OUT.csv"
 TIMELINE="$OUT-timeline.dat"
 echo "rep,config,case,metric,unit,value" >"$CSV"

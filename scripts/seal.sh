@@ -4,7 +4,7 @@
 # The seal of libbpftune (see CONTRIBUTING.md, "The sealed library").
 #
 #   seal.sh public CC            functions include/bpftune/ declares, one a line
-#   seal.sh private OBJ PUBLIC   bpftune_* symbols the daemon's object needs
+#   seal.sh private PUBLIC OBJ...  bpftune_* symbols the daemon's objects need
 #                                that are not public: its private interface
 #   seal.sh map PUBLIC PRIVATE   the version script: BPFTUNE_2 (public),
 #                                BPFTUNE_PRIVATE (the daemon's), the rest local
@@ -41,8 +41,13 @@ public() {
 }
 
 private() {
-	nm -u "$1" | awk '{print $2}' | grep '^bpftune_' | sort -u |
-		comm -23 - "$2"
+	pub="$1"
+	shift
+	# what one daemon object defines for another is not the library's
+	nm --defined-only "$@" | awk 'NF == 3 {print $3}' | sort -u > "$pub.daemon"
+	nm -u "$@" | awk '{print $2}' | grep '^bpftune_' | sort -u |
+		comm -23 - "$pub" | comm -23 - "$pub.daemon"
+	rm -f "$pub.daemon"
 }
 
 map() {

@@ -27,330 +27,8 @@
 #include "ops/control.h"
 #include "ops/journal.h"
 #include "core/operate.h"
-
-#define MAX_ALLOW 64
-
-struct options {
-	bool debug, to_stderr, daemonize, support_only, legacy, rollback;
-	unsigned int learning_rate;
-	const char *libdir;
-	const char *cgroup;
-	struct bpftune_allow allow;
-	char *allow_names[MAX_ALLOW];
-	/* telemetry (telemetry.h) */
-	const char *telemetry_dir, *label;
-	bool no_telemetry, observe;
-	unsigned int sample_interval_ms;
-	long sample_netns, telemetry_keep, telemetry_max_mb;	/* -1: default */
-	const char *query;		/* -q: be the control socket's client */
-	bool json;
-	const char *socket_path;
-	const char *journal;
-	bool restore;
-	const char *metrics_dir;
-};
-
-/* long-only options */
-enum {
-	OPT_JSON = 0x100,
-	OPT_SOCKET,
-	OPT_JOURNAL,
-	OPT_RESTORE,
-	OPT_METRICS_DIR,
-};
-
-/* long-only telemetry options */
-enum {
-	OPT_TELEMETRY_DIR = 0x200,
-	OPT_NO_TELEMETRY,
-	OPT_SAMPLE_INTERVAL,
-	OPT_LABEL,
-	OPT_OBSERVE,
-	OPT_SAMPLE_NETNS,
-	OPT_TELEMETRY_KEEP,
-	OPT_TELEMETRY_MAX_MB,
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: bpftune [OPTIONS]\n"
-"Watch the kernel with BPF and tune sysctls when a limit is being hit.\n\n"
-"  -h, --help             show this help and exit\n"
-"  -V, --version          show the version and exit\n"
-"  -d, --debug            log debug messages too\n"
-"  -s, --stderr           log to stderr instead of syslog\n"
-"  -D, --daemonize        run in the background\n"
-"  -S, --support          report what this kernel supports and exit\n"
-"                         (exit 0 full, 2 legacy, 3 tracepoint-only,\n"
-"                         4 unsupported, 1 error)\n"
-"  -L, --legacy           use the legacy (kprobe/raw_tp) BPF objects\n"
-"  -a, --allow PLUGIN     load only this tuner or collector (repeatable;\n"
-"                         name or file); the core mechanisms (admin-override\n"
-"                         detection, netns tracking) always run\n"
-"  -l, --libdir DIR       plugin directory (default %s)\n"
-"  -r, --rate 0..4        learning rate: step and margin 1.5625%% .. 25%%\n"
-"                         (default %d)\n"
-"  -R, --rollback         restore every changed sysctl on exit\n"
-"  -c, --cgroup PATH      cgroup v2 directory for cgroup programs: cgroup2\n"
-"                         is mounted there if PATH is an empty directory\n"
-"                         (default: the cgroup2 root)\n"
-"  -q, --query QUERY      ask the running daemon (try -q help) and exit\n"
-"      --json             with -q: answer in JSON\n"
-"      --socket PATH      control socket (default %s)\n"
-"      --journal PATH     rollback journal for -R and --restore\n"
-"                         (default %s)\n"
-"      --restore          restore what the journal holds (after a crash)\n"
-"                         and exit\n"
-"      --metrics-dir DIR  keep DIR/bpftune.prom up to date (Prometheus\n"
-"                         node_exporter textfile collector)\n",
-		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
-		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT);
-	fprintf(f,
-"      --telemetry-dir DIR  one SQLite file per run in DIR\n"
-"                         (default %s)\n"
-"      --no-telemetry     record no telemetry\n"
-"      --sample-interval MS  telemetry samples every MS ms (default %d)\n"
-"      --sample-netns N   sample at most N network namespaces besides the\n"
-"                         daemon's per interval, in turns (default %d, max %d)\n"
-"      --telemetry-keep N  at start, remove the oldest runs' files beyond N\n"
-"                         runs (default %d; 0: keep all)\n"
-"      --telemetry-max-mb MB  ... and beyond MB megabytes (default %d; 0: no limit)\n"
-"      --label NAME       workload/experiment name stored with the run\n"
-"      --observe          decide and record, but write no tunable\n",
-		BPFTUNE_TELEMETRY_DIR, BPFTUNE_SAMPLE_INTERVAL_MS,
-		BPFTUNE_SAMPLE_NETNS_DEFAULT, BPFTUNE_SAMPLE_NETNS_MAX,
-		BPFTUNE_TELEMETRY_KEEP_DEFAULT, BPFTUNE_TELEMETRY_MAX_MB_DEFAULT);
-}
-
-static int parse_rate(const char *arg, unsigned int *rate)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < 0 || v > BPFTUNE_LEARNING_RATE_MAX)
-		return -EINVAL;
-	*rate = v;
-	return 0;
-}
-
-/* a decimal number in [min, max]; -EINVAL otherwise */
-static int parse_long(const char *arg, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_sample_interval(const char *arg, unsigned int *ms)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < BPFTUNE_SAMPLE_INTERVAL_MIN_MS ||
-	    v > BPFTUNE_SAMPLE_INTERVAL_MAX_MS)
-		return -EINVAL;
-	*ms = v;
-	return 0;
-}
-
-/* the daemon's own options: 1 if @c was one of them, 0 if not, -EINVAL if bad */
-static int parse_main(int c, struct options *o)
-{
-	switch (c) {
-	case 'h':
-		usage(stdout);
-		exit(0);
-	case 'V':
-		printf("bpftune %s (libbpf %s)\n", BPFTUNE_VERSION,
-		       libbpf_version_string());
-		exit(0);
-	case 'd':
-		o->debug = true;
-		return 1;
-	case 's':
-		o->to_stderr = true;
-		return 1;
-	case 'D':
-		o->daemonize = true;
-		return 1;
-	case 'S':
-		o->support_only = true;
-		return 1;
-	case 'L':
-		o->legacy = true;
-		return 1;
-	case 'a':
-		if (o->allow.num == MAX_ALLOW || !*optarg) {
-			fprintf(stderr, "bpftune: -a: %s\n", *optarg ?
-				"too many tuners named" : "empty tuner name");
-			return -EINVAL;
-		}
-		o->allow_names[o->allow.num++] = optarg;
-		return 1;
-	case 'l':
-		o->libdir = optarg;
-		return 1;
-	case 'r':
-		if (parse_rate(optarg, &o->learning_rate)) {
-			fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
-				BPFTUNE_LEARNING_RATE_MAX, optarg);
-			return -EINVAL;
-		}
-		return 1;
-	case 'R':
-		o->rollback = true;
-		return 1;
-	case 'c':
-		o->cgroup = optarg;
-		return 1;
-	}
-	return 0;
-}
-
-/* options for operating the daemon (-q, socket, journal, metrics): as above */
-static int parse_operate(int c, struct options *o)
-{
-	switch (c) {
-	case 'q':
-		o->query = optarg;
-		return 1;
-	case OPT_JSON:
-		o->json = true;
-		return 1;
-	case OPT_SOCKET:
-		o->socket_path = optarg;
-		return 1;
-	case OPT_JOURNAL:
-		o->journal = optarg;
-		return 1;
-	case OPT_RESTORE:
-		o->restore = true;
-		return 1;
-	case OPT_METRICS_DIR:
-		o->metrics_dir = optarg;
-		return 1;
-	}
-	return 0;
-}
-
-/* telemetry options: as above */
-static int parse_telemetry(int c, struct options *o)
-{
-	switch (c) {
-	case OPT_TELEMETRY_DIR:
-		o->telemetry_dir = optarg;
-		return 1;
-	case OPT_NO_TELEMETRY:
-		o->no_telemetry = true;
-		return 1;
-	case OPT_SAMPLE_INTERVAL:
-		if (parse_sample_interval(optarg, &o->sample_interval_ms)) {
-			fprintf(stderr, "bpftune: --sample-interval takes %d to %d milliseconds, not '%s'\n",
-				BPFTUNE_SAMPLE_INTERVAL_MIN_MS,
-				BPFTUNE_SAMPLE_INTERVAL_MAX_MS, optarg);
-			return -EINVAL;
-		}
-		return 1;
-	case OPT_LABEL:
-		o->label = optarg;
-		return 1;
-	case OPT_OBSERVE:
-		o->observe = true;
-		return 1;
-	case OPT_SAMPLE_NETNS:
-		if (parse_long(optarg, 0, BPFTUNE_SAMPLE_NETNS_MAX, &o->sample_netns)) {
-			fprintf(stderr, "bpftune: --sample-netns takes 0 to %d namespaces, not '%s'\n",
-				BPFTUNE_SAMPLE_NETNS_MAX, optarg);
-			return -EINVAL;
-		}
-		return 1;
-	case OPT_TELEMETRY_KEEP:
-		if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_KEEP_MAX, &o->telemetry_keep)) {
-			fprintf(stderr, "bpftune: --telemetry-keep takes 0 to %d runs, not '%s'\n",
-				BPFTUNE_TELEMETRY_KEEP_MAX, optarg);
-			return -EINVAL;
-		}
-		return 1;
-	case OPT_TELEMETRY_MAX_MB:
-		if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_MAX_MB_MAX, &o->telemetry_max_mb)) {
-			fprintf(stderr, "bpftune: --telemetry-max-mb takes 0 to %ld megabytes, not '%s'\n",
-				BPFTUNE_TELEMETRY_MAX_MB_MAX, optarg);
-			return -EINVAL;
-		}
-		return 1;
-	}
-	return 0;
-}
-
-static int parse_args(int argc, char **argv, struct options *o)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "stderr", no_argument, NULL, 's' },
-		{ "daemonize", no_argument, NULL, 'D' },
-		{ "support", no_argument, NULL, 'S' },
-		{ "legacy", no_argument, NULL, 'L' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "libdir", required_argument, NULL, 'l' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "rollback", no_argument, NULL, 'R' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "query", required_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "journal", required_argument, NULL, OPT_JOURNAL },
-		{ "restore", no_argument, NULL, OPT_RESTORE },
-		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
-		{ "telemetry-dir", required_argument, NULL, OPT_TELEMETRY_DIR },
-		{ "no-telemetry", no_argument, NULL, OPT_NO_TELEMETRY },
-		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "observe", no_argument, NULL, OPT_OBSERVE },
-		{ "sample-netns", required_argument, NULL, OPT_SAMPLE_NETNS },
-		{ "telemetry-keep", required_argument, NULL, OPT_TELEMETRY_KEEP },
-		{ "telemetry-max-mb", required_argument, NULL, OPT_TELEMETRY_MAX_MB },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, err;
-
-	o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
-	o->libdir = BPFTUNE_PLUGIN_DIR;
-	o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
-	o->allow.names = o->allow_names;
-	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
-				"q:", longopts, NULL)) != -1) {
-		err = parse_main(c, o);
-		if (!err)
-			err = parse_operate(c, o);
-		if (!err)
-			err = parse_telemetry(c, o);
-		if (err < 0)
-			return err;
-		if (!err) {
-			usage(stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "bpftune: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return -EINVAL;
-	}
-	return 0;
-}
+#include "ops/policy_daemon.h"
+#include "daemon/options.h"
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -535,6 +213,12 @@ static void on_signal(int fd, uint32_t events, void *ctx)
 	(void)ctx;
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
+	if (si.ssi_signo == SIGHUP) {
+		sd_notify(0, "RELOADING=1");
+		bpftune_policy_reload();
+		sd_notify(0, "READY=1");
+		return;
+	}
 	bpftune_log(LOG_NOTICE, "%s received: shutting down",
 		    strsignal(si.ssi_signo));
 	bpftune_loop_stop();
@@ -549,6 +233,7 @@ static int event_loop(struct ring_buffer *rb)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);	/* re-read the policy file */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -612,6 +297,7 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 		.rollback = o->rollback,
 		.journal = o->rollback ? (o->journal ?: BPFTUNE_JOURNAL_DEFAULT) : NULL,
 		.metrics_dir = o->metrics_dir,
+		.drain = drain_events,
 	};
 	unsigned int id;
 	int err;
@@ -623,6 +309,7 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 	/* a daemon without queries still tunes: not fatal */
 	bpftune_control_init(o->socket_path, &info);
 	bpftune_hotplug_init(o->libdir, &o->allow, &sc->bpf, drain_events);
+	bpftune_strategies_set_drain(drain_events);
 	if (o->metrics_dir) {
 		err = bpftune_metrics_init(o->metrics_dir);
 		if (err)
@@ -635,7 +322,7 @@ static int start_operations(const struct options *o, const struct start_ctx *sc)
 static void init_telemetry(const struct options *o, int argc, char **argv)
 {
 	struct bpftune_telemetry_opts t = {
-		.dir = o->telemetry_dir, .label = o->label,
+		.dir = o->telemetry_dir, .label = o->label, .host_id = o->host_id,
 		.sample_interval_ms = o->sample_interval_ms,
 		.sample_netns = o->sample_netns,
 		.keep_files = o->telemetry_keep,
@@ -663,7 +350,10 @@ static bool kernel_fits(const struct options *o,
 			    "");
 		return false;
 	}
-	if (o->legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
+	if (o->auto_legacy)
+		bpftune_log(LOG_INFO, "fentry does not load on this kernel: using the legacy objects (their tracepoints are raw_tp, which needs no kernel BTF to attach%s)",
+			    s->ok[BPFTUNE_FEAT_KPROBE] ? "; function hooks are kprobes" : "");
+	else if (o->legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
 		bpftune_log(LOG_ERR, "legacy mode (-L) needs kprobes and raw tracepoints, but this kernel cannot attach %s: %s",
 			    !s->ok[BPFTUNE_FEAT_KPROBE] ? "kprobes" : "raw tracepoints",
 			    !s->ok[BPFTUNE_FEAT_KPROBE] ? s->why[BPFTUNE_FEAT_KPROBE] :
@@ -690,6 +380,9 @@ static int run(const struct options *o, struct start_ctx *sc,
 		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
 		return 1;
 	}
+	if (bpftune_policy_resolve())
+		return BPFTUNE_EXIT_CONFIG;
+	bpftune_policy_running();
 	*rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
 	if (!*rb) {
 		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
@@ -730,7 +423,9 @@ static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
 		close(sc->bpf.cgroup_fd);
 	bpftune_cgroup_cleanup();
 	bpftune_netns_fini();
+	bpftune_support_fini();
 	bpftune_loop_fini();
+	bpftune_policy_fini();
 	bpftune_log_flush();
 }
 
@@ -740,14 +435,19 @@ int main(int argc, char **argv)
 	struct start_ctx sc = { 0 };
 	struct ring_buffer *rb = NULL;
 	const struct bpftune_support *s;
-	int err, ret = 1;
+	char **fargv = NULL;
+	int err, ret = 1, fargc = 0;
 
-	if (parse_args(argc, argv, &o))
+	if (daemon_parse_args(argc, argv, &o, ARGS_CLI_FIRST))
 		return 1;
 	if (o.query)
 		return bpftune_control_client(o.socket_path, o.query, o.json);
-	bpftune_log_init(o.to_stderr || o.support_only || o.restore ? BPFTUNE_LOG_STDERR :
-			 BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
+	if (daemon_apply_policy(&o, argc, argv, &fargc, &fargv))
+		return BPFTUNE_EXIT_CONFIG;
+	bpftune_log_init(o.to_stderr || o.support_only || o.restore || o.check_config ?
+			 BPFTUNE_LOG_STDERR : BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
+	if (o.check_config)
+		return bpftune_policy_check_config(o.libdir, &o.allow) ? BPFTUNE_EXIT_CONFIG : 0;
 	libbpf_set_print(libbpf_print);
 	if (o.daemonize && !o.support_only && daemon(0, 0)) {
 		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));
@@ -771,6 +471,10 @@ int main(int argc, char **argv)
 	}
 	bpftune_support_probe(NULL);
 	s = bpftune_support();
+	/* no fentry: raw_tp in the legacy objects needs no kernel BTF to attach */
+	o.auto_legacy = !o.legacy && bpftune_bpf_prefer_legacy(s);
+	if (o.auto_legacy)
+		o.legacy = true;
 	if (o.support_only) {
 		ret = report_support(&o);
 	} else {
@@ -781,5 +485,6 @@ int main(int argc, char **argv)
 			ret = run(&o, &sc, &rb, argc, argv);
 	}
 	shutdown_all(ret, &sc, rb);
+	bpftune_policy_argv_free(fargc, fargv);
 	return ret;
 }

@@ -270,3 +270,38 @@ PY
 	[[ "$output" == *"-R needs the rollback journal; exiting"* ]]
 	chmod 0700 "$RUN_DIR"
 }
+
+@test "the records of namespaces that are gone are dropped from the journal; the rest is restored" {
+	local keep i ns
+	keep="$(make_netns)"
+	set_qlen "$keep" 300
+	make_plugin_dir strategy netns
+	start_daemon --socket "$SOCK" --journal "$JOURNAL" -R
+	close_conn "$keep"
+	wait_for_log "max_dgram_qlen 300 -> 375 in netns $keep"
+	# 70 namespaces changed, then destroyed: more than a compaction's worth
+	for i in $(seq 1 70); do
+		ns="$(make_netns)"
+		close_conn "$ns"
+		wait_for_log "max_dgram_qlen [0-9]+ -> [0-9]+ in netns $ns "
+		ip netns del "$ns"
+	done
+	# once the daemon has seen 64 of them go, their records are gone
+	for i in $(seq 1 600); do
+		[ "$(grep -c '^O ' "$JOURNAL")" -le 7 ] && break
+		sleep 0.1
+	done
+	echo "# originals left in the journal: $(grep -c '^O ' "$JOURNAL")" >&3
+	[ "$(grep -c '^O ' "$JOURNAL")" -le 7 ]
+	grep -q "^O .* $keep .* net.unix.max_dgram_qlen 1 300 #" "$JOURNAL"
+	kill -KILL "$DAEMON_PID"
+	wait "$DAEMON_PID" 2>/dev/null || true
+	DAEMON_PID=
+	run "$BPFTUNE" --restore --journal "$JOURNAL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(qlen_in "$keep")" -eq 300 ]
+	# nothing damaged, and at most the few not compacted yet reported gone
+	[[ "$output" != *"damaged"* ]]
+	[ "$(grep -c "is gone" <<<"$output")" -le 6 ]
+}

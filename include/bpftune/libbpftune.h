@@ -162,6 +162,8 @@ struct bpftune_bpf_image {
 	/* after load: the globals as the kernel has them, ring buffer losses */
 	void (*read)(const void *skel, struct bpftune_bpf_config *config,
 		     uint64_t *ringbuf_lost);
+	/* the object's ELF image (its CO-RE records pick the kernel types) */
+	const void *(*bytes)(size_t *size);
 };
 
 struct bpftune_tuner_ops {
@@ -223,6 +225,10 @@ static int skel##__bpftune_load(void *s)				\
 {									\
 	return skel##__load((struct skel *)s);				\
 }									\
+static const void *skel##__bpftune_bytes(size_t *size)		\
+{									\
+	return skel##__elf_bytes(size);					\
+}									\
 static void skel##__bpftune_destroy(void *s)				\
 {									\
 	skel##__destroy((struct skel *)s);				\
@@ -258,6 +264,7 @@ static void skel##__bpftune_read(const void *s,				\
 	.destroy = skel##__bpftune_destroy,				\
 	.configure = skel##__bpftune_configure,				\
 	.read = skel##__bpftune_read,					\
+	.bytes = skel##__bpftune_bytes,					\
 }
 
 /*
@@ -357,7 +364,9 @@ unsigned int bpftune_netns_table_count(const struct bpftune_tuner *tuner);
  * the tunable's caps.  @scenario indexes the tuner's scenarios; @reason is
  * logged.  Returns 1 if the value changed, 0 for a no-op (nothing written,
  * logged or counted), -EPERM if the admin has taken the tunable over in
- * that netns, or another -errno.
+ * that netns (or the policy file forbids the change), -EAGAIN if the
+ * kernel refused the last write there and its back-off (10 s, doubling to
+ * 10 min) has not passed, or another -errno.
  */
 int bpftune_tunable_set(struct bpftune_tuner *tuner, unsigned int index,
 			const struct bpftune_event *event,

@@ -27,6 +27,10 @@ int main(void)
 	failed += unit_run_grow();
 	failed += unit_run_tcp_buffer_policy();
 	failed += unit_run_kit();
+	failed += unit_run_refusal();
+	failed += unit_run_btf_min();
+	failed += unit_run_policy();
+	failed += unit_run_ship();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

@@ -29,6 +29,10 @@ int unit_run_table_policy(void);
 int unit_run_grow(void);
 int unit_run_tcp_buffer_policy(void);
 int unit_run_kit(void);
+int unit_run_refusal(void);
+int unit_run_btf_min(void);
+int unit_run_policy(void);
+int unit_run_ship(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)

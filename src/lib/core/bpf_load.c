@@ -53,28 +53,43 @@ int bpftune_bpf_open(const struct bpftune_bpf_image *image, const char *name,
 		     bool legacy, void **skelp, struct bpf_object **objp,
 		     char *why, size_t why_len)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	const char *variant = legacy ? "legacy" : "full";
+	const void *bytes;
+	char btf_path[64];
+	size_t size = 0;
+	int btf_fd = -1, err;
 	void *skel;
 
-	(void)name;
 	*skelp = NULL;
 	*objp = NULL;
 	if (!image->open || !image->object || !image->load || !image->destroy ||
-	    !image->configure || !image->read) {
+	    !image->configure || !image->read || !image->bytes) {
 		snprintf(why, why_len, "no %s BPF skeleton", variant);
 		return -ENOENT;
 	}
+	/* CO-RE against the types the object needs, not the whole kernel BTF */
+	bytes = image->bytes(&size);
+	err = bytes && size ? bpftune_bpf_min_btf(bytes, size, btf_path,
+						  sizeof(btf_path), &btf_fd) : -ENOENT;
+	if (!err)
+		opts.btf_custom_path = btf_path;
+	else if (err != -ENOENT)
+		bpftune_log(LOG_DEBUG, "%s: no minimal BTF (%s): libbpf reads the kernel's",
+			    name, strerror(-err));
 	/* the skeleton's own object name: its global data maps are named after it */
-	skel = image->open(NULL);
+	skel = image->open(&opts);
 	if (!skel) {
-		int err = -errno;
-
+		err = -errno;
+		if (btf_fd >= 0)
+			close(btf_fd);
 		snprintf(why, why_len, "cannot open %s BPF object: %s", variant,
-			 strerror(errno));
+			 strerror(-err));
 		return err ? err : -EINVAL;
 	}
 	*skelp = skel;
 	*objp = image->object(skel);
+	bpftune_bpf_min_btf_keep(*objp, btf_fd);
 	return 0;
 }
 
@@ -101,6 +116,11 @@ int bpftune_bpf_read_config(const struct bpftune_tuner *t,
 		return -ENOENT;
 	image_of(t)->read(t->skel, c, lost ? lost : &dummy);
 	return 0;
+}
+
+bool bpftune_bpf_prefer_legacy(const struct bpftune_support *s)
+{
+	return !s->ok[BPFTUNE_FEAT_FENTRY] && s->ok[BPFTUNE_FEAT_RAW_TP];
 }
 
 /* The hook type a program needs; BPFTUNE_FEAT_MAX if it needs nothing special. */
@@ -179,8 +199,7 @@ static bool same_group(const char *a, const char *b)
  * Function hooks are left to the load (module functions are not in the
  * kernel's BTF).
  */
-static bool target_exists(const struct btf *vmlinux,
-			  const struct bpf_program *prog)
+static bool target_exists(int in_btf, const struct bpf_program *prog)
 {
 	static const char *const events[] = {
 		"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events",
@@ -196,11 +215,8 @@ static bool target_exists(const struct btf *vmlinux,
 	if (!target || (f != BPFTUNE_FEAT_TP_BTF && f != BPFTUNE_FEAT_RAW_TP))
 		return true;
 	target++;
-	if (vmlinux) {
-		snprintf(name, sizeof(name), "btf_trace_%s", target);
-		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0)
-			return true;
-	}
+	if (in_btf > 0)
+		return true;
 	for (i = 0; i < BPFTUNE_ARRAY_SIZE(events); i++) {
 		if (access(events[i], X_OK))
 			continue;
@@ -212,7 +228,63 @@ static bool target_exists(const struct btf *vmlinux,
 		}
 		globfree(&g);
 	}
-	return !vmlinux && !checked;
+	return in_btf < 0 && !checked;
+}
+
+/*
+ * Per program: 1 if the kernel's BTF has its tracepoint, 0 if not, -1 if
+ * that cannot be told (no BTF; not a tracepoint program).  One lookup for
+ * the whole object.  NULL on allocation failure.
+ */
+static int *tracepoints_in_btf(struct bpf_object *obj)
+{
+	const char **tps;
+	struct bpf_program *prog;
+	unsigned int n = 0, i = 0;
+	bool *exists;
+	int *in_btf;
+
+	bpf_object__for_each_program(prog, obj)
+		n++;
+	in_btf = calloc(n ? n : 1, sizeof(*in_btf));
+	tps = calloc(n ? n : 1, sizeof(*tps));
+	exists = calloc(n ? n : 1, sizeof(*exists));
+	if (!in_btf || !tps || !exists) {
+		free(tps);
+		free(exists);
+		free(in_btf);
+		return NULL;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		const char *sec = bpf_program__section_name(prog);
+		enum bpftune_feature f = prog_feature(prog);
+		const char *target = sec ? strchr(sec, '/') : NULL;
+
+		tps[i++] = (target && (f == BPFTUNE_FEAT_TP_BTF || f == BPFTUNE_FEAT_RAW_TP)) ?
+			   target + 1 : "";
+	}
+	if (bpftune_kernel_tracepoints(tps, n, exists))
+		for (i = 0; i < n; i++)
+			in_btf[i] = -1;
+	else
+		for (i = 0; i < n; i++)
+			in_btf[i] = tps[i][0] ? exists[i] : -1;
+	free(tps);
+	free(exists);
+	return in_btf;
+}
+
+static int prog_index(struct bpf_object *obj, const struct bpf_program *prog)
+{
+	struct bpf_program *p;
+	int i = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		if (p == prog)
+			return i;
+		i++;
+	}
+	return -1;
 }
 
 int bpftune_bpf_select_programs(struct bpf_object *obj,
@@ -220,11 +292,13 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 				size_t why_len)
 {
 	struct bpf_program *prog, *other, *best;
-	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int *in_btf = tracepoints_in_btf(obj);
 	int enabled = 0, err = 0;
 
-	if (libbpf_get_error(vmlinux))
-		vmlinux = NULL;
+	if (!in_btf) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
 
 	bpf_object__for_each_program(prog, obj)
 		bpf_program__set_autoload(prog, false);
@@ -249,7 +323,8 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 
 			if (!same_group(bpf_program__name(other), name))
 				continue;
-			if (feature_ok(s, f) && !target_exists(vmlinux, other)) {
+			if (feature_ok(s, f) &&
+			    !target_exists(in_btf[prog_index(obj, other)], other)) {
 				snprintf(needs + strlen(needs), sizeof(needs) - strlen(needs),
 					 "%s%s (this kernel has no %s)", needs[0] ? " or " : "",
 					 bpftune_feature_name(f),
@@ -289,7 +364,7 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 		snprintf(why, why_len, "no hook this kernel supports");
 		err = -EOPNOTSUPP;
 	}
-	btf__free(vmlinux);
+	free(in_btf);
 	return err;
 }
 
@@ -335,6 +410,7 @@ int bpftune_bpf_load_attach(struct bpftune_tuner *t,
 	bpftune_cap_raise();
 	err = image_of(t)->load(t->skel);
 	bpftune_cap_lower();
+	bpftune_bpf_min_btf_done(t->obj);
 	if (err) {
 		bpftune_log(LOG_ERR, "tuner %s: BPF load failed: %s%s",
 			    t->ops->name, strerror(-err),

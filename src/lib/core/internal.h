@@ -19,6 +19,7 @@
 #include <bpftune/proc.h>
 
 struct bpf_link;
+struct bpf_object;
 
 /* ---- logging (log.c) ---- */
 enum bpftune_log_dest { BPFTUNE_LOG_SYSLOG, BPFTUNE_LOG_STDERR };
@@ -69,6 +70,8 @@ BPFTUNE_DAEMON const char *bpftune_feature_name(enum bpftune_feature f);
 BPFTUNE_DAEMON const char *bpftune_support_level_name(enum bpftune_support_level l);
 BPFTUNE_DAEMON int bpftune_support_level_exit(enum bpftune_support_level l);
 BPFTUNE_DAEMON int bpftune_support_probe(struct bpftune_support *s);
+/* undo what the probe did to the system: a tracefs it mounted */
+BPFTUNE_DAEMON void bpftune_support_fini(void);
 BPFTUNE_DAEMON const struct bpftune_support *bpftune_support(void);
 
 /* ---- BPF objects (bpf_load.c) ---- */
@@ -97,10 +100,36 @@ int bpftune_bpf_read_config(const struct bpftune_tuner *tuner,
 			    struct bpftune_bpf_config *config,
 			    uint64_t *ringbuf_lost);
 BPFTUNE_DAEMON int bpftune_ringbuf_fd(void);
+/*
+ * Full objects pay off only where fentry loads; elsewhere the legacy ones
+ * attach the same tracepoints as raw_tp, which needs no kernel BTF (and
+ * kprobes where the kernel has them).  True: use the legacy objects.
+ */
+BPFTUNE_DAEMON bool bpftune_bpf_prefer_legacy(const struct bpftune_support *s);
 /* the shared gauges map (struct bpftune_gauges by netns cookie), or -1 */
 int bpftune_gauges_fd(void);
 /* closes the ring buffer and the gauges map */
 BPFTUNE_DAEMON void bpftune_ringbuf_close(void);
+
+/* ---- the kernel's BTF while loading (bpf_btf.c) ---- */
+struct bpftune_kbtf;
+/* the in-place kernel BTF reader, opened on first use; NULL if none */
+struct bpftune_kbtf *bpftune_kernel_btf(void);
+/* loading is over: free the reader's index (it is rebuilt when needed) */
+void bpftune_kernel_btf_release(void);
+/*
+ * The minimal BTF for @image's CO-RE relocations in a memfd (*@fdp), its
+ * /proc/self/fd path in @path for btf_custom_path.  -ENOENT: the object
+ * needs none, or there is no kernel BTF; other -errno: use the kernel's.
+ */
+int bpftune_bpf_min_btf(const void *image, size_t size, char *path,
+			size_t path_len, int *fdp);
+/* keep @fd open until @obj is loaded (bpftune_bpf_min_btf_done) */
+void bpftune_bpf_min_btf_keep(const struct bpf_object *obj, int fd);
+void bpftune_bpf_min_btf_done(const struct bpf_object *obj);
+/* Which of @n tracepoints the kernel has (its btf_trace_<name> typedef). */
+int bpftune_kernel_tracepoints(const char *const *tps, unsigned int n,
+			       bool *exists);
 
 /* ---- plugins (plugin.c) ---- */
 /* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
@@ -227,13 +256,14 @@ struct bpftune_observer {
 	void (*event)(const struct bpftune_tuner *t,
 		      const struct bpftune_event *ev);
 	/*
-	 * Before every write of a tunable (old holds the live value): a
-	 * negative return vetoes the write, e.g. when the original value
-	 * could not be saved to the rollback journal.
+	 * Before every write of a tunable (old holds the live value, new
+	 * what is about to be written): a negative return vetoes the write,
+	 * e.g. when the original value could not be saved to the rollback
+	 * journal.
 	 */
 	int (*pre_change)(const struct bpftune_tuner *t, unsigned int tunable,
 			  uint64_t netns_cookie, const long *old,
-			  unsigned int n);
+			  const long *new, unsigned int n);
 	/* after a write; err is 0 or the write's -errno */
 	void (*change)(const struct bpftune_tuner *t, unsigned int tunable,
 		       uint64_t netns_cookie, unsigned int scenario,
@@ -340,5 +370,17 @@ int bpftune_cpumask_format(long mask, char *buf, size_t len);
 /* clamp to [min, max]; returns how many values were changed */
 unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
 				long *values, unsigned int n);
+/*
+ * Values outside [min, max], described into @buf ("2147483647 above the
+ * cap 65536", "value 3 (0) below the floor 1"); returns how many.
+ */
+unsigned int bpftune_cap_audit(const struct bpftune_tunable_desc *d,
+			       const long *values, unsigned int n, char *buf,
+			       size_t len);
+/*
+ * At start: one line per tunable whose value (global netns) is outside
+ * the tuner's caps, saying it is left alone until the tuner acts.
+ */
+void bpftune_tunables_audit(const struct bpftune_tuner *t);
 
 #endif /* BPFTUNE_INTERNAL_H */

@@ -188,6 +188,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	bpftune_log(LOG_INFO, "%s %s started (%s objects, %u hooks): %s", kind,
 		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
 		    ops->description ? ops->description : "");
+	bpftune_tunables_audit(t);
 	/* a plugin hot-plugged into a running daemon gets its telemetry rows */
 	bpftune_telemetry_tuner_added(t);
 	return 0;

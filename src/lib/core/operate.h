@@ -78,6 +78,12 @@ const char *bpftune_strategy_name(const struct bpftune_tuner *t,
 uint64_t bpftune_strategy_switches(const struct bpftune_tuner *t);
 /* BPF links the active strategy holds (besides the tuner's own) */
 unsigned int bpftune_strategy_links(const struct bpftune_tuner *t);
+/*
+ * @drain delivers pending ring buffer events: called when a strategy's
+ * programs are detached, before the next one is active, so that every
+ * event is handled under the strategy whose program sent it.
+ */
+BPFTUNE_DAEMON void bpftune_strategies_set_drain(void (*drain)(void));
 
 /* ---- plugin hot plug (hotplug.c) ---- */
 /* @drain delivers pending ring buffer events before a tuner is unloaded */

@@ -164,7 +164,7 @@ bool bpftune_plugin_name_valid(const char *name)
 static bool image_valid(const struct bpftune_bpf_image *i)
 {
 	return i->open && i->object && i->load && i->destroy && i->configure &&
-	       i->read;
+	       i->read && i->bytes;
 }
 
 static bool tables_valid(const struct bpftune_tuner_ops *ops, char *why,

@@ -124,6 +124,8 @@ int bpftune_plugin_dir_scan(const char *dir, const struct bpftune_allow *allow,
 				    names[i], why);
 		cb(names[i], ops, handle, pfd, ctx);
 	}
+	/* every plugin here is loaded: the kernel BTF index is not needed now */
+	bpftune_kernel_btf_release();
 	for (i = 0; i < num; i++)
 		free(names[i]);
 	free(names);

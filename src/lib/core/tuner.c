@@ -15,8 +15,10 @@
 #include <bpf/libbpf.h>
 
 #include "core/internal.h"
+#include "core/refusal.h"
 #include "telemetry/telemetry.h"
 #include "core/operate.h"
+#include "ops/policy_daemon.h"
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
@@ -167,6 +169,7 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 	if (t->obj)
 		bpftune_bpf_print_stats(t);
 	bpftune_tuner_stop(t);
+	bpftune_refusal_forget_tuner(t->id);
 	bpftune_strategies_free(t);
 	bpftune_bpf_detach(t);
 	bpftune_bpf_close(t);
@@ -411,6 +414,58 @@ static int writer_apply(struct bpftune_tuner *t, unsigned int index,
 	return err > 0 ? 0 : err;
 }
 
+/*
+ * Veto check, the write, its observers and what a refusal means: a write
+ * the kernel refused is not tried again before a back-off (refusal.h),
+ * however many events ask for it; 0 or -errno.
+ */
+static int apply_change(struct bpftune_tuner *t, unsigned int index, int fd,
+			uint64_t cookie, unsigned int scenario, const long *old,
+			const long *new, unsigned int n, const char *reason,
+			const char *snew, const char *where)
+{
+	const struct bpftune_tunable_writer *w = tunable_writer(t, index);
+	const char *name = t->ops->tunables[index].name;
+	struct bpftune_refusal *r;
+	struct bpftune_observer *o;
+	uint64_t refused, skipped;
+	int err = 0;
+
+	if (bpftune_refusal_holds(t->id, index, cookie, bpftune_now_ms()))
+		return -EAGAIN;
+	for_each_observer(o)
+		if (o->pre_change && (err = o->pre_change(t, index, cookie, old, new, n)))
+			break;
+	if (err) {
+		r = bpftune_refusal_note(t->id, index, cookie, err, true, bpftune_now_ms());
+		bpftune_log(!r || r->refusals == 1 ? LOG_WARNING : LOG_DEBUG,
+			    "tuner %s: not setting %s to %s in %s: %s", t->ops->name,
+			    name, snew, where, strerror(-err));
+		return err;
+	}
+	if (w)
+		err = writer_apply(t, index, w, fd, new, n);
+	else
+		err = bpftune_sysctl_write(fd, name, new, n);
+	for_each_observer(o)
+		if (o->change)
+			o->change(t, index, cookie, scenario, old, new, n, reason, err);
+	if (err) {
+		r = bpftune_refusal_note(t->id, index, cookie, err, false, bpftune_now_ms());
+		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s; not tried again there for %llu s",
+			    t->ops->name, name, snew, where, strerror(-err),
+			    r ? (unsigned long long)(r->until_ms - bpftune_now_ms() + 999) / 1000 : 0ULL);
+		return err;
+	}
+	refused = bpftune_refusal_clear(t->id, index, cookie, &skipped);
+	if (refused)
+		bpftune_log(LOG_NOTICE, "tuner %s: %s in %s can be set again, after %llu refusal%s (%llu attempt%s held back)",
+			    t->ops->name, name, where, (unsigned long long)refused,
+			    refused == 1 ? "" : "s", (unsigned long long)skipped,
+			    skipped == 1 ? "" : "s");
+	return 0;
+}
+
 int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			const struct bpftune_event *ev, unsigned int scenario,
 			const long *values, unsigned int n, const char *reason)
@@ -420,7 +475,6 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	struct bpftune_observer *o;
 	char sold[96], snew[96], where[128];
 	unsigned int capped;
-	const struct bpftune_tunable_writer *w;
 	uint64_t cookie;
 	int fd, err;
 
@@ -444,11 +498,14 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    t->ops->name, d->name, strerror(-err));
 		return err;
 	}
-	w = tunable_writer(t, index);
-	if (w && writer_overridden(t, index, cookie, old, n))
+	if (tunable_writer(t, index) && writer_overridden(t, index, cookie, old, n))
 		return -EPERM;
 	memcpy(new, values, n * sizeof(*new));
 	capped = bpftune_cap_values(d, new, n);
+	/* the admin's policy file: bounds, do-not-touch, netns scope */
+	err = bpftune_policy_check(t, index, ev, scenario, cookie, old, new, n);
+	if (err)
+		return err;
 	if (!memcmp(old, new, n * sizeof(*new)))
 		return 0;
 	format_values(old, n, sold, sizeof(sold));
@@ -465,28 +522,10 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    sold, snew, where, reason ? reason : "");
 		return 0;
 	}
-	for_each_observer(o) {
-		if (!o->pre_change)
-			continue;
-		err = o->pre_change(t, index, cookie, old, n);
-		if (err) {
-			bpftune_log(LOG_WARNING, "tuner %s: not setting %s to %s in %s: %s",
-				    t->ops->name, d->name, snew, where, strerror(-err));
-			return err;
-		}
-	}
-	if (w)
-		err = writer_apply(t, index, w, fd, new, n);
-	else
-		err = bpftune_sysctl_write(fd, d->name, new, n);
-	for_each_observer(o)
-		if (o->change)
-			o->change(t, index, cookie, scenario, old, new, n, reason, err);
-	if (err) {
-		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s",
-			    t->ops->name, d->name, snew, where, strerror(-err));
+	err = apply_change(t, index, fd, cookie, scenario, old, new, n, reason,
+			   snew, where);
+	if (err)
 		return err;
-	}
 	record_change(t, index, cookie, scenario, old, new, n);
 	bpftune_log(LOG_NOTICE, "tuner %s: %s: %s %s -> %s in %s: %s%s",
 		    t->ops->name, t->ops->scenarios[scenario].name, d->name,
@@ -495,9 +534,23 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	return 1;
 }
 
+/* events the BPF side could not queue, all plugins (never silent) */
+static uint64_t ringbuf_lost(void)
+{
+	struct bpftune_bpf_config c;
+	uint64_t total = 0, v;
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		if (tuners[id] && !bpftune_bpf_read_config(tuners[id], &c, &v))
+			total += v;
+	return total;
+}
+
 void bpftune_print_summary(void)
 {
 	unsigned int id, i, changes = 0;
+	uint64_t lost;
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
 		struct bpftune_tuner *t = tuners[id];
@@ -542,6 +595,10 @@ void bpftune_print_summary(void)
 	if (bpftune_events_malformed())
 		bpftune_log(LOG_WARNING, "summary: %llu malformed events dropped",
 			    (unsigned long long)bpftune_events_malformed());
+	lost = ringbuf_lost();
+	if (lost)
+		bpftune_log(LOG_WARNING, "summary: %llu events lost: the ring buffer was full (hooks fired faster than the daemon read)",
+			    (unsigned long long)lost);
 }
 
 unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
@@ -580,6 +637,7 @@ unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
 				}
 		notify_state(t, cookie, BPFTUNE_STATE_GONE, cause);
 	}
+	bpftune_refusal_forget_netns(cookie);
 	bpftune_netns_forget(cookie);
 	return n;
 }

@@ -22,7 +22,14 @@
 #define BPFTUNE_CTL_MAX_REQUEST		256		/* bytes, newline included */
 #define BPFTUNE_CTL_MAX_REPLY		(4 << 20)	/* bytes */
 #define BPFTUNE_CTL_MAX_CLIENTS		32
-#define BPFTUNE_CTL_TIMEOUT_MS		5000	/* to send a whole request */
+#define BPFTUNE_CTL_REQUEST_MS		2000	/* to send a whole request */
+#define BPFTUNE_CTL_TIMEOUT_MS		5000	/* to take more of a reply */
+/*
+ * With every slot taken, a new client takes the place of the one that has
+ * waited longest without sending a whole request, if that one has had at
+ * least this long: idle clients cannot lock the operator out.
+ */
+#define BPFTUNE_CTL_GRACE_MS		100
 #define BPFTUNE_CTL_ERROR_PREFIX	"error: "
 
 enum bpftune_query {
@@ -33,6 +40,7 @@ enum bpftune_query {
 	BPFTUNE_Q_SUMMARY,
 	BPFTUNE_Q_ROLLBACK,
 	BPFTUNE_Q_METRICS,
+	BPFTUNE_Q_CONFIG,
 	BPFTUNE_Q_MAX,
 };
 
@@ -71,6 +79,11 @@ int bpftune_buf_printf(struct bpftune_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* @s as a JSON string, quoted and escaped (NULL is null) */
 int bpftune_buf_json_str(struct bpftune_buf *b, const char *s);
+/* @n values as a JSON array: [1,2,3] */
+void bpftune_buf_json_values(struct bpftune_buf *b, const long *v, unsigned int n);
+/* @n values as text into @buf, separated by @sep: "1 2 3" */
+void bpftune_values_text(const long *v, unsigned int n, const char *sep,
+			 char *buf, size_t len);
 
 /* ---- server (control.c) ---- */
 struct bpftune_daemon_info {
@@ -78,6 +91,12 @@ struct bpftune_daemon_info {
 	bool rollback;
 	const char *journal;	/* NULL if none */
 	const char *metrics_dir;	/* NULL if none */
+	/*
+	 * Delivers the events the kernel has queued; called before every
+	 * answer, so that an answer covers every event reported before the
+	 * query (tests use a query as a barrier).  May be NULL.
+	 */
+	void (*drain)(void);
 };
 
 BPFTUNE_DAEMON int bpftune_control_init(const char *path, const struct bpftune_daemon_info *info);

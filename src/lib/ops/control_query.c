@@ -12,6 +12,7 @@
 
 #include "ops/control.h"
 #include "core/operate.h"
+#include "ops/policy_daemon.h"
 
 #define VALUES_LEN	96
 
@@ -26,26 +27,6 @@ static const char *state_name(enum bpftune_state s)
 		return "gone";
 	}
 	return "?";
-}
-
-static void values_text(const long *v, unsigned int n, char *buf, size_t len)
-{
-	size_t off = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%ld", i ? " " : "", v[i]);
-}
-
-static void values_json(struct bpftune_buf *o, const long *v, unsigned int n)
-{
-	unsigned int i;
-
-	bpftune_buf_add(o, "[", 1);
-	for (i = 0; i < n; i++)
-		bpftune_buf_printf(o, "%s%ld", i ? "," : "", v[i]);
-	bpftune_buf_add(o, "]", 1);
 }
 
 /* What we did to one tunable in one netns, from the tuner's change records. */
@@ -358,7 +339,7 @@ static void read_live(const struct bpftune_tunable_desc *d, uint64_t cookie,
 	if (l->err >= 0) {
 		l->n = l->err;
 		l->err = 0;
-		values_text(l->v, l->n, l->str, sizeof(l->str));
+		bpftune_values_text(l->v, l->n, " ", l->str, sizeof(l->str));
 	}
 }
 
@@ -375,8 +356,8 @@ static void status_one(struct bpftune_buf *o, bool json, bool first,
 
 	read_live(d, cookie, &l);
 	if (v) {
-		values_text(v->orig->old_values, v->orig->num_values, orig, sizeof(orig));
-		values_text(v->last->new_values, v->last->num_values, set, sizeof(set));
+		bpftune_values_text(v->orig->old_values, v->orig->num_values, " ", orig, sizeof(orig));
+		bpftune_values_text(v->last->new_values, v->last->num_values, " ", set, sizeof(set));
 	}
 	if (!json) {
 		bpftune_buf_printf(o, "    %s: ",
@@ -406,16 +387,16 @@ static void status_one(struct bpftune_buf *o, bool json, bool first,
 	else if (d->flags & BPFTUNE_TUNABLE_STRING)
 		bpftune_buf_json_str(o, l.str);
 	else
-		values_json(o, l.v, l.n);
+		bpftune_buf_json_values(o, l.v, l.n);
 	if (l.err) {
 		bpftune_buf_add(o, ",\"error\":", 9);
 		bpftune_buf_json_str(o, l.err == -ESRCH ? "netns gone" : strerror(-l.err));
 	}
 	if (v) {
 		bpftune_buf_add(o, ",\"original\":", 12);
-		values_json(o, v->orig->old_values, v->orig->num_values);
+		bpftune_buf_json_values(o, v->orig->old_values, v->orig->num_values);
 		bpftune_buf_add(o, ",\"set\":", 7);
-		values_json(o, v->last->new_values, v->last->num_values);
+		bpftune_buf_json_values(o, v->last->new_values, v->last->num_values);
 		bpftune_buf_printf(o, ",\"changes\":%u,\"changed_since\":%s", v->count,
 				   !l.err && strcmp(set, l.str) ? "true" : "false");
 	}
@@ -460,11 +441,14 @@ static int q_status(bool json, struct bpftune_buf *o)
 			if (json) {
 				bpftune_buf_printf(o, "%s{\"sysctl\":", i ? "," : "");
 				bpftune_buf_json_str(o, d->name);
-				bpftune_buf_printf(o, ",\"namespaced\":%s,\"netns\":[",
+				bpftune_buf_printf(o, ",\"namespaced\":%s",
 						   d->flags & BPFTUNE_TUNABLE_NAMESPACED ?
 						   "true" : "false");
+				bpftune_policy_status_line(o, d->name, true);
+				bpftune_buf_add(o, ",\"netns\":[", 10);
 			} else {
 				bpftune_buf_printf(o, "  %s\n", d->name);
+				bpftune_policy_status_line(o, d->name, false);
 			}
 			/* the global value always, then each netns we changed */
 			status_one(o, json, true, t, d, 0, gv);
@@ -503,8 +487,8 @@ static int q_summary(bool json, struct bpftune_buf *o)
 				bool gone;
 
 				total++;
-				values_text(c->old_values, c->num_values, sold, sizeof(sold));
-				values_text(c->new_values, c->num_values, snew, sizeof(snew));
+				bpftune_values_text(c->old_values, c->num_values, " ", sold, sizeof(sold));
+				bpftune_values_text(c->new_values, c->num_values, " ", snew, sizeof(snew));
 				if (!json) {
 					bpftune_buf_printf(o, "tuner %s, scenario '%s': %s changed %u time%s in %s: %s -> %s\n",
 							   t->ops->name, t->ops->scenarios[c->scenario].name,
@@ -526,9 +510,9 @@ static int q_summary(bool json, struct bpftune_buf *o)
 						   (unsigned long long)(nid.global ?
 						   bpftune_global_netns_cookie() : c->netns_cookie),
 						   c->count);
-				values_json(o, c->old_values, c->num_values);
+				bpftune_buf_json_values(o, c->old_values, c->num_values);
 				bpftune_buf_add(o, ",\"new\":", 7);
-				values_json(o, c->new_values, c->num_values);
+				bpftune_buf_json_values(o, c->new_values, c->num_values);
 				bpftune_buf_add(o, "}", 1);
 			}
 		}
@@ -576,8 +560,8 @@ static int q_rollback(bool json, struct bpftune_buf *o)
 				const char *note = NULL;
 				bool gone;
 
-				values_text(v[k].orig->old_values, v[k].orig->num_values,
-					    vals, sizeof(vals));
+				bpftune_values_text(v[k].orig->old_values, v[k].orig->num_values,
+						    " ", vals, sizeof(vals));
 				netns_label(v[k].cookie, &nid, &gone);
 				bpftune_netns_exec_prefix(v[k].cookie, pfx, sizeof(pfx));
 				snprintf(cmd, sizeof(cmd), "%ssysctl -w %s=\"%s\"", pfx,
@@ -597,7 +581,7 @@ static int q_rollback(bool json, struct bpftune_buf *o)
 					bpftune_buf_json_str(o, nid.global ? "global" : nid.name);
 					bpftune_buf_printf(o, ",\"cookie\":%llu,\"value\":",
 							   (unsigned long long)v[k].cookie);
-					values_json(o, v[k].orig->old_values, v[k].orig->num_values);
+					bpftune_buf_json_values(o, v[k].orig->old_values, v[k].orig->num_values);
 					bpftune_buf_add(o, ",\"command\":", 11);
 					bpftune_buf_json_str(o, cmd);
 					bpftune_buf_add(o, ",\"note\":", 8);
@@ -642,6 +626,8 @@ int bpftune_query_answer(const struct bpftune_request *req,
 		return q_rollback(req->json, out);
 	case BPFTUNE_Q_METRICS:
 		return bpftune_metrics_format(out);
+	case BPFTUNE_Q_CONFIG:
+		return bpftune_policy_format(out, req->json);
 	default:
 		bpftune_buf_printf(out, BPFTUNE_CTL_ERROR_PREFIX "unknown query\n");
 		return -EINVAL;

@@ -98,7 +98,7 @@ static void load(const char *file)
 	struct bpftune_tuner *t;
 	char why[512] = "";
 	void *handle;
-	int dfd, pfd;
+	int dfd, pfd, err;
 
 	if (!bpftune_plugin_allowed(allow, file)) {
 		bpftune_log(LOG_INFO, "plugin %s not loaded: not in the -a allow-list", file);
@@ -123,7 +123,9 @@ static void load(const char *file)
 		close(pfd);
 		return;
 	}
-	if (bpftune_tuner_start(t, &bpf_opts)) {
+	err = bpftune_tuner_start(t, &bpf_opts);
+	bpftune_kernel_btf_release();	/* loaded: the BTF index goes */
+	if (err) {
 		bpftune_tuner_remove(t);
 		return;
 	}

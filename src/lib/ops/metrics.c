@@ -318,7 +318,7 @@ int bpftune_metrics_format(struct bpftune_buf *o)
 	per_tuner(o, "bpftune_events_ignored_total", "counter",
 		  "Events ignored because the tuner was stopped in their netns.", 1);
 	bss(o, "bpftune_sampler_calls_total",
-	    "Calls of a sampled BPF hook.", 0);
+	    "Calls of a sampled BPF hook (estimated from the processed ones while it samples 1 in N > 1).", 0);
 	bss(o, "bpftune_sampler_sampled_total",
 	    "Calls of a sampled BPF hook that were processed.", 1);
 	ringbuf_lost(o);

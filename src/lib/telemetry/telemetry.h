@@ -17,15 +17,33 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "telemetry/telemetry_schema.h"
 
 #define BPFTUNE_TELEMETRY_DIR		"/var/lib/bpftune/telemetry"
 
+/*
+ * --host-id: the host_id of every row, instead of the machine's (several
+ * "hosts" on one machine: tests, containers sharing a machine-id).  Safe
+ * in a file name and a Redis key (bpftune-ship puts it in both).
+ */
+#define BPFTUNE_HOST_ID_MAX		36
+#define BPFTUNE_HOST_ID_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+static inline bool bpftune_host_id_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= BPFTUNE_HOST_ID_MAX && strspn(s, BPFTUNE_HOST_ID_CHARS) == n;
+}
+
 struct bpftune_telemetry_opts {
 	const char *dir;		/* NULL: BPFTUNE_TELEMETRY_DIR */
 	const char *label;		/* --label, may be NULL */
+	const char *host_id;		/* --host-id; NULL: the machine's */
 	unsigned int sample_interval_ms;	/* 0: the default */
 	int sample_netns;		/* --sample-netns; -1: the default */
 	int keep_files;			/* --telemetry-keep; -1: default, 0: all */

@@ -5,14 +5,7 @@
  * bpftune_softnet_parse() (src/lib/kit/softnet_parse.c), and
  * /proc/net/protocols, /proc/pressure/cpu and /proc/schedstat
  * (src/lib/kit/proc_parse.c).
- * Not part of the unit-test binary or of make check.  Build and run from
- * the top of the tree with clang:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	-Iinclude -Isrc/lib -o build/fuzz_proc test/unit/fuzz/fuzz_proc.c \
- *	src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c \
- *	src/lib/kit/proc_parse.c
- *   mkdir -p build/fuzz-proc && build/fuzz_proc -max_total_time=60 build/fuzz-proc
+ * Built and run by make fuzz (test/unit/fuzz/fuzz.mk, README.md there).
  *
  * Checks, besides the sanitizers: a mask that parses formats and parses
  * back the same; the parsers return a count or -EINVAL, never more rows
