@@ -32,6 +32,11 @@ B		:= build/asan
 CC		:= $(CLANG)
 CFLAGS		:= $(SAN_FLAGS)
 LDFLAGS		+= -fsanitize=address,undefined
+# clang links the sanitizer runtime into executables only: a library's
+# __asan_* references are resolved by the daemon and the unit tests
+LIB_NO_UNDEFINED :=
+else
+LIB_NO_UNDEFINED := -Wl,--no-undefined
 endif
 WARN		:= -Wall -Wextra -Werror
 CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
@@ -155,7 +160,7 @@ $(SEAL)/libbpftune.map: $(SEAL)/public.syms $(SEAL)/private.syms
 $(LIB_SO): $(LIB_OBJS) $(SEAL)/libbpftune.map
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(SEAL)/libbpftune.map \
-		-Wl,--no-undefined -o $@ $(LIB_OBJS) $(LIBS)
+		$(LIB_NO_UNDEFINED) -o $@ $(LIB_OBJS) $(LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 

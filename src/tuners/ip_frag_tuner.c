@@ -363,18 +363,18 @@ static int ip_frag_init(struct bpftune_tuner *t, void *priv)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[IP_FRAG_NEAR_THRESH] = {
-		"reassembly memory near its limit",
-		"fragments waiting for reassembly hold memory within delta of the high threshold",
+		.name = "reassembly memory near its limit",
+		.description = "fragments waiting for reassembly hold memory within delta of the high threshold",
 		.payload_size = sizeof(struct ip_frag_event),
 		.handle = near_thresh,
 	},
 	[IP_FRAG_FLOOD] = {
-		"fragment flood",
-		"reassembly failures rose together with the threshold: step back and hold",
+		.name = "fragment flood",
+		.description = "reassembly failures rose together with the threshold: step back and hold",
 	},
 	[IP_FRAG_SHRINK] = {
-		"reassembly memory no longer needed",
-		"reassembly memory stayed low for a while: one step back",
+		.name = "reassembly memory no longer needed",
+		.description = "reassembly memory stayed low for a while: one step back",
 	},
 };
 

@@ -561,18 +561,18 @@ static int neigh_table_init(struct bpftune_tuner *t, void *priv)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[NEIGH_TABLE_NEAR_FULL] = {
-		"neighbour table near full",
-		"entries counted by the neighbour garbage collector came within delta of gc_thresh3",
+		.name = "neighbour table near full",
+		.description = "entries counted by the neighbour garbage collector came within delta of gc_thresh3",
 		.payload_size = sizeof(struct neigh_table_event),
 	},
 	[NEIGH_TABLE_FULL] = {
-		"neighbour table full",
-		"the kernel refused a new neighbour entry: the table is at gc_thresh3",
+		.name = "neighbour table full",
+		.description = "the kernel refused a new neighbour entry: the table is at gc_thresh3",
 		.payload_size = sizeof(struct neigh_table_event),
 	},
 	[NEIGH_TABLE_EMPTYING] = {
-		"neighbour table emptied",
-		"thresholds we raised see a table at most a quarter full: step back towards their original values",
+		.name = "neighbour table emptied",
+		.description = "thresholds we raised see a table at most a quarter full: step back towards their original values",
 		.payload_size = sizeof(struct neigh_table_event),
 	},
 };

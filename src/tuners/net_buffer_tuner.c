@@ -548,34 +548,34 @@ static int net_buffer_init(struct bpftune_tuner *t, void *priv)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[NET_BUFFER_BACKLOG_DROP] = {
-		"backlog full",
-		"packets were dropped because a CPU's receive backlog (netdev_max_backlog) was full",
+		.name = "backlog full",
+		.description = "packets were dropped because a CPU's receive backlog (netdev_max_backlog) was full",
 		.payload_size = sizeof(struct net_buffer_event),
 		.handle = backlog_drop,
 	},
 	[NET_BUFFER_BUDGET_SQUEEZE] = {
-		"receive budget exhausted",
-		"a receive round used its whole netdev_budget with packets left",
+		.name = "receive budget exhausted",
+		.description = "a receive round used its whole netdev_budget with packets left",
 		.payload_size = sizeof(struct net_buffer_event),
 		.handle = squeeze,
 	},
 	[NET_BUFFER_TIME_SQUEEZE] = {
-		"receive time exhausted",
-		"a receive round ran into netdev_budget_usecs with packets left",
+		.name = "receive time exhausted",
+		.description = "a receive round ran into netdev_budget_usecs with packets left",
 		.payload_size = sizeof(struct net_buffer_event),
 		.handle = squeeze,
 	},
 	[NET_BUFFER_LATENCY_GUARD] = {
-		"longer receive rounds delayed tasks",
-		"CPU wait time rose together with the receive budget: step back and hold",
+		.name = "longer receive rounds delayed tasks",
+		.description = "CPU wait time rose together with the receive budget: step back and hold",
 	},
 	[NET_BUFFER_SHRINK] = {
-		"receive limits no longer needed",
-		"no drop or squeeze has asked for the raised limits for a while: one step back",
+		.name = "receive limits no longer needed",
+		.description = "no drop or squeeze has asked for the raised limits for a while: one step back",
 	},
 	[NET_BUFFER_HIGH_ORDER] = {
-		"order-0 skb pages on a busy receive path",
-		"high_order_alloc_disable only adds per-packet work where refills no longer stall",
+		.name = "order-0 skb pages on a busy receive path",
+		.description = "high_order_alloc_disable only adds per-packet work where refills no longer stall",
 	},
 };
 

@@ -218,14 +218,14 @@ static int route_table_init(struct bpftune_tuner *t, void *priv)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[ROUTE_TABLE_NEAR_FULL] = {
-		"IPv6 route table near max_size",
-		"IPv6 routes or dst cache entries came within delta of net.ipv6.route.max_size",
+		.name = "IPv6 route table near max_size",
+		.description = "IPv6 routes or dst cache entries came within delta of net.ipv6.route.max_size",
 		.payload_size = sizeof(struct route_table_event),
 		.handle = near_full,
 	},
 	[ROUTE_TABLE_EMPTYING] = {
-		"IPv6 route table emptied",
-		"a max_size we raised sees a quarter of it in use: step back towards its original value",
+		.name = "IPv6 route table emptied",
+		.description = "a max_size we raised sees a quarter of it in use: step back towards its original value",
 		.payload_size = sizeof(struct route_table_event),
 		.handle = emptying,
 	},

@@ -190,51 +190,51 @@ static void tcp_buffer_fini(struct bpftune_tuner *t, void *priv)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[TCP_BUFFER_RMEM_NEAR_MAX] = {
-		"receive buffer near tcp_rmem max",
-		"receive autotuning grew a socket's buffer within delta of tcp_rmem[2]",
+		.name = "receive buffer near tcp_rmem max",
+		.description = "receive autotuning grew a socket's buffer within delta of tcp_rmem[2]",
 		EVENT, .handle = tb_buffer_near_max,
 	},
 	[TCP_BUFFER_WMEM_NEAR_MAX] = {
-		"send buffer near tcp_wmem max",
-		"a sender's buffer grew within delta of tcp_wmem[2]",
+		.name = "send buffer near tcp_wmem max",
+		.description = "a sender's buffer grew within delta of tcp_wmem[2]",
 		EVENT, .handle = tb_buffer_near_max,
 	},
 	[TCP_BUFFER_MEM_PRESSURE] = {
-		"TCP memory near pressure",
-		"memory held by TCP came within delta of tcp_mem[1]",
+		.name = "TCP memory near pressure",
+		.description = "memory held by TCP came within delta of tcp_mem[1]",
 		EVENT, .handle = tb_memory_event,
 	},
 	[TCP_BUFFER_MEM_EXHAUSTED] = {
-		"TCP memory exhausted",
-		"the kernel refused TCP socket memory at the tcp_mem hard limit",
+		.name = "TCP memory exhausted",
+		.description = "the kernel refused TCP socket memory at the tcp_mem hard limit",
 		EVENT, .handle = tb_memory_event,
 	},
 	[TCP_BUFFER_RCVBUF_NO_AUTOTUNE] = {
-		"receive autotuning off",
-		"a receiver is limited by its fixed buffer while tcp_moderate_rcvbuf is 0",
+		.name = "receive autotuning off",
+		.description = "a receiver is limited by its fixed buffer while tcp_moderate_rcvbuf is 0",
 		EVENT, .handle = tb_rcvbuf_no_autotune,
 	},
 	[TCP_BUFFER_SYN_QUEUE] = {
-		"SYN queue near its limit",
-		"a listener's half-open queue is near where the kernel drops SYNs",
+		.name = "SYN queue near its limit",
+		.description = "a listener's half-open queue is near where the kernel drops SYNs",
 		EVENT, .handle = tb_syn_queue,
 	},
 	/* decided in userspace only */
 	[TCP_BUFFER_MEM_RECOVERED] = {
-		"TCP memory pressure gone",
-		"TCP memory fell below the pressure threshold: low-memory mode undone",
+		.name = "TCP memory pressure gone",
+		.description = "TCP memory fell below the pressure threshold: low-memory mode undone",
 	},
 	[TCP_BUFFER_LATENCY_GUARD] = {
-		"buffer growth raised latency",
-		"RTT rose together with the buffer maximum: step back and hold",
+		.name = "buffer growth raised latency",
+		.description = "RTT rose together with the buffer maximum: step back and hold",
 	},
 	[TCP_BUFFER_SYN_FLOOD] = {
-		"SYN flood",
-		"SYNs are not turning into connections",
+		.name = "SYN flood",
+		.description = "SYNs are not turning into connections",
 	},
 	[TCP_BUFFER_SYN_FLOOD_OVER] = {
-		"SYN flood over",
-		"syncookies we turned on have not been used for a while",
+		.name = "SYN flood over",
+		.description = "syncookies we turned on have not been used for a while",
 	},
 };
 

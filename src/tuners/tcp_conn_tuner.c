@@ -493,14 +493,14 @@ static void conn_fini(struct bpftune_tuner *t, void *priv)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[TCP_CONN_SCENARIO_LOSS] = {
-		"lossy connection",
-		"a connection retransmitted more than the threshold: moved to bbr",
+		.name = "lossy connection",
+		.description = "a connection retransmitted more than the threshold: moved to bbr",
 		.payload_size = sizeof(struct tcp_conn_loss),
 		.handle = on_loss,
 	},
 	[TCP_CONN_SCENARIO_CHOICE] = {
-		"congestion control choice",
-		"epsilon-greedy choice of the algorithm per destination, by RTT and delivery rate",
+		.name = "congestion control choice",
+		.description = "epsilon-greedy choice of the algorithm per destination, by RTT and delivery rate",
 		.payload_size = sizeof(struct tcp_conn_done),
 		.handle = on_done,
 	},

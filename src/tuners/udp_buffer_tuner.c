@@ -294,20 +294,20 @@ static int udp_buffer_init(struct bpftune_tuner *t, void *priv)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[UDP_BUFFER_RCVBUF_FULL] = {
-		"UDP receive buffer full",
-		"a UDP socket sized by rmem_default dropped datagrams: its receive buffer was full",
+		.name = "UDP receive buffer full",
+		.description = "a UDP socket sized by rmem_default dropped datagrams: its receive buffer was full",
 		.payload_size = sizeof(struct udp_buffer_event),
 		.handle = rcvbuf_full,
 	},
 	[UDP_BUFFER_MEM_EXHAUSTED] = {
-		"UDP memory exhausted",
-		"the kernel refused UDP socket memory at the udp_mem limit",
+		.name = "UDP memory exhausted",
+		.description = "the kernel refused UDP socket memory at the udp_mem limit",
 		.payload_size = sizeof(struct udp_buffer_event),
 		.handle = mem_exhausted,
 	},
 	[UDP_BUFFER_SHRINK] = {
-		"UDP buffers no longer needed",
-		"no UDP drop has asked for the raised limits for a while: one step back",
+		.name = "UDP buffers no longer needed",
+		.description = "no UDP drop has asked for the raised limits for a while: one step back",
 	},
 };
 
