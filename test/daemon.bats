@@ -244,7 +244,7 @@ PY
 
 # bats test_tags=hooks
 @test "tracefs the daemon mounts at start is unmounted at exit" {
-	make_plugin_dir sysctl netns
+	make_plugin_dir sample
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	# a mount namespace of its own, where tracefs (and debugfs, whose
 	# tracing directory mounts it on access) is not mounted
