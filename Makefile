@@ -32,6 +32,11 @@ B		:= build/asan
 CC		:= $(CLANG)
 CFLAGS		:= $(SAN_FLAGS)
 LDFLAGS		+= -fsanitize=address,undefined
+# clang links the sanitizer runtime into executables only: a library's
+# __asan_* references are resolved by the daemon and the unit tests
+LIB_NO_UNDEFINED :=
+else
+LIB_NO_UNDEFINED := -Wl,--no-undefined
 endif
 WARN		:= -Wall -Wextra -Werror
 CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
@@ -44,11 +49,14 @@ LIBS		:= -lbpf -lelf -lcap -ldl
 LIBS		+= -lz	# rollback journal checksums
 LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
+# the kit's rtnetlink (kit/netlink.c)
+NL_CFLAGS	:= $(shell pkg-config --cflags libnl-route-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+LIBS		+= -lnl-route-3 -lnl-3
 LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= core kit ops telemetry
-LIB_SRCS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c))
+LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO		:= $(B)/lib/libbpftune.so.$(VERSION)
@@ -117,61 +125,105 @@ $(B)/skel/%.legacy.skel.h: $(B)/bpf/%.legacy.bpf.o
 
 # ---- libbpftune ----------------------------------------------------------
 $(B)/obj/lib/core/support.o: $(B)/skel/support_probe.skel.h
+# the core mechanisms' BPF objects are built into the library
+CORE_BPF	:= $(patsubst src/lib/core/%.bpf.c,%,$(wildcard src/lib/core/*.bpf.c))
+$(foreach c,$(CORE_BPF),$(eval $(B)/obj/lib/core/$(c).o: \
+	$(B)/skel/lib/core/$(c).skel.h $(B)/skel/lib/core/$(c).legacy.skel.h))
+$(B)/obj/lib/core/%.o: CPPFLAGS += -I$(B)/skel/lib/core
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
 
-$(LIB_SO): $(LIB_OBJS)
+$(B)/obj/lib/kit/netlink.o: CPPFLAGS += $(NL_CFLAGS)
+
+# Sealed (scripts/seal.sh, CONTRIBUTING.md "The sealed library"): built
+# with -fvisibility=hidden, the version script exports what
+# include/bpftune/ declares (BPFTUNE_2) and what the daemon's object calls
+# (BPFTUNE_PRIVATE, marked BPFTUNE_DAEMON), nothing else.
+SEAL		:= $(B)/seal
+# -aux-info lists the public headers' prototypes: a GCC option
+SEAL_CC		?= gcc
+DAEMON_SRCS	:= src/bpftune.c $(wildcard src/daemon/*.c)
+DAEMON_OBJS	:= $(patsubst src/%.c,$(B)/obj/%.o,$(DAEMON_SRCS))
+
+$(SEAL)/public.syms: $(wildcard include/bpftune/*.h) scripts/seal.sh
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
+	scripts/seal.sh public $(SEAL_CC) > $@.tmp && mv $@.tmp $@
+
+$(SEAL)/private.syms: $(SEAL)/public.syms $(DAEMON_OBJS)
+	scripts/seal.sh private $^ > $@.tmp && mv $@.tmp $@
+
+$(SEAL)/libbpftune.map: $(SEAL)/public.syms $(SEAL)/private.syms
+	scripts/seal.sh map $^ > $@.tmp && mv $@.tmp $@
+
+$(LIB_SO): $(LIB_OBJS) $(SEAL)/libbpftune.map
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(SEAL)/libbpftune.map \
+		$(LIB_NO_UNDEFINED) -o $@ $(LIB_OBJS) $(LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
+$(DAEMON_OBJS): $(B)/obj/%.o: src/%.c $(B)/config.stamp $(LIB_HDRS) \
+		 $(wildcard include/bpftune/*.h src/daemon/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 # build/bin/bpftune finds build/lib; a package installs the library where
 # ld.so looks and builds with DAEMON_RPATH= (no RPATH)
 DAEMON_RPATH	?= -Wl,-rpath,'$$ORIGIN/../lib'
-$(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
+$(DAEMON): $(DAEMON_OBJS) $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
+	$(CC) $(LDFLAGS) -o $@ $(DAEMON_OBJS) -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
 		$(DAEMON_RPATH)
 
 # ---- tuners ---------------------------------------------------------------
-$(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h \
-			   $(B)/skel/tuners/%_tuner.legacy.skel.h \
-			   $(LIB_HDRS) $(wildcard src/tuners/*.h include/bpftune/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -I$(B)/skel/tuners -c $< -o $@
+# A tuner is src/tuners/NAME_tuner.c plus, when it is split, the other
+# src/tuners/NAME_*.c files (tcp_buffer: one file per scenario and its
+# pure decisions); all of them go into NAME_tuner.so.
+tuner_srcs	= $(filter-out %.bpf.c,$(wildcard src/tuners/$(1)_*.c))
+tuner_objs	= $(patsubst src/tuners/%.c,$(B)/obj/tuners/%.o,$(call tuner_srcs,$(1)))
 
-$(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
+# Sealed: a tuner sees include/ and its own directory, nothing of src/lib/,
+# and exports nothing but its descriptor.
+PLUGIN_CFLAGS	= $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude
+
+$(B)/obj/tuners/%.o: src/tuners/%.c $(wildcard src/tuners/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -Isrc/tuners -I$(B)/skel/tuners -c $< -o $@
+
+define tuner_rules
+$(call tuner_objs,$(1)): $(B)/skel/tuners/$(1)_tuner.skel.h $(B)/skel/tuners/$(1)_tuner.legacy.skel.h
+$(B)/lib/bpftune/$(1)_tuner.so: $(call tuner_objs,$(1))
+endef
+$(foreach t,$(TUNERS),$(eval $(call tuner_rules,$(t))))
+
+$(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
 
-# Pure arithmetic shared by tuners (unit-tested): linked into those that
-# use it.  A tuner that needs a library names it in TUNER_LIBS for its
-# own .so only.
-TUNER_POLICY	:= $(B)/obj/tuners/table_policy.o
-$(TUNER_POLICY): src/tuners/table_policy.c src/tuners/table_policy.h
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/lib/bpftune/neigh_table_tuner.so: $(TUNER_POLICY)
-$(B)/lib/bpftune/neigh_table_tuner.so: TUNER_LIBS := -lmnl	# RTM_SETNEIGHTBL, RTM_GETADDR
-$(B)/lib/bpftune/route_table_tuner.so: $(TUNER_POLICY)
-TCP_MEM_PLAN	:= $(B)/obj/tuners/tcp_mem_plan.o
-$(TCP_MEM_PLAN): src/tuners/tcp_mem_plan.c src/tuners/tcp_mem_plan.h
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/lib/bpftune/tcp_buffer_tuner.so: $(TCP_MEM_PLAN)
+# what make check holds to the plugin rules: tuners, collectors, fixtures,
+# the sample
+PLUGIN_SRCS	= $(wildcard src/tuners/*.[ch] src/collectors/*/*.[ch] \
+			     test/fixtures/*_tuner.[ch] test/fixtures/*_collector.[ch] \
+			     sample_tuner/*.[ch])
 
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
 FIXTURE_SOS	:= $(patsubst %,$(B)/test/plugins/%_tuner.so,$(FIXTURES))
+FIXTURE_SOS	+= $(patsubst test/fixtures/%.c,$(B)/test/plugins/%.so,$(wildcard test/fixtures/*_collector.c))
 
 $(B)/test/plugins/%_tuner.so: test/fixtures/%_tuner.c $(B)/skel/fixtures/%_tuner.skel.h \
 			      $(B)/skel/fixtures/%_tuner.legacy.skel.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
+	$(CC) $(PLUGIN_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
+		-L$(B)/lib -lbpftune -lbpf
+
+$(B)/test/plugins/%_collector.so: test/fixtures/%_collector.c $(B)/skel/fixtures/%_collector.skel.h \
+				  $(B)/skel/fixtures/%_collector.legacy.skel.h $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
 		-L$(B)/lib -lbpftune -lbpf
 
 fixtures: $(FIXTURE_SOS)
@@ -213,11 +265,23 @@ FLOOD		:= $(B)/test/flood
 
 all: $(TELEMETRY_SCHEMA)
 
-$(TELEMETRY_SCHEMA): tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_schema.h
+# the declarations: the core's, and every in-tree plugin's <name>_tables.c
+SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c)
+TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c) sample_tuner/sample_tuner_tables.c
+DECLARERS	:= $(B)/telemetry_declarers.inc
+$(DECLARERS): $(TABLES_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ tools/telemetry_schema.c src/lib/telemetry/telemetry_schema.c
+	@for f in $(TABLES_SRCS); do \
+		n=$$(basename $$f _tables.c); echo "DECLARER($${n%_tuner})"; \
+	done > $@.tmp && mv $@.tmp $@
 
-# docs/telemetry.md comes from the schema table; test/telemetry_tools.bats fails if it drifts
+$(TELEMETRY_SCHEMA): tools/telemetry_schema.c $(SCHEMA_SRCS) $(TABLES_SRCS) $(DECLARERS) \
+		     src/lib/telemetry/telemetry_schema.h $(wildcard include/bpftune/*.h src/tuners/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $@ tools/telemetry_schema.c $(SCHEMA_SRCS) \
+		$(TABLES_SRCS)
+
+# docs/telemetry.md comes from the declarations; test/telemetry_tools.bats fails if it drifts
 docs: $(TELEMETRY_SCHEMA)
 	$(TELEMETRY_SCHEMA) --markdown > docs/telemetry.md.tmp && mv docs/telemetry.md.tmp docs/telemetry.md
 
@@ -374,19 +438,21 @@ UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
-UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
-UNIT_LIB  += src/lib/telemetry/telemetry_schema.c src/lib/telemetry/telemetry_proc.c \
+UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
-	     src/lib/kit/softnet_parse.c
-UNIT_LIB  += src/tuners/table_policy.c src/tuners/tcp_mem_plan.c
+	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
+	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
+UNIT_LIB  += src/tuners/tcp_buffer_policy.c src/tuners/tcp_buffer_mem_plan.c
+UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
 	     src/lib/core/bpf_btf.c
 UNIT_LIB  += $(SHIP_PURE)
 
-$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(wildcard include/bpftune/*.h src/tuners/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) $(LDFLAGS) -o $@ $(UNIT_SRCS) \
+		$(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih -lnl-route-3 -lnl-3
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -403,12 +469,17 @@ test: all $(UNIT_TEST) $(FIXTURE_SOS)
 
 # ---- static analysis and sanitizers -------------------------------------
 SAN_B	:= build/asan
-check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h
+check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TUNER_SOS) $(FIXTURE_SOS)
+	# the seal: exports, private symbols, plugins' includes; file and function sizes
+	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms $(SEAL)/private.syms \
+		$(TUNER_SOS) $(FIXTURE_SOS)
+	scripts/seal.sh includes $(PLUGIN_SRCS)
+	scripts/check-size.py $(filter-out %.bpf.c,$(shell find src include -name '*.[ch]'))
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c src/tuners/tcp_mem_plan.c \
-		test/unit sample_tuner/sample_tuner.c tools/ship
+		$(DAEMON_SRCS) $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
+		test/unit sample_tuner/sample_tuner.c sample_tuner/sample_tuner_tables.c tools/ship
 	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
 	$(SAN_B)/test/unit_tests
 	$(SAN_B)/bin/bpftune -V

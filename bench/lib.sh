@@ -198,7 +198,10 @@ bench_plugin_dir() {
 		cp "$PLUGIN_SRC"/*_tuner.so "$PLUGIN_DIR/"
 	else
 		for t in "$@"; do
-			if [[ "$t" == */* ]]; then
+			# sysctl and netns are core mechanisms, always on: no file
+			if [ "$t" = sysctl ] || [ "$t" = netns ]; then
+				continue
+			elif [[ "$t" == */* ]]; then
 				cp "$t" "$PLUGIN_DIR/"
 			else
 				cp "$PLUGIN_SRC/${t}_tuner.so" "$PLUGIN_DIR/"

@@ -12,7 +12,8 @@
 # three in turn (too small, static, then the daemon from the too-small
 # start), so the phases are interleaved.
 #
-# The daemon loads only the tcp_buffer and sysctl tuners, and writes:
+# The daemon loads only the tcp_buffer tuner (with its core mechanisms:
+# admin-override detection and netns tracking), and writes:
 # on a shared host it may also tune other users' namespaces whose sockets
 # reach their limits while it runs (there is no namespace filter), so the
 # daemon runs only CONVERGE_SECS + N*SECS per repetition.

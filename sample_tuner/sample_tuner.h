@@ -12,4 +12,15 @@ struct sample_listen {
 	__s32 somaxconn;	/* what the kernel will give it */
 };
 
+/* Telemetry tables (sample_tuner_tables.c): one row per truncated listen(). */
+enum sample_table {
+	SAMPLE_TABLE_LISTEN,
+};
+
+#ifndef __bpf__
+#include <bpftune/telemetry.h>
+
+extern const struct bpftune_telemetry_desc sample_telemetry;
+#endif
+
 #endif

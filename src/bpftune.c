@@ -20,6 +20,7 @@
 
 #include "core/internal.h"
 #include "core/cgroup.h"
+#include "core/core.h"
 #include "core/loop.h"
 #include "core/plugin_dir.h"
 #include "telemetry/telemetry.h"
@@ -27,380 +28,7 @@
 #include "ops/journal.h"
 #include "core/operate.h"
 #include "ops/policy_daemon.h"
-
-#define MAX_ALLOW 64
-
-struct options {
-	bool debug, to_stderr, daemonize, support_only, legacy, rollback;
-	unsigned int learning_rate;
-	const char *libdir;
-	const char *cgroup;
-	struct bpftune_allow allow;
-	char *allow_names[MAX_ALLOW];
-	/* telemetry (telemetry.h) */
-	const char *telemetry_dir, *label, *host_id;
-	bool no_telemetry, observe;
-	unsigned int sample_interval_ms;
-	long sample_netns, telemetry_keep, telemetry_max_mb;	/* -1: default */
-	const char *query;		/* -q: be the control socket's client */
-	bool json;
-	const char *socket_path;
-	const char *journal;
-	bool restore;
-	const char *metrics_dir;
-	const char *config;		/* --config: the policy file */
-	bool check_config;
-	unsigned int allow_file;	/* tuners named by the policy file */
-};
-
-/* parse_args() runs on the command line, then the policy's options, then the command line again */
-enum { ARGS_CLI_FIRST, ARGS_POLICY, ARGS_CLI };
-
-/* long-only options */
-enum {
-	OPT_JSON = 0x100,
-	OPT_SOCKET,
-	OPT_JOURNAL,
-	OPT_RESTORE,
-	OPT_METRICS_DIR,
-	OPT_CONFIG,
-	OPT_CHECK_CONFIG,
-};
-
-/* long-only telemetry options */
-enum {
-	OPT_TELEMETRY_DIR = 0x200,
-	OPT_NO_TELEMETRY,
-	OPT_SAMPLE_INTERVAL,
-	OPT_LABEL,
-	OPT_OBSERVE,
-	OPT_SAMPLE_NETNS,
-	OPT_TELEMETRY_KEEP,
-	OPT_TELEMETRY_MAX_MB,
-	OPT_HOST_ID,
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: bpftune [OPTIONS]\n"
-"Watch the kernel with BPF and tune sysctls when a limit is being hit.\n\n"
-"  -h, --help             show this help and exit\n"
-"  -V, --version          show the version and exit\n"
-"  -d, --debug            log debug messages too\n"
-"  -s, --stderr           log to stderr instead of syslog\n"
-"  -D, --daemonize        run in the background\n"
-"  -S, --support          report what this kernel supports and exit\n"
-"                         (exit 0 full, 2 legacy, 3 tracepoint-only,\n"
-"                         4 unsupported, 1 error)\n"
-"  -L, --legacy           use the legacy (kprobe/raw_tp) BPF objects\n"
-"  -a, --allow TUNER      load only this tuner (repeatable; name or file)\n"
-"  -l, --libdir DIR       plugin directory (default %s)\n"
-"  -r, --rate 0..4        learning rate: step and margin 1.5625%% .. 25%%\n"
-"                         (default %d)\n"
-"  -R, --rollback         restore every changed sysctl on exit\n"
-"  -c, --cgroup PATH      cgroup v2 directory for cgroup programs\n"
-"                         (default: the cgroup2 root)\n"
-"  -q, --query QUERY      ask the running daemon (try -q help) and exit\n"
-"      --json             with -q: answer in JSON\n"
-"      --socket PATH      control socket (default %s)\n"
-"      --journal PATH     rollback journal for -R and --restore\n"
-"                         (default %s)\n"
-"      --restore          restore what the journal holds (after a crash)\n"
-"                         and exit\n"
-"      --metrics-dir DIR  keep DIR/bpftune.prom up to date (Prometheus\n"
-"                         node_exporter textfile collector)\n"
-"      --config PATH      policy file, with drop-ins in PATH.d/*.conf\n"
-"                         (default %s; options given here win)\n"
-"      --check-config     check the policy file and exit\n",
-		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
-		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT,
-		BPFTUNE_POLICY_DEFAULT);
-	fprintf(f,
-"      --telemetry-dir DIR  one SQLite file per run in DIR\n"
-"                         (default %s)\n"
-"      --no-telemetry     record no telemetry\n"
-"      --sample-interval MS  telemetry samples every MS ms (default %d)\n"
-"      --sample-netns N   sample at most N network namespaces besides the\n"
-"                         daemon's per interval, in turns (default %d, max %d)\n"
-"      --telemetry-keep N  at start, remove the oldest runs' files beyond N\n"
-"                         runs (default %d; 0: keep all)\n"
-"      --telemetry-max-mb MB  ... and beyond MB megabytes (default %d; 0: no limit)\n"
-"      --label NAME       workload/experiment name stored with the run\n"
-"      --host-id ID       host_id of the rows instead of the machine's\n"
-"                         (1-%d of A-Z a-z 0-9 . _ -; tests, containers)\n"
-"      --observe          decide and record, but write no tunable\n",
-		BPFTUNE_TELEMETRY_DIR, BPFTUNE_SAMPLE_INTERVAL_MS,
-		BPFTUNE_SAMPLE_NETNS_DEFAULT, BPFTUNE_SAMPLE_NETNS_MAX,
-		BPFTUNE_TELEMETRY_KEEP_DEFAULT, BPFTUNE_TELEMETRY_MAX_MB_DEFAULT,
-		BPFTUNE_HOST_ID_MAX);
-}
-
-static int parse_rate(const char *arg, unsigned int *rate)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < 0 || v > BPFTUNE_LEARNING_RATE_MAX)
-		return -EINVAL;
-	*rate = v;
-	return 0;
-}
-
-/* a decimal number in [min, max]; -EINVAL otherwise */
-static int parse_long(const char *arg, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_sample_interval(const char *arg, unsigned int *ms)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < BPFTUNE_SAMPLE_INTERVAL_MIN_MS ||
-	    v > BPFTUNE_SAMPLE_INTERVAL_MAX_MS)
-		return -EINVAL;
-	*ms = v;
-	return 0;
-}
-
-/* the long name of option @c, for the policy's "where from" */
-static const char *long_name(const struct option *lo, int c)
-{
-	for (; lo->name; lo++)
-		if (lo->val == c)
-			return lo->name;
-	return NULL;
-}
-
-static int parse_args(int argc, char **argv, struct options *o, int pass)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "stderr", no_argument, NULL, 's' },
-		{ "daemonize", no_argument, NULL, 'D' },
-		{ "support", no_argument, NULL, 'S' },
-		{ "legacy", no_argument, NULL, 'L' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "libdir", required_argument, NULL, 'l' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "rollback", no_argument, NULL, 'R' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "query", required_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "journal", required_argument, NULL, OPT_JOURNAL },
-		{ "restore", no_argument, NULL, OPT_RESTORE },
-		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
-		{ "telemetry-dir", required_argument, NULL, OPT_TELEMETRY_DIR },
-		{ "no-telemetry", no_argument, NULL, OPT_NO_TELEMETRY },
-		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "observe", no_argument, NULL, OPT_OBSERVE },
-		{ "sample-netns", required_argument, NULL, OPT_SAMPLE_NETNS },
-		{ "telemetry-keep", required_argument, NULL, OPT_TELEMETRY_KEEP },
-		{ "telemetry-max-mb", required_argument, NULL, OPT_TELEMETRY_MAX_MB },
-		{ "host-id", required_argument, NULL, OPT_HOST_ID },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	/* the command line again: over the defaults and the policy's options */
-	if (pass != ARGS_CLI) {
-		o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
-		o->libdir = BPFTUNE_PLUGIN_DIR;
-		o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
-	}
-	o->allow.names = o->allow_names;
-	optind = 0;	/* from the start, every pass */
-	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
-				"q:", longopts, NULL)) != -1) {
-		if (pass == ARGS_CLI_FIRST)
-			bpftune_policy_cli(long_name(longopts, c), optarg);
-		/* -a on the command line replaces the policy's tuners */
-		if (c == 'a' && pass == ARGS_CLI && o->allow_file)
-			o->allow.num = o->allow_file = 0;
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("bpftune %s (libbpf %s)\n", BPFTUNE_VERSION,
-			       libbpf_version_string());
-			exit(0);
-		case 'd':
-			o->debug = true;
-			break;
-		case 's':
-			o->to_stderr = true;
-			break;
-		case 'D':
-			o->daemonize = true;
-			break;
-		case 'S':
-			o->support_only = true;
-			break;
-		case 'L':
-			o->legacy = true;
-			break;
-		case 'a':
-			if (o->allow.num == MAX_ALLOW || !*optarg) {
-				fprintf(stderr, "bpftune: -a: %s\n", *optarg ?
-					"too many tuners named" : "empty tuner name");
-				return -EINVAL;
-			}
-			o->allow_names[o->allow.num++] = optarg;
-			break;
-		case 'l':
-			o->libdir = optarg;
-			break;
-		case 'r':
-			if (parse_rate(optarg, &o->learning_rate)) {
-				fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
-					BPFTUNE_LEARNING_RATE_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'R':
-			o->rollback = true;
-			break;
-		case 'c':
-			o->cgroup = optarg;
-			break;
-		case 'q':
-			o->query = optarg;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_SOCKET:
-			o->socket_path = optarg;
-			break;
-		case OPT_JOURNAL:
-			o->journal = optarg;
-			break;
-		case OPT_RESTORE:
-			o->restore = true;
-			break;
-		case OPT_METRICS_DIR:
-			o->metrics_dir = optarg;
-			break;
-		case OPT_CONFIG:
-			o->config = optarg;
-			break;
-		case OPT_CHECK_CONFIG:
-			o->check_config = true;
-			break;
-		case OPT_TELEMETRY_DIR:
-			o->telemetry_dir = optarg;
-			break;
-		case OPT_NO_TELEMETRY:
-			o->no_telemetry = true;
-			break;
-		case OPT_SAMPLE_INTERVAL:
-			if (parse_sample_interval(optarg, &o->sample_interval_ms)) {
-				fprintf(stderr, "bpftune: --sample-interval takes %d to %d milliseconds, not '%s'\n",
-					BPFTUNE_SAMPLE_INTERVAL_MIN_MS,
-					BPFTUNE_SAMPLE_INTERVAL_MAX_MS, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_LABEL:
-			o->label = optarg;
-			break;
-		case OPT_HOST_ID:
-			if (!bpftune_host_id_valid(optarg)) {
-				fprintf(stderr, "bpftune: --host-id takes 1 to %d characters of A-Z a-z 0-9 . _ -, not '%s'\n",
-					BPFTUNE_HOST_ID_MAX, optarg);
-				return -EINVAL;
-			}
-			o->host_id = optarg;
-			break;
-		case OPT_OBSERVE:
-			o->observe = true;
-			break;
-		case OPT_SAMPLE_NETNS:
-			if (parse_long(optarg, 0, BPFTUNE_SAMPLE_NETNS_MAX, &o->sample_netns)) {
-				fprintf(stderr, "bpftune: --sample-netns takes 0 to %d namespaces, not '%s'\n",
-					BPFTUNE_SAMPLE_NETNS_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_TELEMETRY_KEEP:
-			if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_KEEP_MAX, &o->telemetry_keep)) {
-				fprintf(stderr, "bpftune: --telemetry-keep takes 0 to %d runs, not '%s'\n",
-					BPFTUNE_TELEMETRY_KEEP_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_TELEMETRY_MAX_MB:
-			if (parse_long(optarg, 0, BPFTUNE_TELEMETRY_MAX_MB_MAX, &o->telemetry_max_mb)) {
-				fprintf(stderr, "bpftune: --telemetry-max-mb takes 0 to %ld megabytes, not '%s'\n",
-					BPFTUNE_TELEMETRY_MAX_MB_MAX, optarg);
-				return -EINVAL;
-			}
-			break;
-		default:
-			usage(stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "bpftune: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return -EINVAL;
-	}
-	if (pass == ARGS_POLICY)
-		o->allow_file = o->allow.num;
-	return 0;
-}
-
-/*
- * The policy file: its [daemon] settings are options, then the command
- * line is parsed again over them.  @fargv is kept: options point into it.
- */
-static int apply_policy(struct options *o, int argc, char **argv,
-			int *fargc, char ***fargv)
-{
-	const char *config = o->config;
-	bool check = o->check_config;
-	sigset_t hup;
-
-	/* SIGHUP waits for the event loop's signalfd, not kill us first */
-	sigemptyset(&hup);
-	sigaddset(&hup, SIGHUP);
-	sigprocmask(SIG_BLOCK, &hup, NULL);
-	if (bpftune_policy_start(config, fargc, fargv))
-		return -EINVAL;
-	memset(o, 0, sizeof(*o));
-	if (parse_args(*fargc, *fargv, o, ARGS_POLICY)) {
-		fprintf(stderr, "bpftune: invalid policy in %s\n",
-			bpftune_policy_path(NULL));
-		return -EINVAL;
-	}
-	if (parse_args(argc, argv, o, ARGS_CLI))
-		return -EINVAL;
-	o->config = config;
-	o->check_config = check;
-	return 0;
-}
+#include "daemon/options.h"
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -426,32 +54,52 @@ struct report_ctx {
 	unsigned int runnable;
 };
 
+/* Would @ops run here?  One line: will run, or skipped and why. */
+static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
+		       const char *what)
+{
+	const struct bpftune_bpf_image *image = legacy ? &ops->legacy : &ops->full;
+	struct bpf_object *obj = NULL;
+	char why[512] = "";
+	void *skel = NULL;
+	int err;
+
+	err = bpftune_bpf_open(image, ops->name, legacy, &skel, &obj, why,
+			       sizeof(why));
+	if (!err)
+		err = bpftune_bpf_select_programs(obj, bpftune_support(), why,
+						  sizeof(why));
+	if (err)
+		printf("  %-24s skipped: %s%s\n", ops->name, why, what);
+	else
+		printf("  %-24s will run%s\n", ops->name, what);
+	if (skel)
+		image->destroy(skel);
+	return !err;
+}
+
 static void report_tuner(const char *file, const struct bpftune_tuner_ops *ops,
 			 void *handle, int fd, void *ctx)
 {
 	struct report_ctx *r = ctx;
-	struct bpf_object *obj = NULL;
-	char why[512] = "";
-	int err;
 
 	if (!ops) {
 		printf("  %-24s skipped: plugin refused (see the log)\n", file);
 		return;
 	}
-	err = bpftune_bpf_open(r->legacy ? &ops->legacy : &ops->full, ops->name,
-			       r->legacy, &obj, why, sizeof(why));
-	if (!err)
-		err = bpftune_bpf_select_programs(obj, bpftune_support(), why,
-						  sizeof(why));
-	if (err) {
-		printf("  %-24s skipped: %s\n", ops->name, why);
-	} else {
-		printf("  %-24s will run\n", ops->name);
+	if (report_ops(ops, r->legacy, ops->kind == BPFTUNE_KIND_COLLECTOR ?
+		       " (collector)" : ""))
 		r->runnable++;
-	}
-	bpf_object__close(obj);
 	dlclose(handle);
 	close(fd);
+}
+
+static void report_core(bool legacy)
+{
+	printf("core mechanisms (always on; the daemon does not start without them):\n");
+	report_ops(&bpftune_admin_override_ops, legacy,
+		   ": admin-override detection (cgroup/sysctl)");
+	report_ops(&bpftune_netns_watch_ops, legacy, ": netns tracking");
 }
 
 static int report_support(const struct options *o)
@@ -485,7 +133,9 @@ static int report_support(const struct options *o)
 	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "supported" : "not supported",
 	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "" : ": ",
 	       s->ok[BPFTUNE_FEAT_NETNS_COOKIE] ? "" : s->why[BPFTUNE_FEAT_NETNS_COOKIE]);
-	printf("tuners in %s (%s objects):\n", o->libdir, o->legacy ? "legacy" : "full");
+	report_core(o->legacy);
+	printf("tuners and collectors in %s (%s objects):\n", o->libdir,
+	       o->legacy ? "legacy" : "full");
 	if (bpftune_plugin_dir_scan(o->libdir, &o->allow, report_tuner, &r))
 		printf("  plugin directory refused (see the log)\n");
 	return bpftune_support_level_exit(s->level);
@@ -517,6 +167,28 @@ static void start_tuner(const char *file, const struct bpftune_tuner_ops *ops,
 		return;
 	}
 	sc->running++;
+}
+
+/*
+ * The core mechanisms, before any plugin: admin-override detection needs a
+ * cgroup2 hierarchy; without either the daemon does not start.
+ */
+static int start_core(const struct options *o, struct start_ctx *sc)
+{
+	char why[512] = "";
+	unsigned int i;
+
+	for (i = 0; i < o->allow.num; i++)
+		if (bpftune_core_named(o->allow.names[i]))
+			bpftune_log(LOG_INFO, "-a %s: a core mechanism, always on",
+				    o->allow.names[i]);
+	sc->bpf.cgroup_fd = bpftune_cgroup_setup(o->cgroup, why, sizeof(why));
+	if (sc->bpf.cgroup_fd < 0) {
+		bpftune_log(LOG_ERR, "%s; admin-override detection needs a cgroup2 hierarchy: not starting",
+			    why);
+		return sc->bpf.cgroup_fd;
+	}
+	return bpftune_core_start(&sc->bpf);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -666,21 +338,111 @@ static void init_telemetry(const struct options *o, int argc, char **argv)
 		bpftune_telemetry_init(&t);
 }
 
+/* Can this kernel run the daemon in the mode asked for?  Logged if not. */
+static bool kernel_fits(const struct options *o,
+			const struct bpftune_support *s)
+{
+	if (s->level == BPFTUNE_SUPPORT_NONE) {
+		bpftune_log(LOG_ERR, "this kernel cannot run bpftune: %s%s%s",
+			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? s->why[BPFTUNE_FEAT_RINGBUF] :
+			    "no tracepoint hook type works: tp_btf: ",
+			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? "" : s->why[BPFTUNE_FEAT_TP_BTF],
+			    "");
+		return false;
+	}
+	if (o->auto_legacy)
+		bpftune_log(LOG_INFO, "fentry does not load on this kernel: using the legacy objects (their tracepoints are raw_tp, which needs no kernel BTF to attach%s)",
+			    s->ok[BPFTUNE_FEAT_KPROBE] ? "; function hooks are kprobes" : "");
+	else if (o->legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
+		bpftune_log(LOG_ERR, "legacy mode (-L) needs kprobes and raw tracepoints, but this kernel cannot attach %s: %s",
+			    !s->ok[BPFTUNE_FEAT_KPROBE] ? "kprobes" : "raw tracepoints",
+			    !s->ok[BPFTUNE_FEAT_KPROBE] ? s->why[BPFTUNE_FEAT_KPROBE] :
+			    s->why[BPFTUNE_FEAT_RAW_TP]);
+		return false;
+	}
+	return true;
+}
+
+/* Start everything and run until a signal: the exit status. */
+static int run(const struct options *o, struct start_ctx *sc,
+	       struct ring_buffer **rb, int argc, char **argv)
+{
+	int err;
+
+	if (o->rollback && start_journal(o))
+		return 1;
+	init_telemetry(o, argc, argv);
+	sc->bpf.legacy = o->legacy;
+	if (start_core(o, sc) ||
+	    bpftune_plugin_dir_scan(o->libdir, &o->allow, start_tuner, sc))
+		return 1;
+	if (!sc->running) {
+		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
+		return 1;
+	}
+	if (bpftune_policy_resolve())
+		return BPFTUNE_EXIT_CONFIG;
+	bpftune_policy_running();
+	*rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
+	if (!*rb) {
+		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
+		return 1;
+	}
+	the_rb = *rb;
+	if (start_operations(o, sc))
+		return 1;
+	bpftune_telemetry_start();
+	/*
+	 * Loading parsed the kernel's BTF once per object (megabytes each);
+	 * freed, but kept by malloc: give it back before running for months.
+	 */
+	malloc_trim(0);
+	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc->running,
+		    sc->running == 1 ? "" : "s");
+	err = event_loop(*rb);
+	if (err)
+		bpftune_log(LOG_ERR, "event loop failed: %s", strerror(-err));
+	bpftune_print_summary();
+	if (o->rollback && bpftune_journal_restore())
+		err = err ?: -EIO;
+	return err ? 1 : 0;
+}
+
+static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
+{
+	bpftune_telemetry_stop(ret);
+	bpftune_control_fini();
+	bpftune_hotplug_fini();
+	bpftune_metrics_fini();
+	bpftune_journal_close();
+	the_rb = NULL;
+	bpftune_tuners_fini();
+	ring_buffer__free(rb);
+	bpftune_ringbuf_close();
+	if (sc->bpf.cgroup_fd > 0)
+		close(sc->bpf.cgroup_fd);
+	bpftune_cgroup_cleanup();
+	bpftune_netns_fini();
+	bpftune_support_fini();
+	bpftune_loop_fini();
+	bpftune_policy_fini();
+	bpftune_log_flush();
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	struct start_ctx sc = { 0 };
 	struct ring_buffer *rb = NULL;
 	const struct bpftune_support *s;
-	bool auto_legacy;
 	char **fargv = NULL;
 	int err, ret = 1, fargc = 0;
 
-	if (parse_args(argc, argv, &o, ARGS_CLI_FIRST))
+	if (daemon_parse_args(argc, argv, &o, ARGS_CLI_FIRST))
 		return 1;
 	if (o.query)
 		return bpftune_control_client(o.socket_path, o.query, o.json);
-	if (apply_policy(&o, argc, argv, &fargc, &fargv)) {
+	if (daemon_apply_policy(&o, argc, argv, &fargc, &fargv)) {
 		ret = BPFTUNE_EXIT_CONFIG;
 		goto free_args;
 	}
@@ -712,100 +474,25 @@ int main(int argc, char **argv)
 	err = bpftune_loop_init();
 	if (err) {
 		bpftune_log(LOG_ERR, "cannot create the event loop: %s", strerror(-err));
-		return 1;
+		goto free_args;
 	}
 	bpftune_support_probe(NULL);
 	s = bpftune_support();
 	/* no fentry: raw_tp in the legacy objects needs no kernel BTF to attach */
-	auto_legacy = !o.legacy && bpftune_bpf_prefer_legacy(s);
-	if (auto_legacy)
+	o.auto_legacy = !o.legacy && bpftune_bpf_prefer_legacy(s);
+	if (o.auto_legacy)
 		o.legacy = true;
 	if (o.support_only) {
 		ret = report_support(&o);
-		goto out;
+	} else {
+		bpftune_log(LOG_INFO, "bpftune %s starting: support level %s, learning rate %u",
+			    BPFTUNE_VERSION, bpftune_support_level_name(s->level),
+			    o.learning_rate);
+		if (kernel_fits(&o, s))
+			ret = run(&o, &sc, &rb, argc, argv);
 	}
-	bpftune_log(LOG_INFO, "bpftune %s starting: support level %s, learning rate %u",
-		    BPFTUNE_VERSION, bpftune_support_level_name(s->level),
-		    o.learning_rate);
-	if (s->level == BPFTUNE_SUPPORT_NONE) {
-		bpftune_log(LOG_ERR, "this kernel cannot run bpftune: %s%s%s",
-			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? s->why[BPFTUNE_FEAT_RINGBUF] :
-			    "no tracepoint hook type works: tp_btf: ",
-			    !s->ok[BPFTUNE_FEAT_RINGBUF] ? "" : s->why[BPFTUNE_FEAT_TP_BTF],
-			    "");
-		goto out;
-	}
-	if (auto_legacy)
-		bpftune_log(LOG_INFO, "fentry does not load on this kernel: using the legacy objects (their tracepoints are raw_tp, which needs no kernel BTF to attach%s)",
-			    s->ok[BPFTUNE_FEAT_KPROBE] ? "; function hooks are kprobes" : "");
-	else if (o.legacy && !(s->ok[BPFTUNE_FEAT_KPROBE] && s->ok[BPFTUNE_FEAT_RAW_TP])) {
-		bpftune_log(LOG_ERR, "legacy mode (-L) needs kprobes and raw tracepoints, but this kernel cannot attach %s: %s",
-			    !s->ok[BPFTUNE_FEAT_KPROBE] ? "kprobes" : "raw tracepoints",
-			    !s->ok[BPFTUNE_FEAT_KPROBE] ? s->why[BPFTUNE_FEAT_KPROBE] :
-			    s->why[BPFTUNE_FEAT_RAW_TP]);
-		goto out;
-	}
-	if (o.rollback && start_journal(&o))
-		goto out;
-	init_telemetry(&o, argc, argv);
-	sc.bpf.legacy = o.legacy;
-	sc.bpf.cgroup_fd = bpftune_cgroup_open(o.cgroup);
-	if (sc.bpf.cgroup_fd < 0)
-		bpftune_log(LOG_WARNING, "no cgroup %s: %s; tuners with cgroup programs will be skipped",
-			    o.cgroup ? o.cgroup : "v2 hierarchy",
-			    strerror(-sc.bpf.cgroup_fd));
-	if (bpftune_plugin_dir_scan(o.libdir, &o.allow, start_tuner, &sc))
-		goto out;
-	if (!sc.running) {
-		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
-		goto out;
-	}
-	if (bpftune_policy_resolve()) {
-		ret = BPFTUNE_EXIT_CONFIG;
-		goto out;
-	}
-	bpftune_policy_running();
-	rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
-	if (!rb) {
-		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
-		goto out;
-	}
-	the_rb = rb;
-	if (start_operations(&o, &sc))
-		goto out;
-	bpftune_telemetry_start();
-	/*
-	 * Loading parsed the kernel's BTF once per object (megabytes each);
-	 * freed, but kept by malloc: give it back before running for months.
-	 */
-	malloc_trim(0);
-	bpftune_log(LOG_INFO, "bpftune running with %u tuner%s", sc.running,
-		    sc.running == 1 ? "" : "s");
-	err = event_loop(rb);
-	if (err)
-		bpftune_log(LOG_ERR, "event loop failed: %s", strerror(-err));
-	bpftune_print_summary();
-	if (o.rollback && bpftune_journal_restore())
-		err = err ?: -EIO;
-	ret = err ? 1 : 0;
-out:
-	bpftune_telemetry_stop(ret);
-	bpftune_control_fini();
-	bpftune_hotplug_fini();
-	bpftune_metrics_fini();
-	bpftune_journal_close();
-	the_rb = NULL;
-	bpftune_tuners_fini();
-	ring_buffer__free(rb);
-	bpftune_ringbuf_close();
-	if (sc.bpf.cgroup_fd > 0)
-		close(sc.bpf.cgroup_fd);
-	bpftune_netns_fini();
-	bpftune_support_fini();
-	bpftune_loop_fini();
-	bpftune_policy_fini();
+	shutdown_all(ret, &sc, rb);
 free_args:
 	bpftune_policy_argv_free(fargc, fargv);
-	bpftune_log_flush();
 	return ret;
 }

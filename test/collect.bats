@@ -175,7 +175,7 @@ PY
 	echo "$output" | grep -q "^hackbench_pipe_small  *hackbench  *missing: hackbench"
 	echo "$output" | grep -q "^sysbench_memory_4t  *sysbench_memory  *missing: sysbench"
 	echo "$output" | grep -q "^cpu_bound_8p  *cpu_bound  *built in"
-	make_plugin_dir sysctl
+	make_plugin_dir sample
 	run env PATH="$bin" "$TOOL" collect --workload hackbench_pipe_small,cpu_bound_4p \
 		--category sysbench_cpu --runs 1 --duration 1 --settle 0.2 --bpftune "$BPFTUNE" \
 		--libdir "$PLUGIN_DIR" --sample-interval 200 --out "$BATS_TEST_TMPDIR/o"

@@ -85,7 +85,7 @@ PY
 
 @test "a tuner that cannot observe anything is skipped with one line; the rest run" {
 	[ "$MODE" = host ] || skip "fentry works on this kernel"
-	make_plugin_dir sysctl fentry_only
+	make_plugin_dir sample fentry_only
 	start_daemon
 	[ "$(grep -c 'tuner fentry_only skipped' "$LOG")" -eq 1 ]
 	# no fentry: the legacy objects, whose function hook is a kprobe
@@ -93,13 +93,16 @@ PY
 	grep -q "bpftune running with 1 tuner" "$LOG"
 }
 
-@test "-a loads only the allowed tuners" {
-	make_plugin_dir sysctl sample alt
-	start_daemon -a sample -a sysctl_tuner.so
+@test "-a loads only the allowed tuners; the core mechanisms always run" {
+	make_plugin_dir sample alt
+	start_daemon -a sample_tuner.so -a sysctl
 	grep -q "tuner sample started" "$LOG"
-	grep -q "tuner sysctl started" "$LOG"
+	grep -q -- "-a sysctl: a core mechanism, always on" "$LOG"
 	grep -q "plugin alt_tuner.so not loaded: not in the -a allow-list" "$LOG"
 	! grep -q "tuner alt started" "$LOG"
+	# admin-override detection and netns tracking, though -a names neither
+	grep -q "core sysctl started" "$LOG"
+	grep -q "core netns started" "$LOG"
 }
 
 @test "no wake-ups while nothing happens" {
@@ -142,7 +145,7 @@ PY
 }
 
 @test "SIGINT shuts down the same way" {
-	make_plugin_dir sysctl
+	make_plugin_dir sample
 	start_daemon
 	local progs p
 	progs="$(prog_ids_of "$DAEMON_PID")"
@@ -197,7 +200,7 @@ PY
 }
 
 @test "-D runs in the background" {
-	make_plugin_dir sysctl
+	make_plugin_dir sample
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	run "$BPFTUNE" -D -l "$PLUGIN_DIR"
 	[ "$status" -eq 0 ]
@@ -241,7 +244,7 @@ PY
 
 # bats test_tags=hooks
 @test "tracefs the daemon mounts at start is unmounted at exit" {
-	make_plugin_dir sysctl netns
+	make_plugin_dir sample
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	# a mount namespace of its own, where tracefs (and debugfs, whose
 	# tracing directory mounts it on access) is not mounted

@@ -86,7 +86,7 @@ daemon_run() {
 
 @test "a run file the daemon is still writing is shipped as it grows, and whole at the end" {
 	local tel="$BATS_TEST_TMPDIR/live" n run_id f
-	make_plugin_dir sysctl
+	make_plugin_dir sample
 	start_redis
 	start_daemon --telemetry-dir "$tel" --host-id fleet-live --sample-interval 100
 	start_shipper live "$tel" --interval 200

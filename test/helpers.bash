@@ -36,16 +36,22 @@ objects_kind() {
 }
 
 # A trusted plugin dir (root-owned, 0755, under /run) with the given plugins.
-# usage: make_plugin_dir sysctl sample alt ...
+# usage: make_plugin_dir sample alt ...
+# sysctl (admin-override detection) and netns (netns tracking) are core
+# mechanisms built into the daemon, always on: naming them adds no file.
 make_plugin_dir() {
 	PLUGIN_DIR="$(mktemp -d /run/bpftune-test.XXXXXX)"
 	chmod 0755 "$PLUGIN_DIR"
 	local t
 	for t in "$@"; do
-		if [ "$t" = sample ]; then
+		if [ "$t" = sysctl ] || [ "$t" = netns ]; then
+			continue
+		elif [ "$t" = sample ]; then
 			cp "$SAMPLE_SO" "$PLUGIN_DIR/"
 		elif [ -f "$BUILD_PLUGINS/${t}_tuner.so" ]; then
 			cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+		elif [ -f "$FIXTURE_PLUGINS/${t}_collector.so" ]; then
+			cp "$FIXTURE_PLUGINS/${t}_collector.so" "$PLUGIN_DIR/"
 		else
 			cp "$FIXTURE_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
 		fi

@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bats file_tags=kernel
-# The netns tuner: namespaces coming and going.  When one is destroyed the
+# netns tracking (the core mechanism "netns", always on): namespaces coming
+# and going.  When one is destroyed the
 # per-netns state of every tuner there goes GONE and is freed, and the
 # daemon keeps no fd that would keep a deleted namespace alive.
 #
-# The daemon's cgroup programs (the sysctl tuner's) are attached to a
+# The daemon's cgroup programs (admin-override detection's) are attached to a
 # cgroup of the test's own (-c), so that other tests' sysctl writes on
 # this host make no state here.  The netns hooks see every namespace.
 
@@ -13,7 +14,7 @@ load helpers
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
-	make_plugin_dir netns sysctl sample
+	make_plugin_dir sample
 	CG="$(make_cgroup)" || skip "no cgroup2 hierarchy"
 }
 
@@ -34,8 +35,8 @@ COOKIE_PY='import socket, struct; s = socket.socket(); print(struct.unpack("Q", 
 netns_cookie() { ip netns exec "$1" python3 -c "$COOKIE_PY"; }
 
 # churn N: N namespaces, each created, given per-netns state (an admin
-# write that makes the sysctl tuner stop the sample tuner there), deleted.
-# Run inside $CG so that the sysctl tuner sees the writes.
+# write that makes admin-override detection stop the sample tuner there),
+# deleted.  Run inside $CG so that admin-override detection sees the writes.
 churn() {
 	(
 		echo "$BASHPID" > "$CG/cgroup.procs"
@@ -60,7 +61,7 @@ wait_count() {
 	return 1
 }
 
-@test "ip netns del of a netns the sysctl tuner marked manual: its state goes gone" {
+@test "ip netns del of a netns the admin took over: its state goes gone" {
 	local ns
 	ns="$(make_netns)"
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128

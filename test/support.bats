@@ -6,7 +6,7 @@
 load helpers
 
 setup() {
-	make_plugin_dir sysctl sample alt fentry_only
+	make_plugin_dir sample alt fentry_only
 }
 
 teardown() {
@@ -36,7 +36,9 @@ teardown() {
 
 @test "-S prints one line per installed tuner: will run or skipped with the reason" {
 	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR"
-	[[ "$output" =~ sysctl\ +will\ run ]]
+	# the core mechanisms, though no file installs them
+	[[ "$output" =~ sysctl\ +will\ run:\ admin-override\ detection ]]
+	[[ "$output" =~ netns\ +will\ run:\ netns\ tracking ]]
 	[[ "$output" =~ sample\ +will\ run ]]
 	[[ "$output" =~ alt\ +will\ run ]]
 	if [ "$MODE" = host ]; then
@@ -45,7 +47,7 @@ teardown() {
 	else
 		[[ "$output" =~ fentry_only\ +will\ run ]]
 	fi
-	[ "$(grep -cE '^  [a-z_]+ +(will run|skipped)' <<<"$output")" -eq 4 ]
+	[ "$(grep -cE '^  [a-z_]+ +(will run|skipped)' <<<"$output")" -eq 5 ]
 }
 
 @test "-L fails with a clear message where the kernel has no kprobes" {
@@ -60,8 +62,10 @@ teardown() {
 
 @test "-L on a kernel with kprobes runs the legacy objects" {
 	[ "$MODE" != host ] || skip "this kernel has no kprobes"
-	start_daemon -L -a sysctl
-	grep -q "tuner sysctl started (legacy objects" "$LOG"
+	start_daemon -L -a sample
+	grep -q "core sysctl started (legacy objects" "$LOG"
+	grep -q "core netns started (legacy objects" "$LOG"
+	grep -q "tuner sample started (legacy objects" "$LOG"
 }
 
 @test "bad command lines are refused with a message, not a crash" {
@@ -122,6 +126,9 @@ teardown() {
 	[ "${#names[@]}" -ge 4 ]
 	start_daemon -d -c "$CG" --no-telemetry
 	kind="$(objects_kind)"
+	# the core mechanisms too
+	grep -q "core sysctl started ($kind objects" "$LOG"
+	grep -q "core netns started ($kind objects" "$LOG"
 	for t in "${names[@]}"; do
 		wait_for_log "tuner $t (started \($kind objects|skipped)" 20 || {
 			cat "$LOG"

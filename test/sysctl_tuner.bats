@@ -1,14 +1,15 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bats file_tags=kernel
-# The sysctl tuner: an admin's write to a managed sysctl stops the tuner
-# that manages it, in that netns, or everywhere for the global netns.
+# Admin-override detection (the core mechanism "sysctl", always on): an
+# admin's write to a managed sysctl stops the tuner that manages it, in
+# that netns, or everywhere for the global netns.
 
 load helpers
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir sample
 }
 
 teardown() {
@@ -57,7 +58,7 @@ teardown() {
 	# the sample tuner's program is no longer attached
 	! grep -q "called listen" "$LOG"
 	[ "$(tuner_events sample)" -eq 0 ]
-	grep -q "tuner sysctl started" "$LOG"
+	grep -q "core sysctl started" "$LOG"
 }
 
 @test "writes to sysctls no tuner manages change nothing" {

@@ -14,7 +14,7 @@ GLOBALS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem net.core.high_orde
 
 setup() {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
-	make_plugin_dir sysctl tcp_buffer
+	make_plugin_dir tcp_buffer
 	SAVED_GLOBALS=()
 	local s
 	for s in $GLOBALS; do
@@ -235,7 +235,7 @@ max_of() {
 	[ "$(sysctl_in - net.ipv4.tcp_mem)" = "50 100 2000000000" ]
 }
 
-@test "an admin write to tcp_rmem in a netns stops the tuner there and only there" {
+@test "an admin write to tcp_rmem in a netns stops the tuner there and only there (-a tcp_buffer: admin override is core)" {
 	local admin_ns tuned_ns admin_ip tuned_ip admin_cli tuned_cli
 	make_pair
 	admin_cli="$CLI" admin_ns="$SRV" admin_ip="$SRV_IP"
@@ -244,7 +244,9 @@ max_of() {
 	ip netns exec "$admin_ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 	ip netns exec "$tuned_ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 	local sock="$BATS_TEST_TMPDIR/bpftune.sock" i
-	start_daemon --socket "$sock"
+	# only tcp_buffer is selected: admin-override detection runs anyway
+	start_daemon -a tcp_buffer --socket "$sock"
+	grep -q "core sysctl started" "$LOG"
 	ip netns exec "$admin_ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 200000"
 	wait_for_log "tuner tcp_buffer stopped in netns $admin_ns"
 	grep -q "net.ipv4.tcp_rmem was set to '4096.131072.200000' by pid [0-9]* (sysctl) in netns $admin_ns" "$LOG"

@@ -2,15 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Write telemetry files like the daemon's, for the offline tool tests.
 
-usage: telemetry_fixture.py DDL_FILE OUT_DIR LABEL:RUNS...
+usage: telemetry_fixture.py [--decl JSON] [--widget] [--legacy]
+                            DDL_FILE OUT_DIR LABEL:RUNS...
 
 DDL_FILE is the schema as `build/bin/telemetry-schema --sql` prints it (the
 daemon's own DDL, so the fixture cannot drift from it).  Each run gets its
 own file with a runs row, a tuner, a tunable, events, decisions (one of
 them a no-op), one change, samples and health, all with run_id, host_id,
 seq and ts_uptime_us.  Deterministic: run ids come from a fixed seed.
+--decl JSON: the declarations as `telemetry-schema --json` prints them go
+into telemetry_tables and telemetry_columns, as the daemon writes them.
+--widget: a table of a plugin no tool has code for, widget_stats, declared
+in the file.  --legacy: a schema version 2 file (no declaration tables).
 """
 
+import json
 import os
 import random
 import re
@@ -33,7 +39,58 @@ def insert(db, table, common, seq, ts, **values):
         table, ", ".join(cols), ", ".join("?" * len(cols))), [row[c] for c in cols])
 
 
-def make_run(ddl, out, label, index, rng):
+WIDGET = {
+    "table_name": "widget_stats", "owner": "widget", "sampled": 1, "per_netns": 1,
+    "description": "a plugin's table that no tool has code for",
+    "columns": [
+        {"name": n, "type": t, "kind": k, "draw": d, "unit": u, "description": n,
+         "source": "row", "machine_wide": 0, "overview": o, "not_null": 0}
+        for n, t, k, d, u, o in (
+            ("run_id", "TEXT", None, None, None, 0),
+            ("host_id", "TEXT", None, None, None, 0),
+            ("seq", "INTEGER", None, None, None, 0),
+            ("ts_uptime_us", "INTEGER", None, None, "us", 0),
+            ("netns_cookie", "INTEGER", "label", None, None, 0),
+            ("spins", "INTEGER", "counter", "rate", "spins", 1),
+            ("temperature", "REAL", "gauge", "value", "C", 0),
+            ("latency_us", "INTEGER", "distribution", "cdf", "us", 0),
+            ("widget", "TEXT", "label", None, None, 0))],
+}
+
+
+def declare(db, c, decl, start):
+    """telemetry_tables and telemetry_columns rows, as the daemon writes them"""
+    for i, t in enumerate(decl):
+        insert(db, "telemetry_tables", c, i + 1, start, table_name=t["table_name"],
+               owner=t["owner"], description=t["description"], sampled=t["sampled"],
+               per_netns=t["per_netns"], num_columns=len(t["columns"]))
+    seq = 0
+    for t in decl:
+        for pos, col in enumerate(t["columns"]):
+            seq += 1
+            insert(db, "telemetry_columns", c, seq, start, table_name=t["table_name"],
+                   position=pos, column_name=col["name"], type=col["type"],
+                   kind=col["kind"], draw=col["draw"], unit=col["unit"],
+                   description=col["description"], source=col["source"],
+                   machine_wide=col["machine_wide"], overview=col["overview"],
+                   not_null=col["not_null"])
+
+
+def widget_rows(db, c, start):
+    types = {col["name"]: col["type"] for col in WIDGET["columns"]}
+    db.execute("CREATE TABLE widget_stats (%s)" % ", ".join(
+        "%s %s" % (n, t) for n, t in types.items()))
+    seq = 0
+    for i in range(20):
+        for cookie in (0, 8192):
+            seq += 1
+            insert(db, "widget_stats", c, seq, start + i * 500_000 + cookie,
+                   netns_cookie=cookie, spins=i * i * (3 if cookie else 1),
+                   temperature=40.0 + (i % 7) + cookie / 8192,
+                   latency_us=(i * 37) % 101 + (50 if cookie else 0), widget="w%d" % cookie)
+
+
+def make_run(ddl, out, label, index, rng, opts):
     run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     host = "%032x" % rng.getrandbits(128)
     start = 1_000_000_000 + index * 100_000_000
@@ -42,8 +99,19 @@ def make_run(ddl, out, label, index, rng):
     db.executescript(ddl)
     c = {"run_id": run_id, "host_id": host}
     version = int(re.search(r"schema version (\d+)", ddl).group(1))
+    if opts.get("legacy"):
+        version = 2
+        db.execute("DROP TABLE telemetry_tables")
+        db.execute("DROP TABLE telemetry_columns")
+        db.execute("DROP TABLE sample_listen")
     for k, v in (("schema_version", str(version)), ("run_id", run_id), ("host_id", host)):
         db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (k, v))
+    decl = list(opts.get("decl") or [])
+    if opts.get("widget"):
+        decl.append(WIDGET)
+        widget_rows(db, c, start)
+    if decl and not opts.get("legacy"):
+        declare(db, c, decl, start)
     insert(db, "runs", c, 1, start, label=label, schema_version=version,
            end_ts_uptime_us=start + 10_000_000, exit_status=0, tuners="sample",
            kernel_release="6.1.0-test", support_mode="full", learning_rate=4,
@@ -78,6 +146,9 @@ def make_run(ddl, out, label, index, rng):
                          "samples_udp": {"rcvbuf_errors": i}}[t]
                 insert(db, t, c, 2 * i - 1 + k, ts + 30 + k, netns_cookie=cookie, **extra)
         insert(db, "samples_system", c, i, ts + 30, load1=0.5 * i, mem_available_kb=1000 - i)
+        if not opts.get("legacy"):
+            insert(db, "sample_listen", c, i, ts, netns_cookie=4096, pid=100 + i,
+                   comm="python3", backlog=1000 * i, somaxconn=128 if i == 1 else 2048)
         insert(db, "health", c, i, ts + 40, ringbuf_lost=0, events_seen=i, rows_dropped=0)
     db.commit()
     db.execute("PRAGMA user_version = %d" % version)
@@ -85,17 +156,25 @@ def make_run(ddl, out, label, index, rng):
 
 
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    opts = {}
+    while args and args[0].startswith("--"):
+        flag = args.pop(0)
+        if flag == "--decl":
+            opts["decl"] = json.load(open(args.pop(0)))["tables"]
+        else:
+            opts[flag[2:]] = True
+    if len(args) < 3:
         sys.exit(__doc__)
-    ddl = open(sys.argv[1]).read()
-    out = sys.argv[2]
+    ddl = open(args[0]).read()
+    out = args[1]
     os.makedirs(out, exist_ok=True)
     rng = random.Random(4242)
     index = 0
-    for spec in sys.argv[3:]:
+    for spec in args[2:]:
         label, runs = spec.rsplit(":", 1)
         for _ in range(int(runs)):
-            make_run(ddl, out, label, index, rng)
+            make_run(ddl, out, label, index, rng, opts)
             index += 1
 
 

@@ -11,17 +11,24 @@ SCHEMA="$BUILD/bin/telemetry-schema"
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
 	"$SCHEMA" --sql > "$BATS_TEST_TMPDIR/schema.sql"
+	"$SCHEMA" --json > "$BATS_TEST_TMPDIR/decl.json"
 }
 
 teardown() {
 	common_teardown
 }
 
-# fixture LABEL:RUNS...: run files in $FIX written with the daemon's DDL
+# fixture [--widget|--legacy] LABEL:RUNS...: run files in $FIX written with
+# the daemon's DDL and declarations (--legacy: a schema version 2 file)
 fixture() {
+	local opts=()
 	FIX="$BATS_TEST_TMPDIR/runs"
-	/usr/bin/python3 "$REPO/test/telemetry_fixture.py" "$BATS_TEST_TMPDIR/schema.sql" \
-		"$FIX" "$@"
+	while [[ "${1:-}" == --* ]]; do
+		opts+=("$1")
+		shift
+	done
+	/usr/bin/python3 "$REPO/test/telemetry_fixture.py" --decl "$BATS_TEST_TMPDIR/decl.json" \
+		"${opts[@]}" "$BATS_TEST_TMPDIR/schema.sql" "$FIX" "$@"
 }
 
 # rows of a CSV file, header excluded
@@ -41,16 +48,22 @@ json_get() {
 	/usr/bin/python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-@test "docs/telemetry.md is what the schema table generates (make docs)" {
+@test "docs/telemetry.md is what the declarations generate (make docs)" {
 	run diff <("$SCHEMA" --markdown) "$REPO/docs/telemetry.md"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# every table has its section, and the README links the page
-	local t
+	local t f
 	for t in $(sed -n 's/^CREATE TABLE IF NOT EXISTS \([a-z_]*\) .*/\1/p' "$BATS_TEST_TMPDIR/schema.sql"); do
 		grep -q "^## $t\$" "$REPO/docs/telemetry.md"
 	done
 	grep -q "docs/telemetry.md" "$REPO/README.md"
+	# every in-tree plugin's declarations are documented, by file name
+	for f in "$REPO"/src/tuners/*_tables.c "$REPO"/sample_tuner/sample_tuner_tables.c; do
+		f="$(basename "$f" _tables.c)"
+		grep -q "^\*Declared by the \`${f%_tuner}\` plugin" "$REPO/docs/telemetry.md"
+	done
+	"$SCHEMA" --check
 }
 
 @test "export --csv: one CSV per table, every run merged, the schema's columns" {
@@ -75,6 +88,49 @@ json_get() {
 	     sed 's/ [A-Z]*\( NOT NULL\)\?//g; s/, /,/g'),label,category,trace_id" ]
 	# meta rows say which run they belong to
 	[ "$(csv_values "$BATS_TEST_TMPDIR/csv/meta.csv" run_id | wc -l)" -eq 5 ]
+}
+
+@test "plot: a plugin's table no tool has code for is drawn from the declarations in its file" {
+	/usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null ||
+		skip "python3-matplotlib and python3-pandas are not installed"
+	fixture --widget alpha:1
+	! grep -rq widget_stats "$REPO/tools/"
+	run "$TOOL" plot --out "$BATS_TEST_TMPDIR/png" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# a graph per drawn column, as its kind says
+	[[ "$output" == *"/widget_stats.png: spins (rate), temperature (value), latency_us (cdf)"* ]]
+	[[ "$output" == *"/sample_listen.png: backlog (cdf), somaxconn (value)"* ]]
+	local png
+	png="$(ls "$BATS_TEST_TMPDIR"/png/alpha-*/widget_stats.png)"
+	[ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+	[ "$(stat -c %s "$png")" -gt 10000 ]
+	# the in-tree plugins' and the core's tables too, from the same declarations
+	[[ "$output" == *"/samples_tcp.png: retrans_segs (rate), listen_overflows (rate)"* ]]
+	[[ "$output" == *"/samples_system.png: load1 (value), mem_available_kb (value)"* ]]
+	# the overview PNG is there as before, one per run
+	[ "$(ls "$BATS_TEST_TMPDIR"/png/*.png | wc -l)" -eq 1 ]
+}
+
+@test "export, dataset and plot read schema version 2 files, which hold no declarations" {
+	fixture --legacy old:2 older:1 oldest:1
+	[ "$(/usr/bin/python3 -c 'import sqlite3, sys, glob
+print(sum(1 for f in glob.glob(sys.argv[1] + "/*.db")
+          for _ in sqlite3.connect(f).execute("SELECT 1 FROM sqlite_master WHERE name = \"telemetry_columns\"")))' "$FIX")" -eq 0 ]
+	run "$TOOL" export --csv "$BATS_TEST_TMPDIR/csv" "$FIX"
+	[ "$status" -eq 0 ]
+	[ "$(csv_rows "$BATS_TEST_TMPDIR/csv/samples_tcp.csv")" -eq 24 ]
+	run "$TOOL" dataset build --seed 1 --out "$BATS_TEST_TMPDIR/ds" "$FIX"
+	[ "$status" -eq 0 ]
+	[ "$(json_get "$BATS_TEST_TMPDIR/ds/dataset_meta.json" 'm["schema_versions"]')" = "[2]" ]
+	/usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null || return 0
+	run "$TOOL" plot --out "$BATS_TEST_TMPDIR/png" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$BATS_TEST_TMPDIR"/png/*.png | wc -l)" -eq 4 ]
+	# the kinds of version 2's own tables: counters as rates, gauges as values
+	[[ "$output" == *"/samples_tcp.png: retrans_segs (rate), listen_overflows (rate)"* ]]
+	[[ "$output" == *"/samples_system.png: load1 (value), mem_available_kb (value)"* ]]
 }
 
 @test "dataset build: split by run, one category held out only in test_unseen, counts in dataset_meta.json" {
@@ -193,7 +249,8 @@ print(db.execute("SELECT count(*) FROM events WHERE tuner = ? AND comm = ?",
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
 	local out="$BATS_TEST_TMPDIR/c" ds="$BATS_TEST_TMPDIR/ds" w held f
 	local wl="iperf3-tcp,iperf3-tcp-reverse,iperf3-udp,iperf3-udp-reverse"
-	make_plugin_dir tcp_buffer netns
+	# the domain tables of the checks below are these plugins'
+	make_plugin_dir tcp_buffer udp_buffer net_buffer netns
 	# observe-only: the runs look, they never tune this shared machine
 	run "$TOOL" collect --workload "$wl" --runs 2 --duration 1 --settle 0.5 \
 		--observe --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
@@ -270,7 +327,7 @@ PY
 	run "$TOOL" collect --workload iperf3-tcp,iperf3-udp --label x --bpftune "$BPFTUNE"
 	[ "$status" -ne 0 ]
 	[ "${#have[@]}" -gt 0 ] || skip "none of qperf, hackbench, sysbench is installed"
-	make_plugin_dir netns
+	make_plugin_dir sample
 	run "$TOOL" collect --workload "$(IFS=,; echo "${have[*]}")" --runs 1 --duration 1 \
 		--settle 0.2 --observe --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
 		--sample-interval 200 --out "$BATS_TEST_TMPDIR/o"

@@ -31,23 +31,16 @@ struct {
 } bpftune_ringbuf SEC(".maps");
 
 /*
- * Gauges for the telemetry samples, per netns (see struct bpftune_gauges):
- * created by the first object, shared by the rest like the ring buffer.
+ * Gauges for the telemetry samples, per plugin and netns (see struct
+ * bpftune_gauges): created by the first object, shared by the rest like
+ * the ring buffer.  A plugin declares its gauges in ops->telemetry.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, BPFTUNE_GAUGES_MAX_NETNS);
-	__type(key, __u64);	/* netns cookie */
+	__uint(max_entries, BPFTUNE_GAUGES_MAX_ENTRIES);
+	__type(key, struct bpftune_gauges_key);
 	__type(value, struct bpftune_gauges);
 } bpftune_gauges SEC(".maps");
-
-/*
- * Which gauges this object feeds, e.g.
- *	BPFTUNE_GAUGES_FED(BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SRTT_US));
- * Columns of gauges no loaded tuner feeds are NULL, not 0.
- */
-#define BPFTUNE_GAUGES_FED(mask) \
-	const volatile __u64 bpftune_gauges_fed = (mask)
 
 /* Set by the daemon before load (see bpftune_bpf_load()). */
 const volatile __u32 bpftune_tuner_id = 0;
@@ -146,22 +139,26 @@ static __always_inline void bpftune_event_submit(struct bpftune_event *ev)
 }
 
 /*
- * The gauges of a netns, created on first use; NULL if the map is full
- * of busier namespaces.  Look them up once per hook call, then add.
+ * This plugin's gauges in a netns, created on first use; NULL if the map
+ * is full of busier ones.  Look them up once per hook call, then add.
  */
 static __always_inline struct bpftune_gauges *bpftune_gauges_get(__u64 netns_cookie)
 {
+	struct bpftune_gauges_key key = {
+		.netns_cookie = netns_cookie, .tuner_id = bpftune_tuner_id,
+	};
 	struct bpftune_gauges *g, zero = {};
 
-	g = bpf_map_lookup_elem(&bpftune_gauges, &netns_cookie);
+	g = bpf_map_lookup_elem(&bpftune_gauges, &key);
 	if (g)
 		return g;
-	bpf_map_update_elem(&bpftune_gauges, &netns_cookie, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&bpftune_gauges, &netns_cookie);
+	bpf_map_update_elem(&bpftune_gauges, &key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&bpftune_gauges, &key);
 }
 
 /*
- * One observation of gauge @id.  n and sum are exact; max is not atomic:
+ * One observation of gauge @id (the plugin's own numbering, as declared
+ * in its ops->telemetry).  n and sum are exact; max is not atomic:
  * two CPUs raising it at the same instant may keep the smaller value.
  */
 static __always_inline void bpftune_gauge_add(struct bpftune_gauges *g,

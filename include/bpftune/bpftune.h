@@ -12,8 +12,13 @@
 #include <linux/types.h>
 #endif
 
-/* Bumped whenever struct bpftune_event or the plugin ABI changes. */
-#define BPFTUNE_ABI_VERSION	1
+/*
+ * Bumped whenever struct bpftune_event or the plugin ABI changes.  2: the
+ * library owns the life cycle (struct bpftune_tuner_ops with private
+ * state, per-scenario payload sizes and handlers, netns_state, timer),
+ * designated initialisers in BPFTUNE_TUNER(), typed skeleton glue.
+ */
+#define BPFTUNE_ABI_VERSION	2
 
 #define BPFTUNE_MAX_TUNERS	64
 #define BPFTUNE_MAX_VALUES	3	/* e.g. tcp_rmem has min/default/max */
@@ -41,39 +46,19 @@ struct bpftune_event {
 	__u8 payload[BPFTUNE_PAYLOAD_LEN];
 };
 
-/* Payload of the sysctl tuner's events: a write seen by cgroup/sysctl. */
-#define BPFTUNE_SYSCTL_NAME_LEN	64
-#define BPFTUNE_SYSCTL_VALUE_LEN 24
-struct bpftune_sysctl_write {
-	char name[BPFTUNE_SYSCTL_NAME_LEN];	/* "net/core/somaxconn" */
-	char value[BPFTUNE_SYSCTL_VALUE_LEN];	/* start of the new value */
-};
-
 /*
- * Gauges: values the BPF side of a tuner observes (a socket's smoothed
+ * Gauges: values the BPF side of a plugin observes (a socket's smoothed
  * RTT, its buffer sizes) and adds to the telemetry samples rows of the
- * network namespace it saw them in.  Each slot keeps, per netns, the
- * number of observations, their sum and their maximum since the sampler
- * last took them (every sample interval): the samples tables get the
- * count, mean and max over the interval.  Feed them with
- * bpftune_gauges_get()/bpftune_gauge_add() and declare which ones an
- * object feeds with BPFTUNE_GAUGES_FED() (bpftune.bpf.h).  The columns
- * they fill are declared in the telemetry schema (docs/telemetry.md).
- * New gauges take free slots: the value layout stays the same.
+ * network namespace it saw them in.  Each plugin has BPFTUNE_GAUGE_SLOTS
+ * of its own per netns, numbered by the plugin (its ops->telemetry
+ * declares their names, bpftune/telemetry.h); each slot keeps the number
+ * of observations, their sum and their maximum since the sampler last
+ * took them (every sample interval), and the plugin's sampled tables
+ * read them as the count, sum, mean or max over the interval.  Feed them
+ * with bpftune_gauges_get()/bpftune_gauge_add() (bpftune.bpf.h).
  */
-enum bpftune_gauge_id {
-	BPFTUNE_GAUGE_TCP_SRTT_US,	/* srtt of a sender with data in flight */
-	BPFTUNE_GAUGE_TCP_RCV_RTT_US,	/* a receiver's RTT estimate */
-	BPFTUNE_GAUGE_TCP_RCVBUF,	/* sk_rcvbuf, bytes */
-	BPFTUNE_GAUGE_TCP_RCVBUF_NEAR_MAX, /* sk_rcvbuf within delta of tcp_rmem[2] */
-	BPFTUNE_GAUGE_TCP_SNDBUF,	/* sk_sndbuf, bytes */
-	BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX, /* sk_sndbuf within delta of tcp_wmem[2] */
-	BPFTUNE_NUM_GAUGES,
-};
-
-#define BPFTUNE_GAUGE_SLOTS		8	/* >= BPFTUNE_NUM_GAUGES */
-#define BPFTUNE_GAUGES_MAX_NETNS	1024	/* LRU: the least recent goes */
-#define BPFTUNE_GAUGE_BIT(id)		(1ULL << (id))
+#define BPFTUNE_GAUGE_SLOTS		8	/* per plugin and netns */
+#define BPFTUNE_GAUGES_MAX_ENTRIES	1024	/* (netns, plugin) pairs; LRU */
 
 struct bpftune_gauge {
 	__u64 n;	/* observations */
@@ -81,7 +66,14 @@ struct bpftune_gauge {
 	__u64 max;	/* the largest */
 };
 
-/* Value of the shared map bpftune_gauges, keyed by netns cookie. */
+/* Key of the shared map bpftune_gauges: a plugin's gauges in one netns. */
+struct bpftune_gauges_key {
+	__u64 netns_cookie;
+	__u32 tuner_id;
+	__u32 pad;		/* 0 */
+};
+
+/* Value of the shared map bpftune_gauges. */
 struct bpftune_gauges {
 	struct bpftune_gauge g[BPFTUNE_GAUGE_SLOTS];
 };

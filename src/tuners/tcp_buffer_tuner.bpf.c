@@ -32,14 +32,6 @@ struct bpftune_sampler probe_sampler;
 struct bpftune_sampler exceed_sampler;
 struct bpftune_sampler synreq_sampler;
 
-/* what the telemetry samples get from us: RTTs and buffer sizes per netns */
-BPFTUNE_GAUGES_FED(BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SRTT_US) |
-		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCV_RTT_US) |
-		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCVBUF) |
-		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCVBUF_NEAR_MAX) |
-		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SNDBUF) |
-		   BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX));
-
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
 __u32 rcvgrow_seen;
 __u64 mem_event_ns;	/* pressure reports and refusals are limited apart */
@@ -130,14 +122,14 @@ static __always_inline void rcv_gauges(struct sock *sk)
 		return;
 	rtt = BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) >> 3;
 	if (rtt)
-		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_RCV_RTT_US, rtt);
+		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_RCV_RTT_US, rtt);
 	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_RCVBUF_LOCK)
 		return;
 	rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
 	rmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[2]);
-	bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_RCVBUF, rcvbuf);
+	bpftune_gauge_add(g, TCP_BUFFER_GAUGE_RCVBUF, rcvbuf);
 	if (bpftune_near_limit(rcvbuf, rmem2))
-		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_RCVBUF_NEAR_MAX, 1);
+		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_RCVBUF_NEAR_MAX, 1);
 }
 
 /*
@@ -158,15 +150,15 @@ static __always_inline void snd_gauges(struct sock *sk)
 	if (!g)
 		return;
 	if (BPF_CORE_READ(tp, packets_out))
-		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_SRTT_US,
+		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_SRTT_US,
 				  BPF_CORE_READ(tp, srtt_us) >> 3);
 	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_SNDBUF_LOCK)
 		return;
 	sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
 	wmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[2]);
-	bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_SNDBUF, sndbuf);
+	bpftune_gauge_add(g, TCP_BUFFER_GAUGE_SNDBUF, sndbuf);
 	if (bpftune_near_limit(sndbuf, wmem2))
-		bpftune_gauge_add(g, BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX, 1);
+		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_SNDBUF_NEAR_MAX, 1);
 }
 
 /* tcp_mem and the memory TCP holds, both in pages */

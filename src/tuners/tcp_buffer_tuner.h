@@ -19,6 +19,20 @@ enum tcp_buffer_scenario {
 	TCP_BUFFER_NUM_SCENARIOS,
 };
 
+/*
+ * Gauges the BPF side feeds for the samples_tcp table, per netns (their
+ * declaration: tcp_buffer_tables.c).
+ */
+enum tcp_buffer_gauge {
+	TCP_BUFFER_GAUGE_SRTT_US,	/* srtt of a sender with data in flight */
+	TCP_BUFFER_GAUGE_RCV_RTT_US,	/* a receiver's RTT estimate */
+	TCP_BUFFER_GAUGE_RCVBUF,	/* sk_rcvbuf, bytes */
+	TCP_BUFFER_GAUGE_RCVBUF_NEAR_MAX, /* sk_rcvbuf within delta of tcp_rmem[2] */
+	TCP_BUFFER_GAUGE_SNDBUF,	/* sk_sndbuf, bytes */
+	TCP_BUFFER_GAUGE_SNDBUF_NEAR_MAX, /* sk_sndbuf within delta of tcp_wmem[2] */
+	TCP_BUFFER_NUM_GAUGES,
+};
+
 /* Event payload (at most BPFTUNE_PAYLOAD_LEN bytes). */
 struct tcp_buffer_event {
 	__s64 limit[3];		/* tcp_rmem/tcp_wmem seen by the hook */

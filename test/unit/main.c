@@ -21,10 +21,13 @@ int main(void)
 	failed += unit_run_proc_file();
 	failed += unit_run_netns_priv();
 	failed += unit_run_telemetry();
+	failed += unit_run_telemetry_decl();
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
 	failed += unit_run_tcp_mem_plan();
 	failed += unit_run_grow();
+	failed += unit_run_tcp_buffer_policy();
+	failed += unit_run_kit();
 	failed += unit_run_refusal();
 	failed += unit_run_btf_min();
 	failed += unit_run_policy();

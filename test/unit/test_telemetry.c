@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Telemetry pure logic: the schema descriptor and what is generated from
- * it (src/lib/telemetry/telemetry_schema.c), and the /proc parsers the sampler uses
- * (src/lib/telemetry/telemetry_proc.c), on hand-written cases, on real /proc files
- * (telemetry_proc_snapshot.h) and on random bytes.
+ * Telemetry pure logic: the /proc parsers and gauge aggregates the
+ * sampler uses (src/lib/telemetry/telemetry_proc.c), on hand-written
+ * cases, on real /proc files (telemetry_proc_snapshot.h) and on random
+ * bytes, every declared /proc column against those files, and the
+ * retention plan.  Declarations: test_telemetry_decl.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,190 +14,12 @@
 #include "core/internal.h"
 #include "telemetry/telemetry_schema.h"
 #include "telemetry_proc_snapshot.h"
+#include "declarers.h"
 #include "unit.h"
-
-/* ---- schema ------------------------------------------------------------- */
-
-static const struct bpftune_tcol demo_cols[] = {
-	{ "a", BPFTUNE_TCOL_INTEGER, 0, "an int", NULL, 0, NULL },
-	{ "b_2", BPFTUNE_TCOL_TEXT, BPFTUNE_TCOL_NOT_NULL, "text", NULL, 0, NULL },
-	{ "c", BPFTUNE_TCOL_REAL, 0, "a real", NULL, 0, NULL },
-};
-
-static const struct bpftune_ttable demo = {
-	.name = "demo", .flags = 0, .doc = "demo", .cols = demo_cols, .num_cols = 3,
-};
-
-static const struct bpftune_ttable demo_common = {
-	.name = "demo", .flags = BPFTUNE_TT_COMMON, .doc = "demo",
-	.cols = demo_cols, .num_cols = 1,
-};
-
-static void test_ddl_exact(void **state)
-{
-	char buf[512];
-	int n;
-
-	(void)state;
-	n = bpftune_telemetry_ddl(&demo, buf, sizeof(buf));
-	assert_string_equal(buf, "CREATE TABLE IF NOT EXISTS demo (a INTEGER, b_2 TEXT NOT NULL, c REAL)");
-	assert_int_equal(n, strlen(buf));
-	n = bpftune_telemetry_ddl(&demo_common, buf, sizeof(buf));
-	assert_string_equal(buf, "CREATE TABLE IF NOT EXISTS demo (run_id TEXT NOT NULL, "
-			    "host_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-			    "ts_uptime_us INTEGER NOT NULL, a INTEGER)");
-	assert_int_equal(n, strlen(buf));
-}
-
-static void test_insert_exact(void **state)
-{
-	char buf[512];
-
-	(void)state;
-	assert_true(bpftune_telemetry_insert_sql(&demo, buf, sizeof(buf)) > 0);
-	assert_string_equal(buf, "INSERT INTO demo (a, b_2, c) VALUES (?, ?, ?)");
-	assert_true(bpftune_telemetry_insert_sql(&demo_common, buf, sizeof(buf)) > 0);
-	assert_string_equal(buf, "INSERT INTO demo (run_id, host_id, seq, ts_uptime_us, a) "
-			    "VALUES (?, ?, ?, ?, ?)");
-}
-
-/* every length short of the full statement fails cleanly, never overflows */
-static void test_generate_short_buffers(void **state)
-{
-	char full[512], buf[512];
-	int n, len;
-
-	(void)state;
-	n = bpftune_telemetry_ddl(&demo_common, full, sizeof(full));
-	for (len = 0; len <= n; len++) {
-		memset(buf, 'X', sizeof(buf));
-		assert_int_equal(bpftune_telemetry_ddl(&demo_common, buf, len), -ENOSPC);
-		assert_int_equal(buf[len], 'X');
-	}
-	assert_int_equal(bpftune_telemetry_ddl(&demo_common, buf, n + 1), n);
-	n = bpftune_telemetry_insert_sql(&demo_common, full, sizeof(full));
-	for (len = 0; len <= n; len++)
-		assert_int_equal(bpftune_telemetry_insert_sql(&demo_common, buf, len), -ENOSPC);
-}
-
-static void test_bad_identifiers_refused(void **state)
-{
-	static const struct bpftune_tcol bad_cols[] = {
-		{ "x; DROP TABLE runs", BPFTUNE_TCOL_INTEGER, 0, "", NULL, 0, NULL },
-	};
-	static const struct bpftune_ttable bad_col = {
-		.name = "ok", .cols = bad_cols, .num_cols = 1,
-	};
-	static const struct bpftune_ttable bad_name = {
-		.name = "Runs", .cols = demo_cols, .num_cols = 1,
-	};
-	static const struct bpftune_ttable empty = { .name = "empty" };
-	char buf[256];
-
-	(void)state;
-	assert_int_equal(bpftune_telemetry_ddl(&bad_col, buf, sizeof(buf)), -EINVAL);
-	assert_int_equal(bpftune_telemetry_insert_sql(&bad_col, buf, sizeof(buf)), -EINVAL);
-	assert_int_equal(bpftune_telemetry_ddl(&bad_name, buf, sizeof(buf)), -EINVAL);
-	assert_int_equal(bpftune_telemetry_ddl(&empty, buf, sizeof(buf)), -EINVAL);
-}
-
-/* The real tables: names unique, statements generate, columns consistent. */
-static void test_real_schema_consistent(void **state)
-{
-	char ddl[16384], ins[16384];
-	unsigned int i, j, k, placeholders;
-
-	(void)state;
-	for (i = 0; i < BPFTUNE_T_MAX; i++) {
-		const struct bpftune_ttable *t = &bpftune_telemetry_tables[i];
-		unsigned int n = bpftune_ttable_num_cols(t);
-
-		assert_non_null(t->name);
-		assert_non_null(t->doc);
-		for (j = 0; j < i; j++)
-			assert_string_not_equal(t->name, bpftune_telemetry_tables[j].name);
-		assert_true(bpftune_telemetry_ddl(t, ddl, sizeof(ddl)) > 0);
-		assert_true(bpftune_telemetry_insert_sql(t, ins, sizeof(ins)) > 0);
-		for (placeholders = 0, k = 0; ins[k]; k++)
-			placeholders += ins[k] == '?';
-		assert_int_equal(placeholders, n);
-		assert_null(bpftune_ttable_col(t, n));
-		for (j = 0; j < n; j++) {
-			const struct bpftune_tcol *c = bpftune_ttable_col(t, j);
-
-			assert_non_null(c);
-			assert_non_null(c->doc);
-			assert_true(strlen(c->doc) > 0);
-			assert_non_null(strstr(ddl, c->name));
-			for (k = 0; k < j; k++)
-				assert_string_not_equal(c->name, bpftune_ttable_col(t, k)->name);
-			/* sample columns say where they come from, others do not */
-			if (t->flags & BPFTUNE_TT_SAMPLES && j >= bpftune_telemetry_num_common_cols) {
-				struct bpftune_proc_value v;
-
-				assert_non_null(c->key);
-				assert_int_not_equal(c->fmt, BPFTUNE_PROC_NONE);
-				assert_true(c->flags & (BPFTUNE_TCOL_COUNTER | BPFTUNE_TCOL_GAUGE));
-				/* BPF gauges and the netns are no file; the rest are */
-				if (c->fmt == BPFTUNE_PROC_BPF || c->fmt == BPFTUNE_PROC_NETNS)
-					assert_null(c->file);
-				else
-					assert_non_null(c->file);
-				/* every gauge key names a gauge and an aggregate */
-				if (c->fmt == BPFTUNE_PROC_BPF) {
-					static const struct bpftune_gauges one = {
-						.g = { [0 ... BPFTUNE_GAUGE_SLOTS - 1] = { 1, 1, 1 } },
-					};
-
-					assert_int_equal(bpftune_gauge_lookup(&one, ~0ULL, c->key, &v), 0);
-					/* means are REAL columns, the rest INTEGER */
-					assert_int_equal(v.real, c->type == BPFTUNE_TCOL_REAL);
-				}
-				/* per-netns tables start with the netns; others have none */
-				assert_int_equal(c->fmt == BPFTUNE_PROC_NETNS,
-						 (t->flags & BPFTUNE_TT_NETNS) &&
-						 j == bpftune_telemetry_num_common_cols);
-				/* machine-wide columns only make sense in per-netns tables */
-				if (c->flags & BPFTUNE_TCOL_GLOBAL)
-					assert_true(t->flags & BPFTUNE_TT_NETNS);
-			} else {
-				assert_null(c->file);
-			}
-		}
-		/* meta alone has no run_id/seq/ts_uptime_us */
-		assert_int_equal(!(t->flags & BPFTUNE_TT_COMMON), i == BPFTUNE_T_META);
-	}
-}
-
-static void test_markdown_documents_every_column(void **state)
-{
-	char *doc = NULL, needle[128];
-	size_t len = 0;
-	unsigned int i, j;
-	FILE *f;
-
-	(void)state;
-	f = open_memstream(&doc, &len);
-	assert_non_null(f);
-	assert_int_equal(bpftune_telemetry_write_markdown(f), 0);
-	fclose(f);
-	for (i = 0; i < BPFTUNE_T_MAX; i++) {
-		const struct bpftune_ttable *t = &bpftune_telemetry_tables[i];
-
-		snprintf(needle, sizeof(needle), "\n## %s\n", t->name);
-		assert_non_null(strstr(doc, needle));
-		for (j = 0; j < t->num_cols; j++) {
-			snprintf(needle, sizeof(needle), "| `%s` | %s |", t->cols[j].name,
-				 bpftune_tcol_type_name(t->cols[j].type));
-			assert_non_null(strstr(doc, needle));
-		}
-	}
-	free(doc);
-}
 
 /* ---- /proc parsers -------------------------------------------------------- */
 
-static int64_t lookup_int(enum bpftune_proc_fmt fmt, const char *text,
+static int64_t lookup_int(enum bpftune_proc_format fmt, const char *text,
 			  const char *key)
 {
 	struct bpftune_proc_value v;
@@ -206,7 +29,7 @@ static int64_t lookup_int(enum bpftune_proc_fmt fmt, const char *text,
 	return v.i;
 }
 
-static double lookup_real(enum bpftune_proc_fmt fmt, const char *text,
+static double lookup_real(enum bpftune_proc_format fmt, const char *text,
 			  const char *key)
 {
 	struct bpftune_proc_value v;
@@ -215,7 +38,7 @@ static double lookup_real(enum bpftune_proc_fmt fmt, const char *text,
 	return v.d;
 }
 
-static int lookup_err(enum bpftune_proc_fmt fmt, const char *text, const char *key)
+static int lookup_err(enum bpftune_proc_format fmt, const char *text, const char *key)
 {
 	struct bpftune_proc_value v;
 
@@ -408,100 +231,89 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(bpftune_proc_lookup(BPFTUNE_PROC_SNMP, NULL, "Tcp.A", &v), -EINVAL);
 	assert_int_equal(bpftune_proc_lookup(BPFTUNE_PROC_SNMP, "", NULL, &v), -EINVAL);
 	assert_int_equal(bpftune_proc_lookup(BPFTUNE_PROC_SNMP, "", "", &v), -EINVAL);
-	assert_int_equal(bpftune_proc_lookup(BPFTUNE_PROC_NONE, "x", "x", &v), -EINVAL);
+	assert_int_equal(bpftune_proc_lookup(0, "x", "x", &v), -EINVAL);
+	assert_int_equal(bpftune_proc_lookup(BPFTUNE_PROC_LOADAVG + 1, "x", "x", &v), -EINVAL);
 	/* a token too long for a number is refused, not truncated */
 	assert_int_equal(lookup_err(BPFTUNE_PROC_KEYVAL,
 		"x 1234567890123456789012345678901234567890123456789012345678901234567890\n", "x"),
 		-ENOENT);
 }
 
-/* Every sample column of the schema resolves in real /proc files. */
-static void test_schema_columns_in_real_proc(void **state)
+/* Every /proc column of a sampled table resolves in real /proc files. */
+static unsigned int table_in_real_proc(const struct bpftune_table_desc *t)
 {
-	unsigned int i, j, k, checked = 0;
+	unsigned int j, k, checked = 0;
+
+	for (j = 0; j < t->num_cols; j++) {
+		const struct bpftune_col_desc *c = &t->cols[j];
+		struct bpftune_proc_value v;
+		const char *text = NULL;
+
+		if (c->source != BPFTUNE_SRC_PROC)
+			continue;	/* BPF gauges, rows */
+		for (k = 0; k < BPFTUNE_ARRAY_SIZE(proc_snapshot); k++)
+			if (!strcmp(proc_snapshot[k].path, c->proc.file))
+				text = proc_snapshot[k].text;
+		if (!text)
+			fail_msg("%s.%s: no snapshot of %s", t->name, c->name, c->proc.file);
+		if (bpftune_proc_lookup(c->proc.format, text, c->proc.key, &v))
+			fail_msg("%s.%s: %s not found in %s", t->name, c->name,
+				 c->proc.key, c->proc.file);
+		/* REAL columns are fractions, INTEGER ones whole numbers */
+		if (c->type == BPFTUNE_COL_INTEGER)
+			assert_false(v.real);
+		checked++;
+	}
+	return checked;
+}
+
+static void test_declared_columns_in_real_proc(void **state)
+{
+	unsigned int i, j, checked = 0;
 
 	(void)state;
-	for (i = 0; i < BPFTUNE_T_MAX; i++) {
-		const struct bpftune_ttable *t = &bpftune_telemetry_tables[i];
-
-		if (!(t->flags & BPFTUNE_TT_SAMPLES))
-			continue;
-		for (j = 0; j < t->num_cols; j++) {
-			const struct bpftune_tcol *c = &t->cols[j];
-			struct bpftune_proc_value v;
-			const char *text = NULL;
-
-			if (!c->file)
-				continue;	/* BPF gauges, the netns */
-			for (k = 0; k < BPFTUNE_ARRAY_SIZE(proc_snapshot); k++)
-				if (!strcmp(proc_snapshot[k].path, c->file))
-					text = proc_snapshot[k].text;
-			if (!text)
-				fail_msg("%s.%s: no snapshot of %s", t->name, c->name, c->file);
-			if (bpftune_proc_lookup(c->fmt, text, c->key, &v))
-				fail_msg("%s.%s: %s not found in %s", t->name, c->name,
-					 c->key, c->file);
-			/* REAL columns are fractions, INTEGER ones whole numbers */
-			if (c->type == BPFTUNE_TCOL_INTEGER)
-				assert_false(v.real);
-			checked++;
-		}
-	}
+	for (i = 0; i < BPFTUNE_T_MAX; i++)
+		checked += table_in_real_proc(&bpftune_core_tables[i]);
+	for (i = 0; i < UNIT_NUM_DECLARERS; i++)
+		for (j = 0; j < unit_declarers[i].desc->num_tables; j++)
+			checked += table_in_real_proc(&unit_declarers[i].desc->tables[j]);
 	assert_true(checked > 100);
 }
 
 /* ---- BPF-side gauges ------------------------------------------------------ */
 
-static void test_gauge_lookup(void **state)
+static void test_gauge_value(void **state)
 {
-	struct bpftune_gauges g = { 0 };
+	const struct bpftune_gauge g = { .n = 4, .sum = 10, .max = 7 };
+	const struct bpftune_gauge none = { 0 };
 	struct bpftune_proc_value v;
-	uint64_t all = ~0ULL;
 
 	(void)state;
-	g.g[BPFTUNE_GAUGE_TCP_SRTT_US] = (struct bpftune_gauge){ .n = 4, .sum = 10, .max = 7 };
-	g.g[BPFTUNE_GAUGE_TCP_SNDBUF_NEAR_MAX] = (struct bpftune_gauge){ .n = 3, .sum = 3, .max = 1 };
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.n", &v), 0);
+	assert_int_equal(bpftune_gauge_value(&g, BPFTUNE_GAUGE_N, &v), 0);
 	assert_false(v.real);
 	assert_int_equal(v.i, 4);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.sum", &v), 0);
+	assert_int_equal(bpftune_gauge_value(&g, BPFTUNE_GAUGE_SUM, &v), 0);
 	assert_int_equal(v.i, 10);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.max", &v), 0);
+	assert_int_equal(bpftune_gauge_value(&g, BPFTUNE_GAUGE_MAX, &v), 0);
 	assert_int_equal(v.i, 7);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.mean", &v), 0);
+	assert_int_equal(bpftune_gauge_value(&g, BPFTUNE_GAUGE_MEAN, &v), 0);
 	assert_true(v.real);
 	assert_true(v.d == 2.5);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_sndbuf_near_max.n", &v), 0);
-	assert_int_equal(v.i, 3);
-	/* no observations: a count of 0, no mean or max */
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_rcvbuf.n", &v), 0);
+	/* no observation: a count and sum of 0, no mean or max (NULL) */
+	assert_int_equal(bpftune_gauge_value(&none, BPFTUNE_GAUGE_N, &v), 0);
 	assert_int_equal(v.i, 0);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_rcvbuf.mean", &v), -ENOENT);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_rcvbuf.max", &v), -ENOENT);
+	assert_int_equal(bpftune_gauge_value(&none, BPFTUNE_GAUGE_SUM, &v), 0);
+	assert_int_equal(v.i, 0);
+	assert_int_equal(bpftune_gauge_value(&none, BPFTUNE_GAUGE_MEAN, &v), -ENOENT);
+	assert_int_equal(bpftune_gauge_value(&none, BPFTUNE_GAUGE_MAX, &v), -ENOENT);
 	/* no entry for the netns at all: the same */
-	assert_int_equal(bpftune_gauge_lookup(NULL, all, "tcp_srtt_us.n", &v), 0);
+	assert_int_equal(bpftune_gauge_value(NULL, BPFTUNE_GAUGE_N, &v), 0);
 	assert_int_equal(v.i, 0);
-	assert_int_equal(bpftune_gauge_lookup(NULL, all, "tcp_srtt_us.max", &v), -ENOENT);
-	/* a gauge nobody feeds is NULL, whatever the map holds */
-	assert_int_equal(bpftune_gauge_lookup(&g, BPFTUNE_GAUGE_BIT(BPFTUNE_GAUGE_TCP_RCVBUF),
-					      "tcp_srtt_us.n", &v), -ENOENT);
-	assert_int_equal(bpftune_gauge_lookup(&g, 0, "tcp_srtt_us.mean", &v), -ENOENT);
-	/* malformed keys */
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us", &v), -EINVAL);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.avg", &v), -EINVAL);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt.n", &v), -EINVAL);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us_x.n", &v), -EINVAL);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, ".n", &v), -EINVAL);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, "tcp_srtt_us.", &v), -EINVAL);
-	assert_int_equal(bpftune_gauge_lookup(&g, all, NULL, &v), -EINVAL);
-	/* every gauge has a name, and a schema column reads it */
-	for (unsigned int id = 0; id < BPFTUNE_NUM_GAUGES; id++) {
-		char key[64];
-
-		assert_non_null(bpftune_gauge_names[id]);
-		snprintf(key, sizeof(key), "%s.n", bpftune_gauge_names[id]);
-		assert_int_equal(bpftune_gauge_lookup(NULL, all, key, &v), 0);
-	}
+	assert_int_equal(bpftune_gauge_value(NULL, BPFTUNE_GAUGE_MAX, &v), -ENOENT);
+	/* an aggregate that does not exist */
+	assert_int_equal(bpftune_gauge_value(&g, 0, &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_value(&g, BPFTUNE_GAUGE_MAX + 1, &v), -EINVAL);
+	assert_int_equal(bpftune_gauge_value(&g, BPFTUNE_GAUGE_N, NULL), -EINVAL);
 }
 
 /* ---- retention -------------------------------------------------------------- */
@@ -602,13 +414,13 @@ static void test_parsers_random_input(void **state)
 		size_t len = unit_rand(&seed) % 200, i;
 		char *buf = malloc(len + 1);
 		struct bpftune_proc_value v;
-		enum bpftune_proc_fmt fmt;
+		enum bpftune_proc_format fmt;
 
 		assert_non_null(buf);
 		for (i = 0; i < len; i++)
 			buf[i] = alphabet[unit_rand(&seed) % (sizeof(alphabet) - 1)];
 		buf[len] = '\0';
-		for (fmt = BPFTUNE_PROC_NONE; fmt <= BPFTUNE_PROC_LOADAVG; fmt++) {
+		for (fmt = 0; fmt <= BPFTUNE_PROC_LOADAVG; fmt++) {
 			int err = bpftune_proc_lookup(fmt, buf,
 						      keys[unit_rand(&seed) % BPFTUNE_ARRAY_SIZE(keys)],
 						      &v);
@@ -622,12 +434,6 @@ static void test_parsers_random_input(void **state)
 int unit_run_telemetry(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ddl_exact),
-		cmocka_unit_test(test_insert_exact),
-		cmocka_unit_test(test_generate_short_buffers),
-		cmocka_unit_test(test_bad_identifiers_refused),
-		cmocka_unit_test(test_real_schema_consistent),
-		cmocka_unit_test(test_markdown_documents_every_column),
 		cmocka_unit_test(test_snmp),
 		cmocka_unit_test(test_sockstat),
 		cmocka_unit_test(test_keyval),
@@ -637,9 +443,9 @@ int unit_run_telemetry(void)
 		cmocka_unit_test(test_netdev),
 		cmocka_unit_test(test_loadavg),
 		cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_schema_columns_in_real_proc),
+		cmocka_unit_test(test_declared_columns_in_real_proc),
 		cmocka_unit_test(test_parsers_random_input),
-		cmocka_unit_test(test_gauge_lookup),
+		cmocka_unit_test(test_gauge_value),
 		cmocka_unit_test(test_file_kind),
 		cmocka_unit_test(test_prune_plan),
 	};

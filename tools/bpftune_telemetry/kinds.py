@@ -97,7 +97,11 @@ def builtin(db):
 
 
 def column_kinds(db):
-    """{table: {column: kind}} of an open run file: the declarations when
-    the file has them, the built-in map otherwise."""
+    """{table: {column: kind}} of an open run file: the declarations of the
+    tables the file declares, the built-in map for the others (files
+    written before declarations, tables added by hand)."""
     d = declared(db)
-    return d if d is not None else builtin(db)
+    out = builtin(db)
+    if d:
+        out.update(d)
+    return out

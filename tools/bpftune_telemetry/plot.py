@@ -1,60 +1,178 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""plot: one PNG per run, tunables and key signals over time."""
+"""plot: per run, an overview PNG (tunables, the columns their declarations
+mark for the overview, events) and one PNG per table with a graph for each
+column its declaration says how to draw -- a counter as a rate, a gauge as
+its value, a distribution as a CDF.  Nothing here knows a table: the
+declarations come from the run file itself (schema.py)."""
 
 import os
 import re
 import sqlite3
 
-from .common import NO_LABEL, Sources, columns_of, die, tables_of
+from .common import NO_LABEL, Sources, die
+from .draw import draw, grid, netns_names, prepare
+from .schema import declarations
 
 
-# ---- plot -----------------------------------------------------------------------
+def read_rows(db, table, rid, cache):
+    """Every row of @table in run @rid, in seq order (memoised)."""
+    import pandas as pd
 
-# (table, column, title): counters are drawn as rates, gauges as they are
-SIGNALS = [
-    ("samples_tcp", "in_segs", "TCP segments in/s"),
-    ("samples_tcp", "retrans_segs", "TCP retransmits/s"),
-    ("samples_tcp", "srtt_mean_us", "sender srtt, mean (us)"),
-    ("samples_tcp", "srtt_max_us", "sender srtt, max (us)"),
-    ("samples_tcp", "rcvbuf_max", "largest autotuned rcvbuf (bytes)"),
-    ("samples_tcp", "rcvbuf_near_max", "rcvbufs near tcp_rmem[2]"),
-    ("samples_tcp", "sndbuf_near_max", "sndbufs near tcp_wmem[2]"),
-    ("samples_tcp", "listen_overflows", "listen overflows/s"),
-    ("samples_tcp", "mem_pages", "TCP memory (pages)"),
-    ("samples_udp", "rcvbuf_errors", "UDP rcvbuf errors/s"),
-    ("samples_netdev", "softnet_dropped", "backlog drops/s"),
-    ("samples_netdev", "softnet_time_squeeze", "time squeezes/s"),
-    ("samples_neigh", "arp_entries", "ARP entries"),
-    ("samples_frag", "reasm_fails", "reassembly failures/s"),
-    ("samples_system", "load1", "load (1 min)"),
-    ("samples_system", "psi_cpu_some_avg10", "CPU pressure (some, avg10 %)"),
-    ("samples_system", "mem_available_kb", "memory available (kB)"),
-]
-COUNTERS = {"in_segs", "retrans_segs", "listen_overflows", "rcvbuf_errors",
-            "softnet_dropped", "softnet_time_squeeze", "reasm_fails"}
+    if table not in cache:
+        try:
+            cache[table] = pd.read_sql_query(
+                'SELECT * FROM "%s" WHERE run_id = ? ORDER BY seq' % table, db,
+                params=(rid,))
+        except Exception:
+            cache[table] = None
+    return cache[table]
 
 
-def per_tick(rows, col):
-    """One value per sample interval from a per-netns table's rows: every
-    interval starts with the daemon's netns (netns_cookie 0); counters and
-    counts are summed over the namespaces, maxima maxed, means weighted."""
-    if "netns_cookie" not in rows.columns:
-        return rows[["ts_uptime_us", "v"]]
-    rows = rows.copy()
-    rows["tick"] = (rows["netns_cookie"] == 0).cumsum()
-    if col.endswith("_max") or col.endswith("_max_us"):
-        agg = rows.groupby("tick").agg(ts_uptime_us=("ts_uptime_us", "min"), v=("v", "max"))
-    elif "_mean" in col:
-        rows["w"] = rows["n"].fillna(0)
-        rows["vw"] = rows["v"].fillna(0) * rows["w"]
-        g = rows.groupby("tick").agg(ts_uptime_us=("ts_uptime_us", "min"),
-                                     vw=("vw", "sum"), w=("w", "sum"))
-        g["v"] = g["vw"] / g["w"].where(g["w"] > 0)
-        agg = g[["ts_uptime_us", "v"]]
-    else:
-        agg = rows.groupby("tick").agg(ts_uptime_us=("ts_uptime_us", "min"),
-                                       v=("v", lambda x: x.sum(min_count=1)))
-    return agg.reset_index(drop=True)
+def tunable_panel(ax, tb, changes, t0, end, observe):
+    """A tunable's values from its initial one through each change."""
+    n = int(tb["num_values"] or 1)
+    rows = changes[changes["tunable"] == tb["tunable"]] if len(changes) else changes
+    for i in range(min(n, 3)):
+        xs = [0.0]
+        ys = [tb.get("initial_%d" % i)]
+        for _, c in rows.iterrows():
+            xs.append((c["ts_uptime_us"] - t0) / 1e6)
+            ys.append(c["new_%d" % i])
+        xs.append(max(end, xs[-1]))
+        ys.append(ys[-1])
+        ax.step(xs, ys, where="post", label="value %d" % i if n > 1 else None)
+    ax.set_title(tb["tunable"] + (" (observe-only: not written)" if observe else ""),
+                 fontsize=9)
+    if n > 1:
+        ax.legend(fontsize=7)
+
+
+def events_panel(ax, ev, t0):
+    x = (ev["ts_uptime_us"] - t0) / 1e6
+    width = max(float(x.max()) / 60, 0.1) if len(x) else 1
+    for tuner, g in ev.groupby("tuner"):
+        gx = (g["ts_uptime_us"] - t0) / 1e6
+        ax.hist(gx, bins=max(1, int((gx.max() - gx.min()) / width) + 1),
+                histtype="step", label=str(tuner))
+    ax.set_title("events (per bin)", fontsize=9)
+    ax.legend(fontsize=7)
+
+
+def mark_changes(ax, changes, t0):
+    for _, c in changes.iterrows():
+        ax.axvline((c["ts_uptime_us"] - t0) / 1e6, color="red", alpha=0.4,
+                   linestyle="-" if c["applied"] else ":")
+
+
+def overview(plt, ctx, out):
+    """The run at a glance; returns the PNG written, or None."""
+    changes, tunables, events = ctx["changes"], ctx["tunables"], ctx["events"]
+    drawers = []
+    changed = set(changes["tunable"]) if len(changes) else set()
+    for _, tb in tunables.iterrows():
+        if not changed or tb["tunable"] in changed:
+            drawers.append(("tunable", tb))
+    for t in ctx["decls"].values():
+        for c in t.drawn():
+            # a signal that never moved says nothing about this run
+            p = prepare(t, c, ctx["rows"](t.name), ctx["t0"], ctx["names"]) \
+                if c.overview else None
+            if p:
+                drawers.append(("column", (t, c, p)))
+    if len(events):
+        drawers.append(("events", events))
+    if not drawers:
+        return None
+    fig, axes = plt.subplots(len(drawers), 1, sharex=True,
+                             figsize=(10, 1.8 * len(drawers) + 1), squeeze=False)
+    for ax, (kind, data) in zip(axes[:, 0], drawers):
+        if kind == "tunable":
+            tunable_panel(ax, data, changes, ctx["t0"], ctx["end"], ctx["observe"])
+        elif kind == "events":
+            events_panel(ax, data, ctx["t0"])
+        else:
+            draw(ax, *data)
+        mark_changes(ax, changes, ctx["t0"])
+    axes[-1, 0].set_xlabel("seconds since the daemon started")
+    fig.suptitle("run %s  label %s  %s  (%d changes, red lines)" % (
+        ctx["rid"][:8], ctx["label"], ctx["kernel"], len(changes)), fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+    return out
+
+
+def table_figure(plt, ctx, t, out):
+    """Every drawn column of table @t that moved: (PNG, columns) or None."""
+    rows = ctx["rows"](t.name)
+    drawn = []
+    for c in t.drawn():
+        p = prepare(t, c, rows, ctx["t0"], ctx["names"])
+        if p:
+            drawn.append((c, p))
+    if not drawn:
+        return None
+    nr, nc = grid(len(drawn))
+    fig, axes = plt.subplots(nr, nc, figsize=(6 * nc, 2.4 * nr + 0.8), squeeze=False)
+    for i, (c, p) in enumerate(drawn):
+        ax = axes[i // nc, i % nc]
+        draw(ax, t, c, p)
+        if c.draw != "cdf":
+            ax.set_xlabel("seconds since the daemon started", fontsize=7)
+            mark_changes(ax, ctx["changes"], ctx["t0"])
+    for i in range(len(drawn), nr * nc):
+        fig.delaxes(axes[i // nc, i % nc])
+    fig.suptitle("%s (%s)  run %s  label %s" % (t.name, t.owner, ctx["rid"][:8], ctx["label"]),
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(out, dpi=80)
+    plt.close(fig)
+    return out, [c for c, _ in drawn]
+
+
+def run_context(db, run, pd):
+    rid = run["run_id"]
+    cache = {}
+
+    def q(sql):
+        try:
+            return pd.read_sql_query(sql, db, params=(rid,))
+        except Exception:
+            return pd.DataFrame()
+
+    t0 = run["ts_uptime_us"]
+    return {
+        "rid": rid, "t0": t0, "label": run.get("label") or "-",
+        "kernel": run.get("kernel_release") or "",
+        "observe": run.get("observe_only"),
+        "end": ((run["end_ts_uptime_us"] - t0) / 1e6 if run.get("end_ts_uptime_us")
+                else 0.0),
+        "changes": q("SELECT * FROM changes WHERE run_id = ? ORDER BY seq"),
+        "tunables": q("SELECT * FROM tunables WHERE run_id = ? ORDER BY seq"),
+        "events": q("SELECT ts_uptime_us, tuner FROM events WHERE run_id = ?"),
+        "decls": declarations(db),
+        "names": netns_names(db, rid),
+        "rows": lambda table: read_rows(db, table, rid, cache),
+    }
+
+
+def plot_run(plt, pd, run, out_dir):
+    db = sqlite3.connect("file:%s?mode=ro" % run["_file"], uri=True)
+    ctx = run_context(db, run, pd)
+    base = "%s-%s" % (re.sub(r"[^A-Za-z0-9_.-]", "_", run.get("label") or NO_LABEL),
+                      ctx["rid"][:8])
+    written = overview(plt, ctx, os.path.join(out_dir, base + ".png"))
+    print(written or "run %s: nothing to plot in the overview" % ctx["rid"])
+    tdir = os.path.join(out_dir, base)
+    for t in ctx["decls"].values():
+        if not t.drawn():
+            continue
+        os.makedirs(tdir, exist_ok=True)
+        res = table_figure(plt, ctx, t, os.path.join(tdir, t.name + ".png"))
+        if res:
+            print("%s: %s" % (res[0], ", ".join("%s (%s)" % (c.name, c.draw)
+                                                for c in res[1])))
+    db.close()
 
 
 def cmd_plot(args):
@@ -71,98 +189,4 @@ def cmd_plot(args):
     if not runs:
         die("plot: no such run")
     for run in runs:
-        db = sqlite3.connect("file:%s?mode=ro" % run["_file"], uri=True)
-        rid = run["run_id"]
-        t0 = run["ts_uptime_us"]
-
-        def q(sql):
-            try:
-                return pd.read_sql_query(sql, db, params=(rid,))
-            except Exception:
-                return pd.DataFrame()
-
-        end = ((run["end_ts_uptime_us"] - t0) / 1e6 if run.get("end_ts_uptime_us")
-               else 0.0)
-        changes = q("SELECT * FROM changes WHERE run_id = ? ORDER BY seq")
-        tunables = q("SELECT * FROM tunables WHERE run_id = ? ORDER BY seq")
-        events = q("SELECT ts_uptime_us, tuner FROM events WHERE run_id = ?")
-        panels = []
-        # one panel per tunable that was changed, or all tunables if none was
-        changed = set(changes["tunable"]) if len(changes) else set()
-        for _, tb in tunables.iterrows():
-            if changed and tb["tunable"] not in changed:
-                continue
-            panels.append(("tunable", tb))
-        for table, col, title in SIGNALS:
-            cols = columns_of(db, table) if table in tables_of(db) else []
-            if col not in cols:
-                continue
-            extra = ""
-            if "netns_cookie" in cols:
-                extra = ", netns_cookie"
-                if "_mean" in col:
-                    extra += ', "%s" AS n' % col.replace("_mean_us", "_n").replace("_mean", "_n")
-            s = q('SELECT ts_uptime_us, "%s" AS v%s FROM "%s" WHERE run_id = ? ORDER BY seq'
-                  % (col, extra, table))
-            if len(s):
-                s = per_tick(s, col)
-            # a signal that never moved says nothing about this run
-            if len(s) and s["v"].notna().any() and s["v"].nunique() > 1:
-                panels.append(("signal", (s, col, title)))
-        if len(events):
-            panels.append(("events", events))
-        if not panels:
-            print("run %s: nothing to plot" % rid)
-            continue
-        fig, axes = plt.subplots(len(panels), 1, sharex=True,
-                                 figsize=(10, 1.8 * len(panels) + 1), squeeze=False)
-        for ax, (kind, data) in zip(axes[:, 0], panels):
-            if kind == "tunable":
-                tb = data
-                n = int(tb["num_values"] or 1)
-                rows = changes[changes["tunable"] == tb["tunable"]] if len(changes) else changes
-                for i in range(min(n, 3)):
-                    xs = [0.0]
-                    ys = [tb.get("initial_%d" % i)]
-                    for _, c in rows.iterrows():
-                        xs.append((c["ts_uptime_us"] - t0) / 1e6)
-                        ys.append(c["new_%d" % i])
-                    xs.append(max(end, xs[-1]))
-                    ys.append(ys[-1])
-                    ax.step(xs, ys, where="post", label="value %d" % i if n > 1 else None)
-                ax.set_title(tb["tunable"] + (" (observe-only: not written)"
-                                              if run.get("observe_only") else ""), fontsize=9)
-                if n > 1:
-                    ax.legend(fontsize=7)
-            elif kind == "signal":
-                s, col, title = data
-                x = (s["ts_uptime_us"] - t0) / 1e6
-                y = s["v"].astype(float)
-                if col in COUNTERS:
-                    y = y.diff() / x.diff()
-                ax.plot(x, y)
-                ax.set_title(title, fontsize=9)
-            else:
-                ev = data
-                x = (ev["ts_uptime_us"] - t0) / 1e6
-                width = max(float(x.max()) / 60, 0.1) if len(x) else 1
-                for tuner, g in ev.groupby("tuner"):
-                    gx = (g["ts_uptime_us"] - t0) / 1e6
-                    ax.hist(gx, bins=max(1, int((gx.max() - gx.min()) / width) + 1),
-                            histtype="step", label=str(tuner))
-                ax.set_title("events (per bin)", fontsize=9)
-                ax.legend(fontsize=7)
-            for _, c in changes.iterrows():
-                ax.axvline((c["ts_uptime_us"] - t0) / 1e6, color="red", alpha=0.4,
-                           linestyle="-" if c["applied"] else ":")
-        axes[-1, 0].set_xlabel("seconds since the daemon started")
-        fig.suptitle("run %s  label %s  %s  (%d changes, red lines)" % (
-            rid[:8], run.get("label") or "-", run.get("kernel_release") or "",
-            len(changes)), fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.97))
-        out = os.path.join(args.out, "%s-%s.png" % (
-            re.sub(r"[^A-Za-z0-9_.-]", "_", run.get("label") or NO_LABEL), rid[:8]))
-        fig.savefig(out, dpi=90)
-        plt.close(fig)
-        db.close()
-        print(out)
+        plot_run(plt, pd, run, args.out)

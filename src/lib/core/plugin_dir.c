@@ -27,6 +27,17 @@ void bpftune_plugin_normalize(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%s_tuner.so", base);
 }
 
+/* "sched" also names sched_collector.so */
+static bool names_collector(const char *name, const char *file)
+{
+	const char *base = strrchr(name, '/');
+	char buf[NAME_MAX + 1];
+
+	base = base ? base + 1 : name;
+	snprintf(buf, sizeof(buf), "%s_collector.so", base);
+	return !strcmp(buf, file);
+}
+
 bool bpftune_plugin_allowed(const struct bpftune_allow *allow, const char *file)
 {
 	char norm[NAME_MAX + 1];
@@ -36,7 +47,7 @@ bool bpftune_plugin_allowed(const struct bpftune_allow *allow, const char *file)
 		return true;
 	for (i = 0; i < allow->num; i++) {
 		bpftune_plugin_normalize(allow->names[i], norm, sizeof(norm));
-		if (!strcmp(norm, file))
+		if (!strcmp(norm, file) || names_collector(allow->names[i], file))
 			return true;
 	}
 	return false;

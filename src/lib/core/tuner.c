@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The tuner registry: starting tuners, dispatching ring buffer events to
- * the tuner that owns them, per-netns tuner state, capped and recorded
- * tunable changes, and the summary printed at exit.
+ * The tuner registry: adding and removing tuners, per-netns tuner state,
+ * observers, capped and recorded tunable changes -- the one write path,
+ * bpftune_tunable_set() -- and the summary printed at exit.  A plugin's
+ * life cycle (start, events, timer, stop) is in lifecycle.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,7 +22,6 @@
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
-static uint64_t bad_events;
 static uint64_t change_seq;
 static struct bpftune_observer *observers;
 
@@ -66,13 +66,23 @@ void bpftune_notify_rollback(const char *sysctl, uint64_t cookie,
 			o->rollback(sysctl, cookie, restored, n, err);
 }
 
+void bpftune_notify_event(const struct bpftune_tuner *t,
+			  const struct bpftune_event *ev)
+{
+	struct bpftune_observer *o;
+
+	for_each_observer(o)
+		if (o->event)
+			o->event(t, ev);
+}
+
 static void notify_state(struct bpftune_tuner *t, uint64_t cookie,
 			 enum bpftune_state state, const char *cause)
 {
 	struct bpftune_observer *o;
 
-	/* first, so that the tuner's own observer sees the table without it */
-	bpftune_netns_table_state(t, cookie, state);
+	/* the plugin hears of it with its netns entry already gone */
+	bpftune_tuner_notify_state(t, cookie, state);
 	for_each_observer(o)
 		if (o->state)
 			o->state(t, cookie, state, cause);
@@ -104,33 +114,6 @@ struct bpftune_tuner *bpftune_tuner_get(unsigned int id)
 	return id < BPFTUNE_MAX_TUNERS ? tuners[id] : NULL;
 }
 
-const char *bpftune_tuner_name(const struct bpftune_tuner *t)
-{
-	return t->ops->name;
-}
-
-struct bpf_object *bpftune_tuner_bpf_object(const struct bpftune_tuner *t)
-{
-	return t->obj;
-}
-
-int bpftune_tuner_map_fd(const struct bpftune_tuner *t, const char *name)
-{
-	struct bpf_map *map = t->obj ? bpf_object__find_map_by_name(t->obj, name) : NULL;
-
-	return map ? bpf_map__fd(map) : -ENOENT;
-}
-
-void bpftune_tuner_set_priv(struct bpftune_tuner *t, void *priv)
-{
-	t->priv = priv;
-}
-
-void *bpftune_tuner_priv(const struct bpftune_tuner *t)
-{
-	return t->priv;
-}
-
 struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
 					void *handle, int plugin_fd,
 					const char *file)
@@ -157,7 +140,11 @@ struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
 		return NULL;
 	t->changes = calloc(ops->num_tunables ? ops->num_tunables : 1,
 			    sizeof(*t->changes));
-	if (!t->changes) {
+	/* one counter per scenario and one for unknown scenarios */
+	t->rejected = calloc(ops->num_scenarios + 1, sizeof(*t->rejected));
+	if (!t->changes || !t->rejected) {
+		free(t->changes);
+		free(t->rejected);
 		free(t);
 		return NULL;
 	}
@@ -177,16 +164,15 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 
 	if (!t)
 		return;
-	if (t->obj) {
+	/* before fini() and dlclose(): no sample callback runs after this */
+	bpftune_telemetry_tuner_removed(t);
+	if (t->obj)
 		bpftune_bpf_print_stats(t);
-		if (t->ops->fini)
-			t->ops->fini(t);
-	}
-	bpftune_netns_table_fini(t);
+	bpftune_tuner_stop(t);
 	bpftune_refusal_forget_tuner(t->id);
 	bpftune_strategies_free(t);
 	bpftune_bpf_detach(t);
-	bpf_object__close(t->obj);
+	bpftune_bpf_close(t);
 	for (i = 0; i < t->ops->num_tunables; i++) {
 		struct bpftune_change *c, *next;
 
@@ -201,57 +187,13 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 	}
 	free(t->changes);
 	free(t->writers);
+	free(t->rejected);
 	tuners[t->id] = NULL;
 	if (t->handle)
 		dlclose(t->handle);
 	if (t->plugin_fd >= 0)
 		close(t->plugin_fd);
 	free(t);
-}
-
-int bpftune_tuner_start(struct bpftune_tuner *t,
-			const struct bpftune_bpf_opts *opts)
-{
-	const struct bpftune_tuner_ops *ops = t->ops;
-	char why[512] = "";
-	int err;
-
-	err = bpftune_bpf_open(opts->legacy ? &ops->legacy : &ops->full,
-			       ops->name, opts->legacy, &t->obj, why, sizeof(why));
-	if (!err)
-		err = bpftune_bpf_select_programs(t->obj, bpftune_support(),
-						  why, sizeof(why));
-	if (err) {
-		bpftune_log(LOG_NOTICE, "tuner %s skipped: %s", ops->name, why);
-		goto err;
-	}
-	err = bpftune_bpf_load_attach(t, opts);
-	if (err) {
-		bpftune_log(LOG_NOTICE, "tuner %s skipped: could not load or attach its BPF programs",
-			    ops->name);
-		goto err;
-	}
-	if (ops->init) {
-		err = ops->init(t);
-		if (err) {
-			bpftune_log(LOG_NOTICE, "tuner %s skipped: init failed: %s",
-				    ops->name, strerror(err < 0 ? -err : err));
-			bpftune_bpf_detach(t);
-			goto err;
-		}
-	}
-	t->state = BPFTUNE_STATE_ACTIVE;
-	bpftune_log(LOG_INFO, "tuner %s started (%s objects, %u hooks): %s",
-		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
-		    ops->description ? ops->description : "");
-	bpftune_tunables_audit(t);
-	/* a tuner hot-plugged into a running daemon gets its telemetry rows */
-	bpftune_telemetry_tuner_added(t);
-	return 0;
-err:
-	bpf_object__close(t->obj);
-	t->obj = NULL;
-	return err ? err : -EINVAL;
 }
 
 enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
@@ -300,29 +242,6 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
 	bpftune_log(LOG_NOTICE, "tuner %s stopped in %s: %s", t->ops->name,
 		    bpftune_netns_describe(cookie, desc, sizeof(desc)), why);
 	notify_state(t, cookie, BPFTUNE_STATE_MANUAL, why);
-}
-
-void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
-{
-	struct bpftune_observer *o;
-	struct bpftune_tuner *t;
-
-	if (size < offsetof(struct bpftune_event, payload) ||
-	    !(t = bpftune_tuner_get(ev->tuner_id)) || !t->obj) {
-		bad_events++;
-		bpftune_log(LOG_DEBUG, "dropped malformed event (size %zu)", size);
-		return;
-	}
-	t->events++;
-	for_each_observer(o)
-		if (o->event)
-			o->event(t, ev);
-	if (bpftune_tuner_netns_state(t, ev->netns_cookie) != BPFTUNE_STATE_ACTIVE)
-		t->events_ignored++;
-	else
-		t->ops->event_handler(t, ev);
-	/* no netns fd outlives the event: it would pin the netns */
-	bpftune_netns_release();
 }
 
 void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
@@ -615,16 +534,15 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	return 1;
 }
 
-/* events the BPF side could not queue, all tuners (never silent) */
+/* events the BPF side could not queue, all plugins (never silent) */
 static uint64_t ringbuf_lost(void)
 {
+	struct bpftune_bpf_config c;
 	uint64_t total = 0, v;
 	unsigned int id;
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
-		if (tuners[id] && tuners[id]->obj &&
-		    !bpftune_bpf_var_read(tuners[id]->obj, ".bss", "bpftune_ringbuf_lost",
-					  &v, sizeof(v)))
+		if (tuners[id] && !bpftune_bpf_read_config(tuners[id], &c, &v))
 			total += v;
 	return total;
 }
@@ -667,15 +585,16 @@ void bpftune_print_summary(void)
 					    d->name, snew);
 			}
 		}
-		bpftune_log(LOG_INFO, "summary: tuner %s: %llu events, %llu ignored (tuner stopped for their netns)",
-			    t->ops->name, (unsigned long long)t->events,
+		bpftune_log(LOG_INFO, "summary: %s %s: %llu events, %llu ignored (tuner stopped for their netns)",
+			    bpftune_kind_name(t->ops->kind), t->ops->name,
+			    (unsigned long long)t->events,
 			    (unsigned long long)t->events_ignored);
 	}
 	if (!changes)
 		bpftune_log(LOG_NOTICE, "summary: no sysctl was changed");
-	if (bad_events)
+	if (bpftune_events_malformed())
 		bpftune_log(LOG_WARNING, "summary: %llu malformed events dropped",
-			    (unsigned long long)bad_events);
+			    (unsigned long long)bpftune_events_malformed());
 	lost = ringbuf_lost();
 	if (lost)
 		bpftune_log(LOG_WARNING, "summary: %llu events lost: the ring buffer was full (hooks fired faster than the daemon read)",

@@ -57,7 +57,7 @@ char *bpftune_proc_file_read(const char *path, size_t *len)
 	return buf;
 }
 
-int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_fmt fmt,
+int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_format fmt,
 			     const char *const keys[],
 			     struct bpftune_proc_value vals[], unsigned int n)
 {

@@ -12,6 +12,8 @@
 #ifndef BPFTUNE_CONTROL_H
 #define BPFTUNE_CONTROL_H
 
+#include "core/daemon_api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,8 +99,8 @@ struct bpftune_daemon_info {
 	void (*drain)(void);
 };
 
-int bpftune_control_init(const char *path, const struct bpftune_daemon_info *info);
-void bpftune_control_fini(void);
+BPFTUNE_DAEMON int bpftune_control_init(const char *path, const struct bpftune_daemon_info *info);
+BPFTUNE_DAEMON void bpftune_control_fini(void);
 
 /* ---- queries (control_query.c) ---- */
 /* Answer @req into @out; returns 0 or -errno with an error line in @out. */
@@ -107,6 +109,6 @@ int bpftune_query_answer(const struct bpftune_request *req,
 			 struct bpftune_buf *out);
 
 /* ---- client (control.c): bpftune -q ---- */
-int bpftune_control_client(const char *path, const char *query, bool json);
+BPFTUNE_DAEMON int bpftune_control_client(const char *path, const char *query, bool json);
 
 #endif /* BPFTUNE_CONTROL_H */

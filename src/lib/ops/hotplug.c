@@ -147,7 +147,9 @@ static void resync(void)
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
 		struct bpftune_tuner *t = bpftune_tuner_get(id);
 
-		if (t && faccessat(dfd, t->file, F_OK, AT_SYMLINK_NOFOLLOW) &&
+		/* core mechanisms come from no file: never unloaded */
+		if (t && t->handle &&
+		    faccessat(dfd, t->file, F_OK, AT_SYMLINK_NOFOLLOW) &&
 		    errno == ENOENT)
 			unload(t->file, "is gone");
 	}

@@ -25,6 +25,8 @@
 #ifndef BPFTUNE_JOURNAL_H
 #define BPFTUNE_JOURNAL_H
 
+#include "core/daemon_api.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -84,15 +86,15 @@ size_t bpftune_jrec_filter(const char *in, size_t len,
 			   void *ctx, char *out);
 
 /* ---- the journal file (journal.c) ---- */
-int bpftune_journal_open(const char *path);
+BPFTUNE_DAEMON int bpftune_journal_open(const char *path);
 /* observer that journals every first change: needs bpftune_journal_open() */
-void bpftune_journal_start(void);
+BPFTUNE_DAEMON void bpftune_journal_start(void);
 /*
  * Restore what the journal holds (every netns that still exists, leaving
  * what someone else set since), then clear it.  Returns 0, or -EIO if a
  * value could not be restored or the journal had damaged records.
  */
-int bpftune_journal_restore(void);
-void bpftune_journal_close(void);
+BPFTUNE_DAEMON int bpftune_journal_restore(void);
+BPFTUNE_DAEMON void bpftune_journal_close(void);
 
 #endif /* BPFTUNE_JOURNAL_H */

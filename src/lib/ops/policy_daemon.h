@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/daemon_api.h"
 #include "ops/policy.h"
 
 /* exit status for an invalid policy (sysexits' EX_CONFIG): the unit does
@@ -24,7 +25,7 @@ struct bpftune_buf;
  * recorded so that it wins over every file, on reload too.  Returns 1 if
  * the policy has a key for it.
  */
-int bpftune_policy_cli(const char *option, const char *arg);
+BPFTUNE_DAEMON int bpftune_policy_cli(const char *option, const char *arg);
 /*
  * Read the policy (@path, or /etc/bpftune/bpftune.conf when NULL, which
  * may be absent) and its drop-ins (PATH.d/ *.conf).  The file's [daemon]
@@ -32,22 +33,22 @@ int bpftune_policy_cli(const char *option, const char *arg);
  * bpftune_policy_argv_free()).  An invalid policy is printed on stderr
  * with FILE:LINE and returns -errno.
  */
-int bpftune_policy_start(const char *path, int *argc, char ***argv);
-void bpftune_policy_argv_free(int argc, char **argv);
+BPFTUNE_DAEMON int bpftune_policy_start(const char *path, int *argc, char ***argv);
+BPFTUNE_DAEMON void bpftune_policy_argv_free(int argc, char **argv);
 /* once the tuners are loaded: bounds vs their caps; -EINVAL is fatal */
-int bpftune_policy_resolve(void);
+BPFTUNE_DAEMON int bpftune_policy_resolve(void);
 struct bpftune_allow;
 /* --check-config: the bounds against the caps of the plugins in @libdir */
-int bpftune_policy_check_config(const char *libdir, const struct bpftune_allow *allow);
+BPFTUNE_DAEMON int bpftune_policy_check_config(const char *libdir, const struct bpftune_allow *allow);
 /* the daemon runs: remember the settings it started with */
-void bpftune_policy_running(void);
+BPFTUNE_DAEMON void bpftune_policy_running(void);
 /* SIGHUP: a valid policy replaces the old one; 0 or -errno (logged) */
-int bpftune_policy_reload(void);
-void bpftune_policy_fini(void);
+BPFTUNE_DAEMON int bpftune_policy_reload(void);
+BPFTUNE_DAEMON void bpftune_policy_fini(void);
 
 const struct bpftune_policy *bpftune_policy_current(void);
 const struct bpftune_policy_setting *bpftune_policy_started(enum bpftune_policy_key k);
-const char *bpftune_policy_path(bool *given);
+BPFTUNE_DAEMON const char *bpftune_policy_path(bool *given);
 
 /*
  * The hook in bpftune_tunable_set(), after the built-in cap: -EPERM if the

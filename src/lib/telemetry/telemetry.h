@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Telemetry: the daemon's observer that records runs, events, decisions,
- * changes, states, periodic samples and its own health into one SQLite
- * file per run (schema: telemetry_schema.c, docs/telemetry.md).
+ * changes, states, periodic samples, its own health and the plugins'
+ * declared tables into one SQLite file per run (the core's tables:
+ * schema_core.c; a plugin's: its ops->telemetry; docs/telemetry.md).
  *
  * The event path only copies a row into a bounded queue; a writer thread
- * owns SQLite.  A full queue drops the row and counts it.  The only
- * periodic wake-up is the sample timer, and only with telemetry on.
+ * owns SQLite, the sample timer and the sampler.  A full queue drops the
+ * row and counts it.  The only periodic wake-up is the writer's sample
+ * timer, and only with telemetry on.  Module map: tm.h.
  */
 #ifndef BPFTUNE_TELEMETRY_H
 #define BPFTUNE_TELEMETRY_H
 
+#include "core/daemon_api.h"
+
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -54,13 +59,22 @@ struct bpftune_telemetry_opts {
  * Before the tuners start: create the run's file and its tables.  Failure
  * is logged and leaves telemetry off; tuning goes on.  0 or -errno.
  */
-int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o);
+BPFTUNE_DAEMON int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o);
 /* After the tuners started: record the run, start the writer and timer. */
-int bpftune_telemetry_start(void);
-/* Record a tuner started later (tuners, tunables and states rows). */
+BPFTUNE_DAEMON int bpftune_telemetry_start(void);
+/*
+ * Before a plugin's BPF object is loaded: check its telemetry declaration
+ * (always, telemetry on or off) and reserve its tables.  0, or -EINVAL
+ * with why the plugin is refused in @why ("table 'x' column 'y': ...").
+ */
+int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
+				  size_t len);
+/* A plugin started: its rows (tuners, tunables, states), its tables live. */
 void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t);
+/* A plugin goes (or failed to start): its tables stop; they stay in the file. */
+void bpftune_telemetry_tuner_removed(const struct bpftune_tuner *t);
 /* Last samples and health, flush, close.  Safe to call more than once. */
-void bpftune_telemetry_stop(int exit_status);
+BPFTUNE_DAEMON void bpftune_telemetry_stop(int exit_status);
 /* Path of the run's file, or NULL when telemetry is off. */
 const char *bpftune_telemetry_path(void);
 

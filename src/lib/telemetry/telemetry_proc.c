@@ -2,7 +2,7 @@
 /*
  * Parsers for the /proc files the telemetry sampler reads.  Each takes
  * the whole file as one NUL-terminated string and a key naming one value
- * (see enum bpftune_proc_fmt).  They never write to the text and never
+ * (see enum bpftune_proc_format).  They never write to the text and never
  * read past its end, whatever it contains: unit- and fuzz-tested.
  */
 #include <errno.h>
@@ -438,7 +438,7 @@ static int lookup_loadavg(const char *text, const char *key,
 	return -EINVAL;
 }
 
-int bpftune_proc_lookup(enum bpftune_proc_fmt fmt, const char *text,
+int bpftune_proc_lookup(enum bpftune_proc_format fmt, const char *text,
 			const char *key, struct bpftune_proc_value *v)
 {
 	if (!text || !key || !*key || !v)
@@ -465,46 +465,34 @@ int bpftune_proc_lookup(enum bpftune_proc_fmt fmt, const char *text,
 	}
 }
 
-int bpftune_gauge_lookup(const struct bpftune_gauges *g, uint64_t fed,
-			 const char *key, struct bpftune_proc_value *v)
+int bpftune_gauge_value(const struct bpftune_gauge *g, enum bpftune_gauge_agg agg,
+			struct bpftune_proc_value *v)
 {
 	static const struct bpftune_gauge none;
-	const struct bpftune_gauge *s;
-	const char *dot;
-	unsigned int id;
-	size_t len;
 
-	if (!key || !v)
+	if (!v)
 		return -EINVAL;
-	dot = strchr(key, '.');
-	if (!dot)
-		return -EINVAL;
-	len = dot - key;
-	for (id = 0; id < BPFTUNE_NUM_GAUGES; id++)
-		if (strlen(bpftune_gauge_names[id]) == len &&
-		    !memcmp(bpftune_gauge_names[id], key, len))
-			break;
-	if (id == BPFTUNE_NUM_GAUGES)
-		return -EINVAL;
-	dot++;
-	if (strcmp(dot, "n") && strcmp(dot, "sum") && strcmp(dot, "mean") &&
-	    strcmp(dot, "max"))
-		return -EINVAL;
-	if (!(fed & BPFTUNE_GAUGE_BIT(id)))
-		return -ENOENT;
-	s = g ? &g->g[id] : &none;
-	if (!strcmp(dot, "n")) {
-		set_int(v, (int64_t)s->n);
-	} else if (!strcmp(dot, "sum")) {
-		set_int(v, (int64_t)s->sum);
-	} else if (!s->n) {
-		return -ENOENT;
-	} else if (!strcmp(dot, "max")) {
-		set_int(v, (int64_t)s->max);
-	} else {
+	if (!g)
+		g = &none;
+	switch (agg) {
+	case BPFTUNE_GAUGE_N:
+		set_int(v, (int64_t)g->n);
+		return 0;
+	case BPFTUNE_GAUGE_SUM:
+		set_int(v, (int64_t)g->sum);
+		return 0;
+	case BPFTUNE_GAUGE_MAX:
+		if (!g->n)
+			return -ENOENT;
+		set_int(v, (int64_t)g->max);
+		return 0;
+	case BPFTUNE_GAUGE_MEAN:
+		if (!g->n)
+			return -ENOENT;
 		v->real = true;
-		v->d = (double)s->sum / (double)s->n;
+		v->d = (double)g->sum / (double)g->n;
 		v->i = (int64_t)v->d;
+		return 0;
 	}
-	return 0;
+	return -EINVAL;
 }

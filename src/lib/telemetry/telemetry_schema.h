@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Telemetry tables, declared once: the descriptor table in
- * telemetry_schema.c is the single source of the SQLite DDL, of the
- * INSERT statements the writer prepares, of the periodic samplers (each
- * sample column names the /proc file and key it comes from) and of
+ * Telemetry tables, declared once.  The daemon's own tables
+ * (schema_core.c) and every plugin's (its ops->telemetry) use the same
+ * declaration types, bpftune/telemetry.h.  From a declaration come the
+ * SQLite DDL, the INSERT statements the writer prepares, what the
+ * sampler reads from /proc and from the BPF gauges, the declaration rows
+ * stored in each run file (telemetry_tables, telemetry_columns) and
  * docs/telemetry.md.  Pure code: no SQLite, no daemon state, so the unit
  * tests and the docs generator link it on its own.
  */
@@ -15,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <bpftune/bpftune.h>
+#include <bpftune/telemetry.h>
 
 /* Defaults of the daemon's options, also quoted by the docs. */
 #define BPFTUNE_SAMPLE_INTERVAL_MS	1000
@@ -28,70 +31,22 @@
 #define BPFTUNE_TELEMETRY_KEEP_MAX	1000000
 #define BPFTUNE_TELEMETRY_MAX_MB_DEFAULT 1024
 #define BPFTUNE_TELEMETRY_MAX_MB_MAX	(1L << 30)
+/* rows waiting for the writer at most */
+#define BPFTUNE_TELEMETRY_QUEUE_SLOTS	4096
+/* tables of one run: the core's and every plugin's */
+#define BPFTUNE_TELEMETRY_MAX_TABLES	128
 
 /* Bump when a table or column changes; stored as PRAGMA user_version. */
-#define BPFTUNE_TELEMETRY_SCHEMA_VERSION	2
+#define BPFTUNE_TELEMETRY_SCHEMA_VERSION	3
 
-enum bpftune_tcol_type {
-	BPFTUNE_TCOL_INTEGER,
-	BPFTUNE_TCOL_REAL,
-	BPFTUNE_TCOL_TEXT,
-};
+/* Core tables only: meta has no run_id, host_id, seq, ts_uptime_us. */
+#define BPFTUNE_TABLE_NO_COMMON		(1u << 16)
+#define BPFTUNE_TABLE_PLUGIN_FLAGS	(BPFTUNE_TABLE_SAMPLED | BPFTUNE_TABLE_PER_NETNS)
+#define BPFTUNE_COL_PLUGIN_FLAGS	(BPFTUNE_COL_NOT_NULL | BPFTUNE_COL_MACHINE_WIDE | \
+					 BPFTUNE_COL_OVERVIEW | BPFTUNE_COL_NO_PLOT)
+#define BPFTUNE_NUM_COMMON_COLS		4
 
-/* How a /proc file is laid out, i.e. how a sample column's key is read. */
-enum bpftune_proc_fmt {
-	BPFTUNE_PROC_NONE,
-	BPFTUNE_PROC_SNMP,	/* "Tcp: A B\nTcp: 1 2": key "Tcp.B" */
-	BPFTUNE_PROC_SOCKSTAT,	/* "TCP: inuse 1 orphan 0": key "TCP.inuse" */
-	BPFTUNE_PROC_KEYVAL,	/* "Name[:] v0 v1 ...": key "Name" or "Name#k" */
-	BPFTUNE_PROC_PSI,	/* "some avg10=0.00 total=5": key "some.avg10" */
-	BPFTUNE_PROC_STATHDR,	/* header of names, one hex row per CPU: summed */
-	BPFTUNE_PROC_SOFTNET,	/* one hex row per CPU: key is the column, summed */
-	BPFTUNE_PROC_NETDEV,	/* /proc/net/dev: key "rx_bytes"..., all but lo */
-	BPFTUNE_PROC_LOADAVG,	/* key load1 load5 load15 runnable threads */
-	/* not /proc: the BPF-side gauges, key "gauge.n|sum|mean|max" */
-	BPFTUNE_PROC_BPF,
-	/* not /proc: the netns the row describes (its cookie, 0: the daemon's) */
-	BPFTUNE_PROC_NETNS,
-};
-
-enum bpftune_tcol_flags {
-	BPFTUNE_TCOL_NOT_NULL	= 1 << 0,
-	BPFTUNE_TCOL_COUNTER	= 1 << 1,	/* cumulative since boot */
-	BPFTUNE_TCOL_GAUGE	= 1 << 2,	/* value at sample time */
-	/*
-	 * machine-wide although the file is per netns (or exists only in the
-	 * daemon's): filled in the daemon's netns row, NULL in the others
-	 */
-	BPFTUNE_TCOL_GLOBAL	= 1 << 3,
-};
-
-struct bpftune_tcol {
-	const char *name;
-	enum bpftune_tcol_type type;
-	unsigned int flags;
-	const char *doc;
-	/* sample columns only: where the value is read from */
-	const char *file;
-	enum bpftune_proc_fmt fmt;
-	const char *key;
-};
-
-enum bpftune_ttable_flags {
-	BPFTUNE_TT_COMMON	= 1 << 0,	/* run_id, host_id, seq, ts_uptime_us */
-	BPFTUNE_TT_SAMPLES	= 1 << 1,	/* filled by the periodic sampler */
-	BPFTUNE_TT_NETNS	= 1 << 2,	/* one row per sampled netns */
-};
-
-struct bpftune_ttable {
-	const char *name;
-	unsigned int flags;
-	const char *doc;
-	const struct bpftune_tcol *cols;
-	unsigned int num_cols;
-};
-
-/* Index of every table, in the descriptor's order. */
+/* The core's tables, in the order they are created and documented. */
 enum bpftune_table_id {
 	BPFTUNE_T_META,
 	BPFTUNE_T_RUNS,
@@ -101,41 +56,96 @@ enum bpftune_table_id {
 	BPFTUNE_T_EVENTS,
 	BPFTUNE_T_DECISIONS,
 	BPFTUNE_T_CHANGES,
-	BPFTUNE_T_SAMPLES_TCP,
-	BPFTUNE_T_SAMPLES_UDP,
-	BPFTUNE_T_SAMPLES_NEIGH,
-	BPFTUNE_T_SAMPLES_NETDEV,
-	BPFTUNE_T_SAMPLES_FRAG,
+	BPFTUNE_T_TABLES,
+	BPFTUNE_T_COLUMNS,
 	BPFTUNE_T_SAMPLES_SYSTEM,
 	BPFTUNE_T_HEALTH,
 	BPFTUNE_T_MAX,
 };
 
-extern const struct bpftune_ttable bpftune_telemetry_tables[BPFTUNE_T_MAX];
-/* the columns BPFTUNE_TT_COMMON puts first in a table */
-extern const struct bpftune_tcol bpftune_telemetry_common_cols[];
-extern const unsigned int bpftune_telemetry_num_common_cols;
+extern const struct bpftune_table_desc bpftune_core_tables[BPFTUNE_T_MAX];
+/* run_id, host_id, seq, ts_uptime_us: first in every table but meta */
+extern const struct bpftune_col_desc bpftune_common_cols[BPFTUNE_NUM_COMMON_COLS];
+/* what a per-netns table gets after them */
+extern const struct bpftune_col_desc bpftune_netns_cookie_col;
 
-const char *bpftune_tcol_type_name(enum bpftune_tcol_type type);
-/* all columns of a table, common ones first: NULL past the end */
-const struct bpftune_tcol *bpftune_ttable_col(const struct bpftune_ttable *t,
-					      unsigned int i);
-unsigned int bpftune_ttable_num_cols(const struct bpftune_ttable *t);
+/* A plugin whose declarations the docs and --sql/--json document. */
+struct bpftune_declarer {
+	const char *name;		/* the plugin's name */
+	const struct bpftune_telemetry_desc *desc;
+};
+
+/* ---- a table's columns (schema_sql.c) ------------------------------------ */
+
+/* Every column of a table: common ones, netns_cookie, then the declared. */
+unsigned int bpftune_table_num_cols(const struct bpftune_table_desc *t);
+/* Column @i of that list, NULL past the end. */
+const struct bpftune_col_desc *bpftune_table_col(const struct bpftune_table_desc *t,
+						 unsigned int i);
+/* Index in that list of the first declared column. */
+unsigned int bpftune_table_first_declared(const struct bpftune_table_desc *t);
+
+const char *bpftune_col_type_name(enum bpftune_col_type type);
+/* "label", "counter", "gauge", "distribution"; "" for a core record column */
+const char *bpftune_col_kind_name(enum bpftune_col_kind kind);
+/* how a column is drawn: "rate", "value", "cdf", or NULL (not drawn) */
+const char *bpftune_col_draw(const struct bpftune_col_desc *c);
+/*
+ * Where a column comes from, for the docs and telemetry_columns.source:
+ * "/proc/net/snmp Tcp.InSegs", "BPF gauge tcp_srtt_us, mean", "row".
+ */
+void bpftune_col_source(const struct bpftune_col_desc *c,
+			const struct bpftune_telemetry_desc *owner,
+			char *buf, size_t len);
+
+/* [a-z][a-z0-9_]*, at most BPFTUNE_TABLE_NAME_MAX bytes */
+bool bpftune_telemetry_ident_ok(const char *s);
+/* an SQL keyword (SQLite's list) or one of its row-id names */
+bool bpftune_telemetry_sql_keyword(const char *s);
 
 /*
  * "CREATE TABLE IF NOT EXISTS ..." and "INSERT INTO ... VALUES (?, ...)"
  * for a table.  Return the length written, or -ENOSPC/-EINVAL.
  */
-int bpftune_telemetry_ddl(const struct bpftune_ttable *t, char *buf,
+int bpftune_telemetry_ddl(const struct bpftune_table_desc *t, char *buf,
 			  size_t len);
-int bpftune_telemetry_insert_sql(const struct bpftune_ttable *t, char *buf,
+int bpftune_telemetry_insert_sql(const struct bpftune_table_desc *t, char *buf,
 				 size_t len);
-/* docs/telemetry.md; 0 or -EIO */
-int bpftune_telemetry_write_markdown(FILE *f);
-/* every table's DDL, one statement per line; 0 or -EIO */
-int bpftune_telemetry_write_sql(FILE *f);
 
-/* ---- /proc parsers (telemetry_proc.c) ---------------------------------- */
+/* ---- checking a plugin's declaration (schema_check.c) -------------------- */
+
+/*
+ * 0 if @d is a valid declaration, else -EINVAL with what is wrong in
+ * @why: "table 'x' column 'y': unknown type 9 (INTEGER, REAL or TEXT)".
+ * Names clashing with the core's tables are refused here; clashes with
+ * other plugins' are the registry's to find.
+ */
+int bpftune_telemetry_check(const struct bpftune_telemetry_desc *d,
+			    char *why, size_t len);
+/* one of the core's table names, or sqlite_* */
+bool bpftune_telemetry_core_name(const char *name);
+/*
+ * A row's values for a table's BPFTUNE_SRC_ROW columns, in order: as many
+ * as there are, each NULL (but in a NOT NULL column) or of the column's
+ * type (INTEGER also for REAL).  0, or -EINVAL with what is wrong.
+ */
+int bpftune_telemetry_row_check(const struct bpftune_table_desc *t,
+				const struct bpftune_value *values,
+				unsigned int num_values, char *why, size_t len);
+
+/* ---- documents (schema_doc.c) -------------------------------------------- */
+
+/* docs/telemetry.md; 0 or -EIO */
+int bpftune_telemetry_write_markdown(FILE *f, const struct bpftune_declarer *p,
+				     unsigned int n);
+/* every table's DDL, one statement per line; 0, -EINVAL or -EIO */
+int bpftune_telemetry_write_sql(FILE *f, const struct bpftune_declarer *p,
+				unsigned int n);
+/* every declaration as JSON (as telemetry_tables/columns hold them) */
+int bpftune_telemetry_write_json(FILE *f, const struct bpftune_declarer *p,
+				 unsigned int n);
+
+/* ---- /proc parsers and gauges (telemetry_proc.c) ------------------------- */
 
 struct bpftune_proc_value {
 	bool real;
@@ -148,22 +158,16 @@ struct bpftune_proc_value {
  * out as @fmt.  0 with @v filled in, -ENOENT if the file has no such key,
  * -EINVAL for a malformed key or value.
  */
-int bpftune_proc_lookup(enum bpftune_proc_fmt fmt, const char *text,
+int bpftune_proc_lookup(enum bpftune_proc_format fmt, const char *text,
 			const char *key, struct bpftune_proc_value *v);
 
-/* Names of the BPF-side gauges (enum bpftune_gauge_id), as in column keys. */
-extern const char *const bpftune_gauge_names[BPFTUNE_NUM_GAUGES];
-
 /*
- * Look a BPFTUNE_PROC_BPF key ("tcp_srtt_us.mean") up in the gauges one
- * netns gathered over an interval (@g NULL: none).  @fed has a bit per
- * gauge some loaded tuner feeds (BPFTUNE_GAUGE_BIT()).  "n" and "sum"
- * are 0 without observations, "mean" (real) and "max" are then -ENOENT
- * (NULL), as is every aggregate of a gauge nobody feeds.  -EINVAL for
- * an unknown gauge or aggregate.
+ * One aggregate of a gauge over an interval (@g NULL: no observation).
+ * "n" and "sum" are then 0, "mean" (real) and "max" -ENOENT (NULL).
+ * -EINVAL for an unknown aggregate.
  */
-int bpftune_gauge_lookup(const struct bpftune_gauges *g, uint64_t fed,
-			 const char *key, struct bpftune_proc_value *v);
+int bpftune_gauge_value(const struct bpftune_gauge *g, enum bpftune_gauge_agg agg,
+			struct bpftune_proc_value *v);
 
 /* ---- retention of old run files (telemetry_retention.c) ------------------ */
 

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ip_frag tuner's telemetry: samples_frag, IP fragmentation and
+ * reassembly (IPv4 and IPv6) of each network namespace every interval.
+ * Linked into ip_frag_tuner.so and into the docs generator (make docs).
+ */
+#include <bpftune/telemetry.h>
+
+#include "tuner_tables.h"
+
+#define F_SNMP		"/proc/net/snmp"
+#define F_SNMP6		"/proc/net/snmp6"
+#define F_SOCKSTAT	"/proc/net/sockstat"
+#define F_SOCKSTAT6	"/proc/net/sockstat6"
+#define OV		BPFTUNE_COL_OVERVIEW
+
+static const struct bpftune_col_desc samples_frag_cols[] = {
+	BPFTUNE_COL_PROC_COUNTER("reasm_timeout", 0, "reassemblies",
+		F_SNMP, SNMP, "Ip.ReasmTimeout",
+		"IPv4 reassemblies timed out"),
+	BPFTUNE_COL_PROC_COUNTER("reasm_reqds", 0, "fragments",
+		F_SNMP, SNMP, "Ip.ReasmReqds",
+		"IPv4 fragments needing reassembly"),
+	BPFTUNE_COL_PROC_COUNTER("reasm_oks", 0, "datagrams",
+		F_SNMP, SNMP, "Ip.ReasmOKs",
+		"IPv4 datagrams reassembled"),
+	BPFTUNE_COL_PROC_COUNTER("reasm_fails", OV, "datagrams",
+		F_SNMP, SNMP, "Ip.ReasmFails",
+		"IPv4 reassembly failures (incl. ipfrag_high_thresh)"),
+	BPFTUNE_COL_PROC_COUNTER("frag_oks", 0, "datagrams",
+		F_SNMP, SNMP, "Ip.FragOKs",
+		"IPv4 datagrams fragmented"),
+	BPFTUNE_COL_PROC_COUNTER("frag_fails", 0, "datagrams",
+		F_SNMP, SNMP, "Ip.FragFails",
+		"IPv4 datagrams that needed but could not be fragmented"),
+	BPFTUNE_COL_PROC_COUNTER("frag_creates", 0, "fragments",
+		F_SNMP, SNMP, "Ip.FragCreates",
+		"IPv4 fragments created"),
+	BPFTUNE_COL_PROC_GAUGE("frag_inuse", 0, "queues",
+		F_SOCKSTAT, SOCKSTAT, "FRAG.inuse",
+		"IPv4 reassembly queues now"),
+	BPFTUNE_COL_PROC_GAUGE("frag_memory", 0, "bytes",
+		F_SOCKSTAT, SOCKSTAT, "FRAG.memory",
+		"bytes held by IPv4 reassembly (compare with ipfrag_high_thresh)"),
+	BPFTUNE_COL_PROC_COUNTER("reasm6_timeout", 0, "reassemblies",
+		F_SNMP6, KEYVAL, "Ip6ReasmTimeout",
+		"IPv6 reassemblies timed out"),
+	BPFTUNE_COL_PROC_COUNTER("reasm6_reqds", 0, "fragments",
+		F_SNMP6, KEYVAL, "Ip6ReasmReqds",
+		"IPv6 fragments needing reassembly"),
+	BPFTUNE_COL_PROC_COUNTER("reasm6_oks", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Ip6ReasmOKs",
+		"IPv6 datagrams reassembled"),
+	BPFTUNE_COL_PROC_COUNTER("reasm6_fails", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Ip6ReasmFails",
+		"IPv6 reassembly failures"),
+	BPFTUNE_COL_PROC_COUNTER("frag6_oks", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Ip6FragOKs",
+		"IPv6 datagrams fragmented"),
+	BPFTUNE_COL_PROC_COUNTER("frag6_fails", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Ip6FragFails",
+		"IPv6 fragmentation failures"),
+	BPFTUNE_COL_PROC_COUNTER("frag6_creates", 0, "fragments",
+		F_SNMP6, KEYVAL, "Ip6FragCreates",
+		"IPv6 fragments created"),
+	BPFTUNE_COL_PROC_GAUGE("frag6_inuse", 0, "queues",
+		F_SOCKSTAT6, SOCKSTAT, "FRAG6.inuse",
+		"IPv6 reassembly queues now"),
+	BPFTUNE_COL_PROC_GAUGE("frag6_memory", 0, "bytes",
+		F_SOCKSTAT6, SOCKSTAT, "FRAG6.memory",
+		"bytes held by IPv6 reassembly"),
+};
+
+static const struct bpftune_table_desc tables[] = {
+	{
+		.name = "samples_frag",
+		.description = "IP fragmentation and reassembly (IPv4 and IPv6) per network namespace, every sample interval.",
+		.flags = BPFTUNE_TABLE_SAMPLED | BPFTUNE_TABLE_PER_NETNS,
+		.cols = samples_frag_cols,
+		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(samples_frag_cols),
+	},
+};
+
+const struct bpftune_telemetry_desc ip_frag_telemetry = {
+	.tables = tables,
+	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+};

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The neigh_table tuner's telemetry: samples_neigh, the ARP and IPv6 ND
+ * table statistics every interval.  The kernel keeps one neighbour table
+ * for every netns: one row per interval.  Linked into
+ * neigh_table_tuner.so and into the docs generator (make docs).
+ */
+#include <bpftune/telemetry.h>
+
+#include "tuner_tables.h"
+
+#define F_ARP		"/proc/net/stat/arp_cache"
+#define F_NDISC		"/proc/net/stat/ndisc_cache"
+
+#define NCTR(n, unit, f, key, d) \
+	BPFTUNE_COL_PROC_COUNTER(n, 0, unit, f, STATHDR, key, d)
+
+/* summed over CPUs, but entries: the table's size, the same on every row */
+#define NEIGH(pfx, ov, f, what) \
+	BPFTUNE_COL_PROC_GAUGE(pfx "entries", ov, "entries", f, STATHDR, "entries", \
+			       what " table entries now"), \
+	NCTR(pfx "allocs", "entries", f, "allocs", what " entries allocated"), \
+	NCTR(pfx "destroys", "entries", f, "destroys", what " entries destroyed"), \
+	NCTR(pfx "hash_grows", "times", f, "hash_grows", what " hash table resizes"), \
+	NCTR(pfx "lookups", "lookups", f, "lookups", what " lookups"), \
+	NCTR(pfx "hits", "lookups", f, "hits", what " lookups that found an entry"), \
+	NCTR(pfx "res_failed", "resolutions", f, "res_failed", what " resolutions that failed"), \
+	NCTR(pfx "periodic_gc_runs", "times", f, "periodic_gc_runs", \
+	     what " periodic garbage collections"), \
+	NCTR(pfx "forced_gc_runs", "times", f, "forced_gc_runs", \
+	     what " forced garbage collections (above gc_thresh2/3)"), \
+	NCTR(pfx "unresolved_discards", "packets", f, "unresolved_discards", \
+	     what " packets dropped waiting for resolution"), \
+	NCTR(pfx "table_fulls", "allocations", f, "table_fulls", \
+	     what " allocations refused: table full (gc_thresh3)")
+
+static const struct bpftune_col_desc samples_neigh_cols[] = {
+	NEIGH("arp_", BPFTUNE_COL_OVERVIEW, F_ARP, "IPv4 ARP:"),
+	NEIGH("ndisc_", 0, F_NDISC, "IPv6 ND:"),
+};
+
+static const struct bpftune_table_desc tables[] = {
+	{
+		.name = "samples_neigh",
+		.description = "Neighbour tables (ARP, IPv6 ND), summed over CPUs, every sample interval. Machine-wide (the kernel keeps one table for every netns): one row per interval.",
+		.flags = BPFTUNE_TABLE_SAMPLED,
+		.cols = samples_neigh_cols,
+		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(samples_neigh_cols),
+	},
+};
+
+const struct bpftune_telemetry_desc neigh_table_telemetry = {
+	.tables = tables,
+	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+};

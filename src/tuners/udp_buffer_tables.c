@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The udp_buffer tuner's telemetry: samples_udp, UDP counters and gauges
+ * (IPv4 and IPv6) of each network namespace every interval.
+ * Linked into udp_buffer_tuner.so and into the docs generator (make docs).
+ */
+#include <bpftune/telemetry.h>
+
+#include "tuner_tables.h"
+
+#define F_SNMP		"/proc/net/snmp"
+#define F_SNMP6		"/proc/net/snmp6"
+#define F_SOCKSTAT	"/proc/net/sockstat"
+#define F_SOCKSTAT6	"/proc/net/sockstat6"
+#define OV		BPFTUNE_COL_OVERVIEW
+#define MW		BPFTUNE_COL_MACHINE_WIDE
+
+static const struct bpftune_col_desc samples_udp_cols[] = {
+	BPFTUNE_COL_PROC_COUNTER("in_datagrams", 0, "datagrams",
+		F_SNMP, SNMP, "Udp.InDatagrams",
+		"IPv4 datagrams delivered"),
+	BPFTUNE_COL_PROC_COUNTER("no_ports", 0, "datagrams",
+		F_SNMP, SNMP, "Udp.NoPorts",
+		"datagrams to a port nobody listens on"),
+	BPFTUNE_COL_PROC_COUNTER("in_errors", 0, "datagrams",
+		F_SNMP, SNMP, "Udp.InErrors",
+		"datagrams not delivered for other reasons"),
+	BPFTUNE_COL_PROC_COUNTER("out_datagrams", 0, "datagrams",
+		F_SNMP, SNMP, "Udp.OutDatagrams",
+		"datagrams sent"),
+	BPFTUNE_COL_PROC_COUNTER("rcvbuf_errors", OV, "datagrams",
+		F_SNMP, SNMP, "Udp.RcvbufErrors",
+		"datagrams dropped: receive buffer full (rmem)"),
+	BPFTUNE_COL_PROC_COUNTER("sndbuf_errors", 0, "sends",
+		F_SNMP, SNMP, "Udp.SndbufErrors",
+		"sends failed: send buffer full (wmem)"),
+	BPFTUNE_COL_PROC_COUNTER("in_csum_errors", 0, "datagrams",
+		F_SNMP, SNMP, "Udp.InCsumErrors",
+		"datagrams with a bad checksum"),
+	BPFTUNE_COL_PROC_COUNTER("ignored_multi", 0, "datagrams",
+		F_SNMP, SNMP, "Udp.IgnoredMulti",
+		"broadcast/multicast datagrams nobody wanted"),
+	BPFTUNE_COL_PROC_COUNTER("mem_errors", 0, "datagrams",
+		F_SNMP, SNMP, "Udp.MemErrors",
+		"datagrams dropped: udp_mem exhausted"),
+	BPFTUNE_COL_PROC_COUNTER("udp6_in_datagrams", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Udp6InDatagrams",
+		"IPv6 datagrams delivered"),
+	BPFTUNE_COL_PROC_COUNTER("udp6_no_ports", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Udp6NoPorts",
+		"IPv6 datagrams to a closed port"),
+	BPFTUNE_COL_PROC_COUNTER("udp6_in_errors", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Udp6InErrors",
+		"IPv6 datagrams not delivered"),
+	BPFTUNE_COL_PROC_COUNTER("udp6_out_datagrams", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Udp6OutDatagrams",
+		"IPv6 datagrams sent"),
+	BPFTUNE_COL_PROC_COUNTER("udp6_rcvbuf_errors", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Udp6RcvbufErrors",
+		"IPv6 datagrams dropped: receive buffer full"),
+	BPFTUNE_COL_PROC_COUNTER("udp6_sndbuf_errors", 0, "sends",
+		F_SNMP6, KEYVAL, "Udp6SndbufErrors",
+		"IPv6 sends failed: send buffer full"),
+	BPFTUNE_COL_PROC_COUNTER("udp6_mem_errors", 0, "datagrams",
+		F_SNMP6, KEYVAL, "Udp6MemErrors",
+		"IPv6 datagrams dropped: udp_mem exhausted"),
+	BPFTUNE_COL_PROC_GAUGE("sock_inuse", 0, "sockets",
+		F_SOCKSTAT, SOCKSTAT, "UDP.inuse",
+		"IPv4 UDP sockets in use"),
+	BPFTUNE_COL_PROC_GAUGE("mem_pages", MW, "pages",
+		F_SOCKSTAT, SOCKSTAT, "UDP.mem",
+		"pages used by UDP, machine-wide (compare with net.ipv4.udp_mem)"),
+	BPFTUNE_COL_PROC_GAUGE("sock6_inuse", 0, "sockets",
+		F_SOCKSTAT6, SOCKSTAT, "UDP6.inuse",
+		"IPv6 UDP sockets in use"),
+};
+
+static const struct bpftune_table_desc tables[] = {
+	{
+		.name = "samples_udp",
+		.description = "UDP counters and gauges (IPv4 and IPv6) per network namespace, every sample interval.",
+		.flags = BPFTUNE_TABLE_SAMPLED | BPFTUNE_TABLE_PER_NETNS,
+		.cols = samples_udp_cols,
+		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(samples_udp_cols),
+	},
+};
+
+const struct bpftune_telemetry_desc udp_buffer_telemetry = {
+	.tables = tables,
+	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+};
