@@ -10,7 +10,10 @@ load helpers
 	[ -f "$unit" ]
 	grep -q "^ExecStart=$SUITE_PREFIX/sbin/bpftune$" "$unit"
 	# Documentation=man:...: the pages make install put in the prefix
-	run env MANPATH="$SUITE_PREFIX/share/man" systemd-analyze verify "$unit"
+	[ -f "$SUITE_PREFIX/share/man/man8/bpftune.8" ]
+	# (--man=no: the page is checked above; man-db looking it up from a
+	# 0700 temporary prefix failed once with code 16 on a busy host)
+	run systemd-analyze verify --man=no "$unit"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
