@@ -29,7 +29,7 @@ teardown() {
 }
 
 @test "check-probe: a plugin that cannot be loaded fails the check" {
-	head -c 3000 "$SCRATCH/sysctl_tuner.so" > "$SCRATCH/broken_tuner.so"
+	head -c 3000 "$SCRATCH/tcp_buffer_tuner.so" > "$SCRATCH/broken_tuner.so"
 	run "$REPO/test/check-probe.sh" "$BPFTUNE" "$SCRATCH"
 	echo "$output"
 	[ "$status" -ne 0 ]

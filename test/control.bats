@@ -147,7 +147,9 @@ assert mine["value"] == [777] and mine["changed_since"], mine
 	run bq tuners
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"learning rate 2: delta 6.25% of the value"* ]]
-	[ "$(grep -c 'learning rate: 2 here, 2 in its BPF programs' <<<"$output")" -eq 2 ]
+	# every plugin and core mechanism, each with BPF programs of its own
+	[ "$(grep -c 'learning rate: [0-9]* here' <<<"$output")" -eq 4 ]
+	[ "$(grep -c 'learning rate: 2 here, 2 in its BPF programs' <<<"$output")" -eq 4 ]
 	bq jtuners | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -130,7 +130,7 @@ EOF
 		python3 "$BATS_TEST_TMPDIR/hostile.py" set "$TABLE" "$SAVED" "$cls" >&3
 		start_daemon --socket "$SOCK" --journal "$JOURNAL" -R --no-telemetry
 		# every tuner started, whatever the values
-		[ "$(count_log "tuner [a-z_]+ started")" -eq 9 ] || { grep -E "skipped|started" "$LOG" >&3; false; }
+		[ "$(count_log "(tuner|core) [a-z_]+ started")" -eq 9 ] || { grep -E "skipped|started" "$LOG" >&3; false; }
 		barrier
 		kill -TERM "$DAEMON_PID"
 		wait "$DAEMON_PID"

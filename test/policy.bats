@@ -11,7 +11,7 @@ load helpers
 
 setup() {
 	[ -r /proc/sys/net/ipv6/route/max_size ] || skip "no IPv6 on this kernel"
-	make_plugin_dir sysctl route_table
+	make_plugin_dir sample route_table
 	CONF="$BATS_TEST_TMPDIR/bpftune.conf"
 	SOCK="$BATS_TEST_TMPDIR/bpftune.sock"
 	: > "$CONF"
@@ -234,8 +234,8 @@ for r in db.execute("select tuner, tunable, policy, action, inputs from decision
 	EOF
 	printf '[daemon]\nlabel = from-dropin\n' > "$CONF.d/50-label.conf"
 	printf '[daemon]\nlabel = ignored: not .conf\n' > "$CONF.d/60-label.conf.dpkg-old"
-	start -r 1 -a sysctl
-	grep -q "tuner sysctl started" "$LOG"
+	start -r 1 -a sample
+	grep -q "tuner sample started" "$LOG"
 	! grep -q "tuner route_table started" "$LOG"
 	run query config
 	echo "$output"
@@ -243,7 +243,7 @@ for r in db.execute("select tuner, tunable, policy, action, inputs from decision
 	[[ "$output" == *";   $CONF.d/50-label.conf"* ]]
 	[[ "$output" != *"60-label"* ]]
 	echo "$output" | grep -qE '^  rate = 1 +; command line$'
-	echo "$output" | grep -qE '^  tuners = sysctl +; command line$'
+	echo "$output" | grep -qE '^  tuners = sample +; command line$'
 	echo "$output" | grep -qE "^  label = from-dropin +; $CONF.d/50-label.conf:2\$"
 	echo "$output" | grep -qE '^  observe = no +; default$'
 	run query jconfig

@@ -240,6 +240,7 @@ static int open_db(const char *dir)
 	char stamp[32], sql[64];
 	time_t now = tm.start_wall_us / 1000000;
 	struct tm g;
+	int err;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &g));
 	if (snprintf(tm.path, sizeof(tm.path), "%s/%s-%s.db", dir, stamp,
@@ -256,10 +257,13 @@ static int open_db(const char *dir)
 	/* the writer thread may wait a little for another process's lock */
 	sqlite3_busy_timeout(tm.db, 200);
 	/* WAL: readers see committed flushes while we write */
-	return tm_exec("PRAGMA journal_mode = WAL") ?:
-	       tm_exec("PRAGMA synchronous = NORMAL") ?:
-	       tm_exec("BEGIN") ?: tm_exec(sql) ?: create_core() ?:
-	       write_meta() ?: tm_exec("COMMIT");
+	err = tm_exec("PRAGMA journal_mode = WAL") ?:
+	      tm_exec("PRAGMA synchronous = NORMAL") ?:
+	      tm_exec("BEGIN") ?: tm_exec(sql) ?: create_core() ?:
+	      write_meta() ?: tm_exec("COMMIT");
+	if (err)
+		bpftune_log(LOG_WARNING, "telemetry off: cannot set up %s", tm.path);
+	return err;
 }
 
 int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
@@ -287,8 +291,7 @@ int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o)
 	tm_reg_init();
 	err = open_db(dir);
 	if (err) {
-		if (tm.path[0] && err != -ENAMETOOLONG)
-			bpftune_log(LOG_WARNING, "telemetry off: cannot set up %s", tm.path);
+		/* open_db() said why, in one line */
 		close_db();
 		remove_files();
 		return err;
