@@ -18,13 +18,12 @@ FUZZ_CC		?= $(CLANG)
 FUZZ_SECS	?= 60
 FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -D_GNU_SOURCE -Iinclude -Isrc/lib -Wall -Wextra -Werror
+		   -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B) -Wall -Wextra -Werror
 FUZZ_ALL	:= $(patsubst test/unit/fuzz/fuzz_%.c,%,$(wildcard test/unit/fuzz/fuzz_*.c))
 FUZZ_TARGETS	?= $(FUZZ_ALL)
 
 # ---- per-target sources and libraries (keep alphabetical) ----------------
-# BTF the daemon reads itself: the kernel's (in place), plugin objects'
-# .BTF/.BTF.ext sections and CO-RE records
+# the in-place kernel BTF reader and the CO-RE records of BPF objects
 FUZZ_SRCS_btf		:= src/lib/core/kbtf.c src/lib/core/core_relo.c
 FUZZ_LIBS_btf		:= -lelf
 # control socket requests and JSON replies
@@ -35,13 +34,17 @@ FUZZ_LIBS_journal	:= -lz
 # the policy file (/etc/bpftune/bpftune.conf and its drop-ins)
 FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 FUZZ_LIBS_policy	:= -linih
-# /proc parsers of the receive-path tuners
-FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c
+# /proc parsers of the tuner kit
+FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c \
+			   src/lib/kit/proc_parse.c
 # bpftune-ship: its Redis URL, watermark files and stream values
 FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c
 FUZZ_LIBS_ship		:= -lm
 # sysctl values and names
 FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c
+# plugins' telemetry declarations (ops->telemetry); the in-tree ones too
+FUZZ_SRCS_telemetry_decl := $(SCHEMA_SRCS) $(TABLES_SRCS)
+$(B)/fuzz/fuzz_telemetry_decl: $(DECLARERS)
 
 # --------------------------------------------------------------------------
 FUZZ_BINS	:= $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_ALL))
