@@ -4,9 +4,12 @@
  * supports, loads the tuner plugins, then blocks on the shared ring buffer
  * and dispatches events until SIGINT/SIGTERM.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -36,6 +39,7 @@ struct options {
 	const char *cgroup;
 	struct bpftune_allow allow;
 	char *allow_names[MAX_ALLOW];
+	char *collector_names[MAX_ALLOW];	/* --collectors, split at commas */
 	/* telemetry (telemetry.h) */
 	const char *telemetry_dir, *label;
 	bool no_telemetry, observe;
@@ -68,6 +72,7 @@ enum {
 	OPT_SAMPLE_NETNS,
 	OPT_TELEMETRY_KEEP,
 	OPT_TELEMETRY_MAX_MB,
+	OPT_COLLECTORS,
 };
 
 static void usage(FILE *f)
@@ -85,6 +90,8 @@ static void usage(FILE *f)
 "                         4 unsupported, 1 error)\n"
 "  -L, --legacy           use the legacy (kprobe/raw_tp) BPF objects\n"
 "  -a, --allow TUNER      load only this tuner (repeatable; name or file)\n"
+"      --collectors LIST  also run these collectors (e.g. sched,perf;\n"
+"                         repeatable); none runs unless named\n"
 "  -l, --libdir DIR       plugin directory (default %s)\n"
 "  -r, --rate 0..4        learning rate: step and margin 1.5625%% .. 25%%\n"
 "                         (default %d)\n"
@@ -160,6 +167,46 @@ static int parse_sample_interval(const char *arg, unsigned int *ms)
 	return 0;
 }
 
+/* "sched,perf": names of [A-Za-z0-9_-], kept in place (optarg is ours) */
+static int parse_collectors(char *list, struct bpftune_allow *allow)
+{
+	char *name, *save = NULL;
+
+	for (name = strtok_r(list, ", ", &save); name;
+	     name = strtok_r(NULL, ", ", &save)) {
+		const char *c;
+
+		for (c = name; *c; c++)
+			if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+				break;
+		if (*c || c - name > 32 || allow->num_collectors == MAX_ALLOW) {
+			fprintf(stderr, "bpftune: --collectors: %s '%s'\n",
+				*c || c - name > 32 ? "bad collector name" :
+				"too many collectors named", name);
+			return -EINVAL;
+		}
+		allow->collectors[allow->num_collectors++] = name;
+	}
+	return 0;
+}
+
+/* a collector named by --collectors that the plugin directory lacks */
+static void check_collectors(const struct options *o)
+{
+	char file[NAME_MAX + 1];
+	unsigned int i;
+	int dfd = open(o->libdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	for (i = 0; i < o->allow.num_collectors; i++) {
+		snprintf(file, sizeof(file), "%s_collector.so", o->allow.collectors[i]);
+		if (dfd < 0 || faccessat(dfd, file, F_OK, 0))
+			bpftune_log(LOG_ERR, "collector %s: no %s in %s", o->allow.collectors[i],
+				    file, o->libdir);
+	}
+	if (dfd >= 0)
+		close(dfd);
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -171,6 +218,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "support", no_argument, NULL, 'S' },
 		{ "legacy", no_argument, NULL, 'L' },
 		{ "allow", required_argument, NULL, 'a' },
+		{ "collectors", required_argument, NULL, OPT_COLLECTORS },
 		{ "libdir", required_argument, NULL, 'l' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "rollback", no_argument, NULL, 'R' },
@@ -197,6 +245,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->libdir = BPFTUNE_PLUGIN_DIR;
 	o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
 	o->allow.names = o->allow_names;
+	o->allow.collectors = o->collector_names;
 	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
 				"q:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -232,6 +281,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'l':
 			o->libdir = optarg;
+			break;
+		case OPT_COLLECTORS:
+			if (parse_collectors(optarg, &o->allow))
+				return -EINVAL;
 			break;
 		case 'r':
 			if (parse_rate(optarg, &o->learning_rate)) {
@@ -641,6 +694,7 @@ int main(int argc, char **argv)
 		bpftune_log(LOG_WARNING, "no cgroup %s: %s; tuners with cgroup programs will be skipped",
 			    o.cgroup ? o.cgroup : "v2 hierarchy",
 			    strerror(-sc.bpf.cgroup_fd));
+	check_collectors(&o);
 	if (bpftune_plugin_dir_scan(o.libdir, &o.allow, start_tuner, &sc))
 		goto out;
 	if (!sc.running) {

@@ -209,6 +209,14 @@ struct bpftune_telemetry_desc {
 
 /* ---- writing rows ----------------------------------------------------- */
 
+/*
+ * Rows the writer's queue can take now without dropping one (shared by
+ * every plugin and the daemon's own tables).  A high-rate collector
+ * stops producing while it is low and goes on later, leaving its events
+ * in its own buffer rather than losing them here.
+ */
+unsigned int bpftune_table_room(void);
+
 /* One value of a row; type 0 is NULL. */
 struct bpftune_value {
 	enum bpftune_col_type type;

@@ -97,6 +97,8 @@ void bpftune_ringbuf_close(void);
 /* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
 int bpftune_dir_open_trusted(const char *dir, char *why, size_t why_len);
 bool bpftune_plugin_name_valid(const char *name);
+/* NAME_collector.so: a collector, loaded only when named (--collectors) */
+bool bpftune_plugin_is_collector(const char *name);
 /* dlopen a plugin from a trusted dir; returns its ops or NULL with why */
 const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 						    const char *file,

@@ -19,6 +19,7 @@
 #include "core/internal.h"
 
 #define PLUGIN_SUFFIX "_tuner.so"
+#define COLLECTOR_SUFFIX "_collector.so"	/* loaded only when named (--collectors) */
 
 static int untrusted(const struct stat *st, const char *what, const char *path,
 		     char *why, size_t len)
@@ -117,11 +118,27 @@ err:
 	return err;
 }
 
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+
+	return n > s && !strcmp(name + n - s, suffix);
+}
+
+bool bpftune_plugin_is_collector(const char *name)
+{
+	return has_suffix(name, COLLECTOR_SUFFIX);
+}
+
 bool bpftune_plugin_name_valid(const char *name)
 {
-	size_t n = strlen(name), s = strlen(PLUGIN_SUFFIX), i;
+	size_t n = strlen(name), s, i;
 
-	if (n <= s || strcmp(name + n - s, PLUGIN_SUFFIX))
+	if (has_suffix(name, PLUGIN_SUFFIX))
+		s = strlen(PLUGIN_SUFFIX);
+	else if (has_suffix(name, COLLECTOR_SUFFIX))
+		s = strlen(COLLECTOR_SUFFIX);
+	else
 		return false;
 	for (i = 0; i < n - s; i++)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_' &&
@@ -214,7 +231,8 @@ const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 	*handle = NULL;
 	*fdp = -1;
 	if (!bpftune_plugin_name_valid(file)) {
-		snprintf(why, len, "name does not match <name>%s", PLUGIN_SUFFIX);
+		snprintf(why, len, "name does not match <name>%s or <name>%s",
+			 PLUGIN_SUFFIX, COLLECTOR_SUFFIX);
 		return NULL;
 	}
 	fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
