@@ -145,6 +145,28 @@ $(B)/lib/bpftune/neigh_table_tuner.so: $(TUNER_POLICY)
 $(B)/lib/bpftune/neigh_table_tuner.so: TUNER_LIBS := -lmnl	# RTM_SETNEIGHTBL, RTM_GETADDR
 $(B)/lib/bpftune/route_table_tuner.so: $(TUNER_POLICY)
 
+# ---- collectors: plugins that only record tables (src/collectors/) -------
+# NAME_collector.{c,bpf.c,h} + NAME_tables.c -> NAME_collector.so, loaded
+# only when named by --collectors
+COLLECTORS	:= $(patsubst src/collectors/%_collector.c,%,$(wildcard src/collectors/*_collector.c))
+COLLECTOR_SOS	:= $(patsubst %,$(B)/lib/bpftune/%_collector.so,$(COLLECTORS))
+all: $(COLLECTOR_SOS)
+
+$(B)/obj/collectors/%_collector.o: src/collectors/%_collector.c \
+			   $(B)/skel/collectors/%_collector.skel.h \
+			   $(B)/skel/collectors/%_collector.legacy.skel.h \
+			   $(wildcard src/collectors/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -I$(B)/skel/collectors -c $< -o $@
+$(B)/obj/collectors/%_tables.o: src/collectors/%_tables.c \
+			   $(wildcard src/collectors/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/lib/bpftune/%_collector.so: $(B)/obj/collectors/%_collector.o \
+				 $(B)/obj/collectors/%_tables.o $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf
+
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
 FIXTURE_SOS	:= $(patsubst %,$(B)/test/plugins/%_tuner.so,$(FIXTURES))
@@ -173,7 +195,7 @@ install: all
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libbpftune.so
-	install -m 0755 $(TUNER_SOS) $(DESTDIR)$(PLUGINDIR)/
+	install -m 0755 $(TUNER_SOS) $(COLLECTOR_SOS) $(DESTDIR)$(PLUGINDIR)/
 	install -m 0644 include/bpftune/*.h $(DESTDIR)$(INCLUDEDIR)/bpftune/
 	install -m 0644 $(B)/vmlinux.h $(DESTDIR)$(INCLUDEDIR)/bpftune/vmlinux.h
 	install -m 0644 $(B)/bpftune.pc $(DESTDIR)$(PKGCONFIGDIR)/
@@ -196,7 +218,8 @@ all: $(TELEMETRY_SCHEMA)
 
 # the declarations: the core's, and every in-tree plugin's <name>_tables.c
 SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c)
-TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c) sample_tuner/sample_tuner_tables.c
+TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c src/collectors/*_tables.c) \
+		   sample_tuner/sample_tuner_tables.c
 DECLARERS	:= $(B)/telemetry_declarers.inc
 $(DECLARERS): $(TABLES_SRCS)
 	@mkdir -p $(@D)
@@ -281,7 +304,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS)
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
 		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
-		src/tuners/*_tables.c test/unit sample_tuner/sample_tuner.c \
+		src/tuners/*_tables.c src/collectors/*.c test/unit sample_tuner/sample_tuner.c \
 		sample_tuner/sample_tuner_tables.c
 	@mkdir -p $(B)/san
 	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $(B)/san/unit_tests \
