@@ -279,7 +279,7 @@ UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.
 	     src/lib/kit/softnet_parse.c
 UNIT_LIB  += src/tuners/table_policy.c
 
-$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h src/collectors/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
 

@@ -25,6 +25,7 @@ int main(void)
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
 	failed += unit_run_grow();
+	failed += unit_run_perf_scale();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

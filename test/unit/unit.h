@@ -27,6 +27,7 @@ int unit_run_telemetry_decl(void);
 int unit_run_correlation(void);
 int unit_run_table_policy(void);
 int unit_run_grow(void);
+int unit_run_perf_scale(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)
