@@ -1,0 +1,159 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Collector plugins on the running kernel: the sched collector's rows
+# against the kernel's own count of a known workload's switches (full or
+# tracepoint-only objects, and the legacy ones with -L), the perf
+# collector's counters, and how --collectors chooses them.
+
+load helpers
+load telemetry_helpers
+
+setup() {
+	TEL="$BATS_TEST_TMPDIR/telemetry"
+}
+
+teardown() {
+	[ -n "${BATS_TEST_COMPLETED:-}" ] || [ -z "${LOG:-}" ] || tail -40 "$LOG" >&3
+	common_teardown
+}
+
+# wait_sql QUERY [seconds]: until QUERY's first column is non-zero
+wait_sql() {
+	local i
+	for i in $(seq 1 $((${2:-30} * 10))); do
+		[ "$(sql "$1" 2>/dev/null || echo 0)" != 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The ping-pong of test/sched_pingpong.py under the sched collector: every
+# switch the kernel counted for the child is a row, with its content.
+sched_pingpong_check() {
+	local out child switches t rows lost ins
+	out="$(python3 "$REPO/test/sched_pingpong.py" 3000)"
+	child="$(sed -n 's/^child=//p' <<<"$out")"
+	switches="$(sed -n 's/^switches=//p' <<<"$out")"
+	t="$(sed -n 's/^t_ns=//p' <<<"$out")"
+	[ "$switches" -ge 6000 ]
+	# the collector drained past t, on its own clock, and the writer committed it
+	wait_sql "SELECT count(*) FROM sched_events WHERE ts_ns > $t + 300000000"
+	wait_sql "SELECT count(*) FROM sched_events WHERE event = 'migrate' AND pid = $child"
+	rows="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child AND ts_ns <= $t")"
+	lost="$(sql "SELECT coalesce(sum(lost_ringbuf + lost_writer), 0) FROM sched_stats
+		     WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)")"
+	echo "kernel: $switches switches; rows: $rows; lost: $lost" >&3
+	[ "$rows" -le "$switches" ]
+	[ $((switches - rows)) -le "$lost" ]
+	# switched in as often as out: it slept at t
+	ins="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND pid = $child AND ts_ns <= $t")"
+	[ $((switches - ins)) -le "$lost" ]
+	# content: pinned to CPU 0, its comm and priority, a letter of ftrace's
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child
+		  AND ts_ns <= $t AND NOT (cpu = 0 AND prev_comm = 'coll2_pp_child' AND prev_prio = 120
+		  AND prev_state IN ('S', 'R') AND preempt IN (0, 1) AND pid IS NOT NULL
+		  AND comm IS NOT NULL AND target_cpu IS NULL AND orig_cpu IS NULL AND dest_cpu IS NULL
+		  AND ts_uptime_us = ts_ns / 1000)")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child
+		  AND prev_state = 'S'")" -gt 0 ]
+	# it was woken on CPU 0 thousands of times, and once made
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'wakeup' AND pid = $child
+		  AND ts_ns <= $t AND target_cpu = 0 AND comm = 'coll2_pp_child'")" -gt 1000 ]
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'wakeup' AND pid = $child
+		  AND ts_ns <= $t AND target_cpu <> 0")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'wakeup_new' AND pid = $child
+		  AND prev_pid IS NULL AND target_cpu = 0")" -eq 1 ]
+	# moved to CPU 1 while asleep: migrated when woken
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'migrate' AND pid = $child
+		  AND ts_ns > $t AND orig_cpu = 0 AND dest_cpu = 1 AND target_cpu IS NULL
+		  AND prev_state IS NULL")" -ge 1 ]
+	# per-CPU counts every interval, consistent with themselves
+	[ "$(sql "SELECT count(DISTINCT cpu) FROM sched_stats")" -eq "$(nproc --all)" ]
+	[ "$(sql "SELECT count(*) FROM sched_stats WHERE events <> switch + wakeup + wakeup_new + migrate
+		  OR lost_ringbuf IS NULL OR lost_writer IS NULL")" -eq 0 ]
+}
+
+@test "sched collector: every switch the kernel counts for a pinned ping-pong is a row, with its content" {
+	make_plugin_dir sysctl sched
+	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200
+	grep -qE "tuner sched started \((full|legacy) objects, 4 hooks\)" "$LOG"
+	sched_pingpong_check
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+}
+
+@test "sched collector: the legacy objects (raw_tp, -L) record the same" {
+	[ "$MODE" = host ] || skip "host mode: -L is given here"
+	make_plugin_dir sysctl sched
+	start_daemon -L --telemetry-dir "$TEL" --collectors sched --sample-interval 200
+	grep -q "tuner sched started (legacy objects, 4 hooks)" "$LOG"
+	sched_pingpong_check
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+}
+
+@test "collectors run only when named: --collectors, unknown names said, -a names one too" {
+	make_plugin_dir sysctl sched perf
+	start_daemon --telemetry-dir "$TEL"
+	grep -q "plugin sched_collector.so not loaded: a collector not named by --collectors" "$LOG"
+	grep -q "plugin perf_collector.so not loaded: a collector not named by --collectors" "$LOG"
+	grep -q "bpftune running with 1 tuners" "$LOG"
+	stop_daemon
+	[ "$(sql "SELECT count(*) FROM sqlite_master WHERE name IN ('sched_events', 'perf_counts')")" -eq 0 ]
+	start_daemon --telemetry-dir "$TEL" --collectors nosuch,sched
+	grep -q "collector nosuch: no nosuch_collector.so in $PLUGIN_DIR" "$LOG"
+	grep -q "tuner sched started" "$LOG"
+	grep -q "plugin perf_collector.so not loaded" "$LOG"
+	grep -q "bpftune running with 2 tuners" "$LOG"
+	stop_daemon
+	run "$BPFTUNE" -s --collectors 'bad/name' -l "$PLUGIN_DIR"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--collectors: bad collector name 'bad/name'"* ]]
+	start_daemon --telemetry-dir "$TEL" -a sysctl -a perf
+	grep -q "tuner perf started" "$LOG"
+	grep -q "plugin sched_collector.so not loaded" "$LOG"
+	stop_daemon
+}
+
+@test "perf collector: software counters non-NULL and increasing per CPU; the missing ones NULL with the reason, said once" {
+	make_plugin_dir sysctl perf
+	start_daemon --telemetry-dir "$TEL" --collectors perf --sample-interval 200
+	grep -qE "perf collector: [0-9]+ of 19 counters on $(nproc --all) CPUs" "$LOG"
+	wait_sql "SELECT count(*) >= 8 FROM perf_counts WHERE cpu = 0"
+	wait_sql "SELECT count(*) = 19 FROM perf_counters"
+	# the software ones exist everywhere
+	[ "$(sql "SELECT count(*) FROM perf_counters WHERE type = 'software' AND available = 1
+		  AND cpus = $(nproc --all) AND errno = 0 AND reason IS NULL")" -eq 7 ]
+	python3 - "$(tel_db)" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+avail = dict(db.execute("SELECT counter, available FROM perf_counters"))
+reasons = dict(db.execute("SELECT counter, reason FROM perf_counters"))
+cols = list(avail)
+rows = {}
+for r in db.execute("SELECT cpu, %s FROM perf_counts ORDER BY seq" % ", ".join(cols)):
+    rows.setdefault(r[0], []).append(r[1:])
+for cpu, rs in rows.items():
+    for i, c in enumerate(cols):
+        vals = [r[i] for r in rs]
+        if avail[c]:
+            assert None not in vals, (cpu, c, "NULL though available")
+            assert vals == sorted(vals), (cpu, c, "decreased", vals)
+        else:
+            assert set(vals) == {None}, (cpu, c, "a value though unavailable")
+            assert reasons[c], (c, "no reason")
+    clock = [r[cols.index("cpu_clock")] for r in rs]
+    assert all(b > a for a, b in zip(clock, clock[1:])), (cpu, "cpu_clock not increasing")
+# switches happen on some CPU between the first and last row
+cs = [rs[-1][cols.index("context_switches")] - rs[0][cols.index("context_switches")]
+      for rs in rows.values()]
+assert max(cs) > 0, cs
+print("perf: %d of %d counters available" % (sum(avail.values()), len(avail)))
+PY
+	# each reason said once
+	local n
+	n="$(grep -c "perf collector: not counted here" "$LOG" || true)"
+	[ "$n" -eq "$(sql "SELECT count(DISTINCT reason) FROM perf_counters WHERE available = 0")" ]
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+}
