@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
 # Collector plugins on the running kernel: the sched collector's rows
 # against the kernel's own count of a known workload's switches (full or
 # tracepoint-only objects, and the legacy ones with -L), the perf
@@ -30,12 +31,12 @@ wait_sql() {
 # The ping-pong of test/sched_pingpong.py under the sched collector: every
 # switch the kernel counted for the child is a row, with its content.
 sched_pingpong_check() {
-	local out child switches t rows lost ins
+	local out child switches t rows lost ins bad
 	out="$(python3 "$REPO/test/sched_pingpong.py" 3000)"
 	child="$(sed -n 's/^child=//p' <<<"$out")"
 	switches="$(sed -n 's/^switches=//p' <<<"$out")"
 	t="$(sed -n 's/^t_ns=//p' <<<"$out")"
-	[ "$switches" -ge 6000 ]
+	[ "$switches" -ge 3000 ]
 	# the collector drained past t, on its own clock, and the writer committed it
 	wait_sql "SELECT count(*) FROM sched_events WHERE ts_ns > $t + 300000000"
 	wait_sql "SELECT count(*) FROM sched_events WHERE event = 'migrate' AND pid = $child"
@@ -48,12 +49,16 @@ sched_pingpong_check() {
 	# switched in as often as out: it slept at t
 	ins="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND pid = $child AND ts_ns <= $t")"
 	[ $((switches - ins)) -le "$lost" ]
-	# content: pinned to CPU 0, its comm and priority, a letter of ftrace's
+	# content: pinned to CPU 0, its comm (python3 until it renames itself)
+	# and priority, a letter of ftrace's
+	bad="$(sql "SELECT * FROM sched_events WHERE event = 'switch' AND prev_pid = $child
+		  AND ts_ns <= $t AND NOT (cpu = 0 AND prev_comm IN ('coll2_pp_child', 'python3')
+		  AND prev_prio = 120 AND prev_state IN ('S', 'R') AND preempt IN (0, 1)
+		  AND pid IS NOT NULL AND comm IS NOT NULL AND target_cpu IS NULL
+		  AND orig_cpu IS NULL AND dest_cpu IS NULL AND ts_uptime_us = ts_ns / 1000)")"
+	[ -z "$bad" ] || { echo "bad rows: $bad" >&3; return 1; }
 	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child
-		  AND ts_ns <= $t AND NOT (cpu = 0 AND prev_comm = 'coll2_pp_child' AND prev_prio = 120
-		  AND prev_state IN ('S', 'R') AND preempt IN (0, 1) AND pid IS NOT NULL
-		  AND comm IS NOT NULL AND target_cpu IS NULL AND orig_cpu IS NULL AND dest_cpu IS NULL
-		  AND ts_uptime_us = ts_ns / 1000)")" -eq 0 ]
+		  AND prev_comm = 'coll2_pp_child'")" -ge $((switches - 5)) ]
 	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child
 		  AND prev_state = 'S'")" -gt 0 ]
 	# it was woken on CPU 0 thousands of times, and once made
@@ -83,7 +88,10 @@ sched_pingpong_check() {
 }
 
 @test "sched collector: the legacy objects (raw_tp, -L) record the same" {
-	[ "$MODE" = host ] || skip "host mode: -L is given here"
+	# in the guests BPFTUNE_TEST_MODE=legacy runs the test above with -L
+	[ "$MODE" = host ] || skip "the mode gives -L or not"
+	"$BPFTUNE" -S -l "$BUILD_PLUGINS" 2>/dev/null | grep -qE "^  kprobe +yes" ||
+		skip "-L needs kprobes, which this kernel lacks (test/vm: BPFTUNE_TEST_MODE=legacy)"
 	make_plugin_dir sysctl sched
 	start_daemon -L --telemetry-dir "$TEL" --collectors sched --sample-interval 200
 	grep -q "tuner sched started (legacy objects, 4 hooks)" "$LOG"
@@ -97,7 +105,7 @@ sched_pingpong_check() {
 	start_daemon --telemetry-dir "$TEL"
 	grep -q "plugin sched_collector.so not loaded: a collector not named by --collectors" "$LOG"
 	grep -q "plugin perf_collector.so not loaded: a collector not named by --collectors" "$LOG"
-	grep -q "bpftune running with 1 tuners" "$LOG"
+	grep -q "bpftune running with 1 tuner$" "$LOG"
 	stop_daemon
 	[ "$(sql "SELECT count(*) FROM sqlite_master WHERE name IN ('sched_events', 'perf_counts')")" -eq 0 ]
 	start_daemon --telemetry-dir "$TEL" --collectors nosuch,sched
