@@ -17,10 +17,27 @@ MANDIR		?= $(PREFIX)/share/man
 CC		?= gcc
 CLANG		?= clang
 BPFTOOL		?= bpftool
+LLVM_STRIP	?= llvm-strip
 ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 
 B		:= build
 CFLAGS		?= -O2 -g
+# make SAN=1: everything (daemon, libbpftune, plugins, fixtures, unit
+# tests) built with ASan + UBSan in build/asan (make test-asan, make check)
+SAN_FLAGS	:= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=all
+ifeq ($(SAN),1)
+B		:= build/asan
+# clang: its ASan and UBSan share one runtime, so both honour log_path
+CC		:= $(CLANG)
+CFLAGS		:= $(SAN_FLAGS)
+LDFLAGS		+= -fsanitize=address,undefined
+# clang links the sanitizer runtime into executables only: a library's
+# __asan_* references are resolved by the daemon and the unit tests
+LIB_NO_UNDEFINED :=
+else
+LIB_NO_UNDEFINED := -Wl,--no-undefined
+endif
 WARN		:= -Wall -Wextra -Werror
 CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
 		   -DBPFTUNE_VERSION=\"$(VERSION)\" \
@@ -32,10 +49,14 @@ LIBS		:= -lbpf -lelf -lcap -ldl
 LIBS		+= -lz	# rollback journal checksums
 LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
+# the kit's rtnetlink (kit/netlink.c)
+NL_CFLAGS	:= $(shell pkg-config --cflags libnl-route-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+LIBS		+= -lnl-route-3 -lnl-3
+LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= core kit ops telemetry
-LIB_SRCS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c))
+LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO		:= $(B)/lib/libbpftune.so.$(VERSION)
@@ -70,16 +91,21 @@ $(B)/vmlinux.h:
 	fi && mv $@.tmp $@
 
 # ---- BPF objects: full and legacy variant of each, and their skeletons --
+# The DWARF clang writes for -g is for humans; libbpf reads only .BTF and
+# .BTF.ext.  Stripped (as libbpf-tools does), each object is about 5x
+# smaller, and so is every plugin that embeds two of them.
 BPF_HDRS := include/bpftune/bpftune.bpf.h include/bpftune/bpftune.h \
 	    include/bpftune/sampling.h $(B)/vmlinux.h
 
 $(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/%.legacy.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/fixtures/%.bpf.o: test/fixtures/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
@@ -99,51 +125,89 @@ $(B)/skel/%.legacy.skel.h: $(B)/bpf/%.legacy.bpf.o
 
 # ---- libbpftune ----------------------------------------------------------
 $(B)/obj/lib/core/support.o: $(B)/skel/support_probe.skel.h
+# the core mechanisms' BPF objects are built into the library
+CORE_BPF	:= $(patsubst src/lib/core/%.bpf.c,%,$(wildcard src/lib/core/*.bpf.c))
+$(foreach c,$(CORE_BPF),$(eval $(B)/obj/lib/core/$(c).o: \
+	$(B)/skel/lib/core/$(c).skel.h $(B)/skel/lib/core/$(c).legacy.skel.h))
+$(B)/obj/lib/core/%.o: CPPFLAGS += -I$(B)/skel/lib/core
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
 
-$(LIB_SO): $(LIB_OBJS)
+$(B)/obj/lib/kit/netlink.o: CPPFLAGS += $(NL_CFLAGS)
+
+# Sealed (scripts/seal.sh, CONTRIBUTING.md "The sealed library"): built
+# with -fvisibility=hidden, the version script exports what
+# include/bpftune/ declares (BPFTUNE_2) and what the daemon's object calls
+# (BPFTUNE_PRIVATE, marked BPFTUNE_DAEMON), nothing else.
+SEAL		:= $(B)/seal
+# -aux-info lists the public headers' prototypes: a GCC option
+SEAL_CC		?= gcc
+DAEMON_SRCS	:= src/bpftune.c $(wildcard src/daemon/*.c)
+DAEMON_OBJS	:= $(patsubst src/%.c,$(B)/obj/%.o,$(DAEMON_SRCS))
+
+$(SEAL)/public.syms: $(wildcard include/bpftune/*.h) scripts/seal.sh
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LIBS)
+	scripts/seal.sh public $(SEAL_CC) > $@.tmp && mv $@.tmp $@
+
+$(SEAL)/private.syms: $(SEAL)/public.syms $(DAEMON_OBJS)
+	scripts/seal.sh private $^ > $@.tmp && mv $@.tmp $@
+
+$(SEAL)/libbpftune.map: $(SEAL)/public.syms $(SEAL)/private.syms
+	scripts/seal.sh map $^ > $@.tmp && mv $@.tmp $@
+
+$(LIB_SO): $(LIB_OBJS) $(SEAL)/libbpftune.map
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(SEAL)/libbpftune.map \
+		$(LIB_NO_UNDEFINED) -o $@ $(LIB_OBJS) $(LIBS)
 	ln -sf $(notdir $@) $(B)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/lib/libbpftune.so
 
 # ---- daemon ---------------------------------------------------------------
-$(DAEMON): src/bpftune.c $(LIB_SO) $(B)/config.stamp $(LIB_HDRS) $(wildcard include/bpftune/*.h)
+$(DAEMON_OBJS): $(B)/obj/%.o: src/%.c $(B)/config.stamp $(LIB_HDRS) \
+		 $(wildcard include/bpftune/*.h src/daemon/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ src/bpftune.c -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# build/bin/bpftune finds build/lib; a package installs the library where
+# ld.so looks and builds with DAEMON_RPATH= (no RPATH)
+DAEMON_RPATH	?= -Wl,-rpath,'$$ORIGIN/../lib'
+$(DAEMON): $(DAEMON_OBJS) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(DAEMON_OBJS) -L$(B)/lib -lbpftune $(LIBS) -lsystemd \
+		$(DAEMON_RPATH)
 
 # ---- tuners ---------------------------------------------------------------
-$(B)/obj/tuners/%_tuner.o: src/tuners/%_tuner.c $(B)/skel/tuners/%_tuner.skel.h \
-			   $(B)/skel/tuners/%_tuner.legacy.skel.h \
-			   $(LIB_HDRS) $(wildcard src/tuners/*.h include/bpftune/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -I$(B)/skel/tuners -c $< -o $@
+# A tuner is src/tuners/NAME_tuner.c plus, when it is split, the other
+# src/tuners/NAME_*.c files (tcp_buffer: one file per scenario and its
+# pure decisions); all of them go into NAME_tuner.so.
+tuner_srcs	= $(filter-out %.bpf.c,$(wildcard src/tuners/$(1)_*.c))
+tuner_objs	= $(patsubst src/tuners/%.c,$(B)/obj/tuners/%.o,$(call tuner_srcs,$(1)))
 
-$(B)/lib/bpftune/%_tuner.so: $(B)/obj/tuners/%_tuner.o $(LIB_SO)
-	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
+# Sealed: a tuner sees include/ and its own directory, nothing of src/lib/,
+# and exports nothing but its descriptor.
+PLUGIN_CFLAGS	= $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude
 
-# A tuner's telemetry declarations (<name>_tables.c) are linked into its .so
-TUNER_TABLES	:= $(patsubst src/tuners/%_tables.c,%,$(wildcard src/tuners/*_tables.c))
-$(B)/obj/tuners/%_tables.o: src/tuners/%_tables.c $(wildcard src/tuners/*.h include/bpftune/*.h)
+$(B)/obj/tuners/%.o: src/tuners/%.c $(wildcard src/tuners/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(foreach t,$(TUNER_TABLES),$(eval $(B)/lib/bpftune/$(t)_tuner.so: $(B)/obj/tuners/$(t)_tables.o))
+	$(CC) $(PLUGIN_CFLAGS) -Isrc/tuners -I$(B)/skel/tuners -c $< -o $@
 
-# Pure arithmetic shared by tuners (unit-tested): linked into those that
-# use it.  A tuner that needs a library names it in TUNER_LIBS for its
-# own .so only.
-TUNER_POLICY	:= $(B)/obj/tuners/table_policy.o
-$(TUNER_POLICY): src/tuners/table_policy.c src/tuners/table_policy.h
+define tuner_rules
+$(call tuner_objs,$(1)): $(B)/skel/tuners/$(1)_tuner.skel.h $(B)/skel/tuners/$(1)_tuner.legacy.skel.h
+$(B)/lib/bpftune/$(1)_tuner.so: $(call tuner_objs,$(1))
+endef
+$(foreach t,$(TUNERS),$(eval $(call tuner_rules,$(t))))
+
+$(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/lib/bpftune/neigh_table_tuner.so: $(TUNER_POLICY)
-$(B)/lib/bpftune/neigh_table_tuner.so: TUNER_LIBS := -lmnl	# RTM_SETNEIGHTBL, RTM_GETADDR
-$(B)/lib/bpftune/route_table_tuner.so: $(TUNER_POLICY)
+	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf $(TUNER_LIBS)
+
+# what make check holds to the plugin rules: tuners, collectors, fixtures,
+# the sample
+PLUGIN_SRCS	= $(wildcard src/tuners/*.[ch] src/collectors/*.[ch] \
+			     test/fixtures/*_tuner.[ch] test/fixtures/*_collector.[ch] \
+			     sample_tuner/*.[ch])
 
 # ---- collectors: plugins that only record tables (src/collectors/) -------
 # NAME_collector.{c,bpf.c,h} + NAME_tables.c -> NAME_collector.so, loaded
@@ -157,24 +221,31 @@ $(B)/obj/collectors/%_collector.o: src/collectors/%_collector.c \
 			   $(B)/skel/collectors/%_collector.legacy.skel.h \
 			   $(wildcard src/collectors/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -I$(B)/skel/collectors -c $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) -Isrc/collectors -I$(B)/skel/collectors -c $< -o $@
 $(B)/obj/collectors/%_tables.o: src/collectors/%_tables.c \
 			   $(wildcard src/collectors/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) -Isrc/collectors -c $< -o $@
 $(B)/lib/bpftune/%_collector.so: $(B)/obj/collectors/%_collector.o \
 				 $(B)/obj/collectors/%_tables.o $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf
+	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf
 
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
 FIXTURE_SOS	:= $(patsubst %,$(B)/test/plugins/%_tuner.so,$(FIXTURES))
+FIXTURE_SOS	+= $(patsubst test/fixtures/%.c,$(B)/test/plugins/%.so,$(wildcard test/fixtures/*_collector.c))
 
 $(B)/test/plugins/%_tuner.so: test/fixtures/%_tuner.c $(B)/skel/fixtures/%_tuner.skel.h \
 			      $(B)/skel/fixtures/%_tuner.legacy.skel.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
+	$(CC) $(PLUGIN_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
+		-L$(B)/lib -lbpftune -lbpf
+
+$(B)/test/plugins/%_collector.so: test/fixtures/%_collector.c $(B)/skel/fixtures/%_collector.skel.h \
+				  $(B)/skel/fixtures/%_collector.legacy.skel.h $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -Itest/fixtures -I$(B)/skel/fixtures -shared -o $@ $< \
 		-L$(B)/lib -lbpftune -lbpf
 
 fixtures: $(FIXTURE_SOS)
@@ -259,6 +330,14 @@ $(FLOOD): test/fixtures/flood.c test/fixtures/flood_tuner.h
 
 fixtures test test-bats: $(FLOOD)
 
+# LD_PRELOAD fault injection for test/faults.bats: never linked into the daemon
+FAULT_INJECT	:= $(B)/test/fault_inject.so
+$(FAULT_INJECT): test/fixtures/fault_inject.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
+
+fixtures test test-bats: $(FAULT_INJECT)
+
 # BPF programs the tests load themselves (tc), not through the daemon
 TEST_BPF	:= $(patsubst test/bpf/%.bpf.c,$(B)/test/bpf/%.bpf.o,$(wildcard test/bpf/*.bpf.c))
 
@@ -268,20 +347,132 @@ $(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
 
 fixtures test test-bats: $(TEST_BPF)
 
+# ---- man pages: man/NAME.SECTION.scd, rendered by scdoc ------------------
+# Every source in man/ is built and installed into MANDIR/manSECTION: a new
+# page (e.g. man/bpftune-ship.8.scd) needs no rule of its own.
+SCDOC		?= scdoc
+MAN_SRCS	:= $(wildcard man/*.scd)
+MAN_PAGES	:= $(patsubst man/%.scd,$(B)/man/%,$(MAN_SRCS))
+.PHONY: man install-man uninstall-man
+
+all: man
+man: $(MAN_PAGES)
+
+$(B)/man/%: man/%.scd
+	@mkdir -p $(@D)
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+install: install-man
+install-man: man
+	@for p in $(MAN_PAGES); do \
+		s=$${p##*.}; \
+		install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+
+uninstall: uninstall-man
+uninstall-man:
+	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
+
+# ---- Debian packages: make deb -> build/deb/*.deb, checked by lintian ------
+# Built with dpkg-buildpackage from a copy of the tree (build/deb/src), so
+# that the package's PREFIX=/usr build does not touch build/.
+DEB_DIR		:= $(B)/deb
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | \
+			tar -cf - --null -T - | tar -xf - -C $(DEB_DIR)/src; \
+	else \
+		tar -cf - --exclude=./build --exclude=./debian/.debhelper . | \
+			tar -xf - -C $(DEB_DIR)/src; \
+	fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc
+	lintian -I --pedantic --fail-on error,warning,info,pedantic \
+		$(DEB_DIR)/*.changes
+	@ls -l $(DEB_DIR)/*.deb
+
+# rx_round: watches a CPU's NET_RX rounds, so that net_buffer.bats can
+# assert what its slow receive path produced (a skeleton user, like a tool)
+RX_ROUND	:= $(B)/test/rx_round
+$(B)/test/skel/rx_round.skel.h: $(B)/test/bpf/rx_round.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name rx_round_bpf > $@.tmp && mv $@.tmp $@
+$(B)/test/bpf/rx_round.bpf.o: test/bpf/rx_round.h
+$(RX_ROUND): test/bpf/rx_round.c test/bpf/rx_round.h $(B)/test/skel/rx_round.skel.h
+	$(CC) $(CFLAGS) $(WARN) -Itest/bpf -I$(B)/test/skel -o $@ $< -lbpf
+fixtures test test-bats: $(RX_ROUND)
+# loads every object with its minimal BTF and with the kernel's, compares
+# (test/btf_min.bats)
+BTF_MIN_CHECK	:= $(B)/test/btf_min_check
+BTF_MIN_SRCS	:= src/lib/core/btf_min.c src/lib/core/kbtf.c src/lib/core/core_relo.c
+$(BTF_MIN_CHECK): test/btf_min_check.c $(BTF_MIN_SRCS) $(wildcard src/lib/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $< $(BTF_MIN_SRCS) -lbpf -lelf
+
+fixtures test test-bats: $(BTF_MIN_CHECK)
+
+# ---- bpftune-ship (tools/ship/): run files' rows to Redis Streams ------
+SHIP		:= $(B)/bin/bpftune-ship
+SHIP_SRCS	:= $(wildcard tools/ship/*.c)
+# the parts that parse what comes from outside: unit-tested and fuzzed
+SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c
+SHIP_LIBS	:= -lhiredis -lsqlite3 -lm
+.PHONY: install-ship uninstall-ship
+
+all: $(SHIP)
+
+$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(LDFLAGS) -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
+
+install: install-ship
+install-ship: $(SHIP)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(SHIP) $(DESTDIR)$(SBINDIR)/bpftune-ship
+	sed -e 's|@SBINDIR@|$(SBINDIR)|' systemd/bpftune-ship.service > \
+		$(DESTDIR)$(UNITDIR)/bpftune-ship.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
+# the shipper under ASan/UBSan: make check builds it (make SAN=1) and runs
+# what needs no Redis; BPFTUNE_SHIP=build/asan/bin/bpftune-ship bats
+# test/fleet.bats runs the Redis tests with it
+.PHONY: check-ship
+check: check-ship
+check-ship:
+	$(MAKE) -s SAN=1 $(SAN_B)/bin/bpftune-ship
+	$(SAN_B)/bin/bpftune-ship -V
+	$(SAN_B)/bin/bpftune-ship -h >/dev/null
+	! $(SAN_B)/bin/bpftune-ship --redis 'redis://u:%zz@h' 2>/dev/null
+	! $(SAN_B)/bin/bpftune-ship --redis redis://127.0.0.1:1 --dir /nonexistent \
+		--state $(SAN_B)/ship-state --once --give-up 0 2>/dev/null
+
+uninstall: uninstall-ship
+uninstall-ship:
+	rm -f $(DESTDIR)$(SBINDIR)/bpftune-ship $(DESTDIR)$(UNITDIR)/bpftune-ship.service
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c \
+UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
-	     src/lib/kit/softnet_parse.c
-UNIT_LIB  += src/tuners/table_policy.c
+	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
+	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
+UNIT_LIB  += src/tuners/tcp_buffer_policy.c
+UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
+UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
+	     src/lib/core/bpf_btf.c
+UNIT_LIB  += $(SHIP_PURE)
 
 $(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h src/collectors/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $@ $(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
+	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) $(LDFLAGS) -o $@ $(UNIT_SRCS) \
+		$(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih -lnl-route-3 -lnl-3
 
 sample: all
 	$(MAKE) -C sample_tuner
@@ -297,38 +488,44 @@ test: all $(UNIT_TEST) $(FIXTURE_SOS)
 	test/run-tests.sh
 
 # ---- static analysis and sanitizers -------------------------------------
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-	     -fno-sanitize-recover=all
-check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS)
+SAN_B	:= build/asan
+check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TUNER_SOS) $(FIXTURE_SOS)
+	# the seal: exports, private symbols, plugins' includes; file and function sizes
+	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms $(SEAL)/private.syms \
+		$(TUNER_SOS) $(FIXTURE_SOS)
+	scripts/seal.sh includes $(PLUGIN_SRCS)
+	scripts/check-size.py $(filter-out %.bpf.c,$(shell find src include -name '*.[ch]'))
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		src/bpftune.c src/lib src/tuners/*_tuner.c src/tuners/table_policy.c \
-		src/tuners/*_tables.c src/collectors/*.c test/unit sample_tuner/sample_tuner.c \
-		sample_tuner/sample_tuner_tables.c
-	@mkdir -p $(B)/san
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $(B)/san/unit_tests \
-		$(UNIT_SRCS) $(UNIT_LIB) -lcmocka -lelf -lz -lm
-	$(B)/san/unit_tests
-	@mkdir -p $(B)/san/lib
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) \
-		-o $(B)/san/lib/$(LIB_SONAME) $(LIB_SRCS) $(LIBS)
-	$(CC) $(SAN_FLAGS) $(WARN) $(CPPFLAGS) -o $(B)/san/bpftune src/bpftune.c \
-		-L$(B)/san/lib -l:$(LIB_SONAME) $(LIBS) -lsystemd -Wl,-rpath,'$$ORIGIN/lib'
-	$(B)/san/bpftune -V
-	$(B)/san/bpftune -h >/dev/null
-	! $(B)/san/bpftune -r 9 2>/dev/null
-	# the real probe and plugin loading path under the sanitizers
-	ASAN_OPTIONS=exitcode=99 $(B)/san/bpftune -S -l $(B)/lib/bpftune >/dev/null; \
-		rc=$$?; [ $$rc -ne 1 ] && [ $$rc -ne 99 ] && [ $$rc -lt 128 ]
+		$(DAEMON_SRCS) $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c src/collectors/*.c)) \
+		test/unit sample_tuner/sample_tuner.c sample_tuner/sample_tuner_tables.c tools/ship
+	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
+	$(SAN_B)/test/unit_tests
+	$(SAN_B)/bin/bpftune -V
+	$(SAN_B)/bin/bpftune -h >/dev/null
+	! $(SAN_B)/bin/bpftune -r 9 2>/dev/null
+	# the real probe and plugin loading path under the sanitizers: fails
+	# unless every plugin was loaded from a trusted copy of the directory
+	test/check-probe.sh $(SAN_B)/bin/bpftune $(SAN_B)/lib/bpftune
 	@echo "make check: clean"
+
+# The whole bats suite against the ASan/UBSan build (build/asan): any
+# sanitizer report, leaks at exit included, fails the run.
+.PHONY: test-asan
+test-asan: $(TEST_BPF) $(RX_ROUND)
+	$(MAKE) SAN=1 all fixtures $(SAN_B)/test/unit_tests
+	BPFTUNE_BUILD=$(SAN_B) BPFTUNE_SAN=1 test/run-tests.sh
 
 # ---- benchmarks: they print numbers, never pass or fail -----------------
 # Each bench/*.sh is run in turn (BENCHES= picks some); results go to
 # bench/results/.  Knobs are environment variables, e.g. make bench N=3
 # (see each script's header and docs/benchmarks.md).  Not part of make test.
-BENCHES		?= $(filter-out bench/lib.sh bench/matrix.sh,$(sort $(wildcard bench/*.sh)))
-.PHONY: bench bench-matrix
+# (not: the shared shell, the guest matrix, the netem path that needs a
+# guest, the per-commit report that runs others)
+BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
+		   bench/netem_effect.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
+.PHONY: bench bench-matrix bench-report bench-ci
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 # bench/telemetry.sh floods the flood fixture tuner
@@ -337,6 +534,13 @@ bench: fixtures
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
 	bench/matrix.sh $(VM_KERNELS)
+# the per-commit report: bench/results/<commit>/report.md (about 10 min);
+# BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
+# printed, never failing on a number
+bench-report: all
+	bench/report.sh
+bench-ci: all
+	bench/report.sh --ci
 
 clean:
 	rm -rf $(B)
@@ -344,3 +548,13 @@ clean:
 
 # Kernel matrix in qemu guests (test/vm/): make test-matrix
 -include test/vm/vm.mk
+
+# libFuzzer targets (test/unit/fuzz/): make fuzz, make fuzz-ci
+include test/unit/fuzz/fuzz.mk
+
+# Churn soak: 1,000 namespaces over 10 minutes (SOAK_SECS, SOAK_NETNS);
+# prints fds, RSS, per-netns state and telemetry rows; not in make test.
+# Run it under the host-kernel lock like the suite.
+.PHONY: soak
+soak: all
+	test/soak.sh

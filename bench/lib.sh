@@ -28,6 +28,12 @@ DAEMON_PID=""
 DAEMON_LOG=""
 PLUGIN_DIR=""
 BENCH_CG=""
+# the daemon binary and the plugins it loads: this build unless an A/B
+# comparison points them at another build (bench/cost.sh AB_BPFTUNE=...)
+DAEMON_BIN="$BPFTUNE"
+PLUGIN_SRC="$BUILD_PLUGINS"
+# a cgroup for the daemon itself (bench_cgroup_daemon): its CPU time in us
+DAEMON_CG=""
 
 bench_die() {
 	echo "$(basename "$0"): $*" >&2
@@ -60,6 +66,7 @@ bench_cleanup() {
 	for ns in "${BENCH_NETNS[@]}"; do
 		ip netns del "$ns" 2>/dev/null
 	done
+	[ -n "$DAEMON_CG" ] && rmdir "$DAEMON_CG" 2>/dev/null
 	[ -n "$BENCH_CG" ] && rmdir "$BENCH_CG" 2>/dev/null
 	[ -n "$PLUGIN_DIR" ] && rm -rf "$PLUGIN_DIR"
 	[ -n "$BENCH_TMP" ] && rm -rf "$BENCH_TMP"
@@ -154,6 +161,19 @@ bench_cgroup() {
 	mkdir "$BENCH_CG"
 }
 
+# A second leaf for the daemon: its CPU time (all threads, ns-precise in
+# cpu.stat) apart from the workload's
+bench_cgroup_daemon() {
+	[ -n "$BENCH_CG" ] || bench_cgroup
+	DAEMON_CG="${BENCH_CG}-daemon"
+	mkdir "$DAEMON_CG"
+}
+
+# CPU time of a cgroup v2 in us (cpu.stat usage_usec)
+bench_cg_usage_us() {
+	awk '$1 == "usage_usec" {print $2}' "$1/cpu.stat"
+}
+
 # bench_in_cg CMD...: run CMD in the benchmark's cgroup (if there is one)
 bench_in_cg() {
 	if [ -n "$BENCH_CG" ]; then
@@ -175,13 +195,16 @@ bench_plugin_dir() {
 	rm -rf "$PLUGIN_DIR"
 	mkdir -m 0755 "$PLUGIN_DIR"
 	if [ $# -eq 0 ]; then
-		cp "$BUILD_PLUGINS"/*_tuner.so "$PLUGIN_DIR/"
+		cp "$PLUGIN_SRC"/*_tuner.so "$PLUGIN_DIR/"
 	else
 		for t in "$@"; do
-			if [[ "$t" == */* ]]; then
+			# sysctl and netns are core mechanisms, always on: no file
+			if [ "$t" = sysctl ] || [ "$t" = netns ]; then
+				continue
+			elif [[ "$t" == */* ]]; then
 				cp "$t" "$PLUGIN_DIR/"
 			else
-				cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+				cp "$PLUGIN_SRC/${t}_tuner.so" "$PLUGIN_DIR/"
 			fi
 		done
 	fi
@@ -212,8 +235,12 @@ bench_daemon_start() {
 	: >"$DAEMON_LOG"
 	t0="$(date +%s.%N)"
 	# shellcheck disable=SC2086
-	"$BPFTUNE" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR" --socket "$DAEMON_SOCK" \
-		--journal "$BENCH_TMP/journal" "${telargs[@]}" "$@" >>"$DAEMON_LOG" 2>&1 &
+	(
+		[ -z "$DAEMON_CG" ] || echo "$BASHPID" >"$DAEMON_CG/cgroup.procs"
+		exec "$DAEMON_BIN" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR" \
+			--socket "$DAEMON_SOCK" --journal "$BENCH_TMP/journal" \
+			"${telargs[@]}" "$@" >>"$DAEMON_LOG" 2>&1
+	) &
 	DAEMON_PID=$!
 	# BENCH_START_TIMEOUT: qemu TCG guests load BPF objects slowly
 	for i in $(seq 1 $((${BENCH_START_TIMEOUT:-120} * 20))); do
@@ -248,7 +275,7 @@ bench_daemon_stop() {
 
 # ask the running daemon
 bench_query() {
-	"$BPFTUNE" --socket "$DAEMON_SOCK" -q "$@"
+	"$DAEMON_BIN" --socket "$DAEMON_SOCK" -q "$@"
 }
 
 # ---- /proc readings --------------------------------------------------------

@@ -12,7 +12,8 @@
 # three in turn (too small, static, then the daemon from the too-small
 # start), so the phases are interleaved.
 #
-# The daemon loads only the tcp_buffer and sysctl tuners, and writes:
+# The daemon loads only the tcp_buffer tuner (with its core mechanisms:
+# admin-override detection and netns tracking), and writes:
 # on a shared host it may also tune other users' namespaces whose sockets
 # reach their limits while it runs (there is no namespace filter), so the
 # daemon runs only CONVERGE_SECS + N*SECS per repetition.
@@ -41,7 +42,7 @@ bench_netns_pair e 192.168.97
 STATIC_RMEM="${STATIC_RMEM:-4096 131072 6291456}"
 CLI_DEFAULTS="$(bench_tcp_sysctls "$CLI")"
 
-OUT="$RESULTS/tcp_buffer_effect-$STAMP"
+OUT="${EFFECT_OUT:-$RESULTS/tcp_buffer_effect-$STAMP}"
 CSV="$OUT.csv"
 TIMELINE="$OUT-timeline.dat"
 echo "rep,config,case,metric,unit,value" >"$CSV"

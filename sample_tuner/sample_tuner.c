@@ -4,6 +4,11 @@
  * libbpftune.  When listen() asks for a longer accept queue than
  * net.core.somaxconn allows, raise somaxconn (in that netns) to what was
  * asked, up to the tunable's cap.
+ *
+ * The library does the rest: it checks that an event carries the
+ * scenario's payload before calling the handler, stops the tuner where an
+ * admin sets somaxconn, and keeps the rollback journal.  No init or fini:
+ * nothing here is the tuner's own.
  */
 #include <stdio.h>
 #include <bpftune/libbpftune.h>
@@ -26,35 +31,24 @@ static const struct bpftune_tunable_desc tunables[] = {
 	},
 };
 
-static const struct bpftune_scenario_desc scenarios[] = {
-	[SAMPLE_SCENARIO_BACKLOG_TRUNCATED] = {
-		"listen backlog truncated",
-		"listen() asked for a longer accept queue than somaxconn allows",
-	},
-};
-
-static void sample_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
+static void backlog_truncated(struct bpftune_tuner *t, void *priv,
+			      const struct bpftune_event *ev)
 {
 	const struct sample_listen *l = (const void *)ev->payload;
 	char reason[160], inputs[64], comm[BPFTUNE_COMM_LEN + 1];
-	long want;
+	long want = l->backlog;
 
-	if (ev->payload_len < sizeof(*l))
-		return;
+	(void)priv;
 	bpftune_log(LOG_INFO, "sample: pid %u (%.*s) called listen() with backlog %d, somaxconn is %d",
 		    ev->pid, BPFTUNE_COMM_LEN, ev->comm, l->backlog, l->somaxconn);
 	snprintf(comm, sizeof(comm), "%.*s", BPFTUNE_COMM_LEN, ev->comm);
 	bpftune_table_row(t, SAMPLE_TABLE_LISTEN, ev, (const struct bpftune_value[]){
 		BPFTUNE_VALUE_INT(ev->pid), BPFTUNE_VALUE_TEXT(comm),
 		BPFTUNE_VALUE_INT(l->backlog), BPFTUNE_VALUE_INT(l->somaxconn) }, 4);
-	want = l->backlog;
 	snprintf(inputs, sizeof(inputs), "backlog=%d somaxconn=%d", l->backlog,
 		 l->somaxconn);
-	bpftune_decision(t, ev, &(struct bpftune_decision){
-		.scenario = SAMPLE_SCENARIO_BACKLOG_TRUNCATED,
-		.policy = "raise-to-request", .inputs = inputs,
-		.action = "raise", .tunable = SAMPLE_SOMAXCONN,
-		.epsilon = -1, .explored = -1 });
+	bpftune_decide(t, ev, SAMPLE_SCENARIO_BACKLOG_TRUNCATED, SAMPLE_SOMAXCONN,
+		       "raise-to-request", inputs, "raise");
 	snprintf(reason, sizeof(reason),
 		 "listen() by pid %u asked for backlog %d, which somaxconn %d silently truncated",
 		 ev->pid, l->backlog, l->somaxconn);
@@ -62,6 +56,18 @@ static void sample_event(struct bpftune_tuner *t, const struct bpftune_event *ev
 			    SAMPLE_SCENARIO_BACKLOG_TRUNCATED, &want, 1, reason);
 }
 
-BPFTUNE_TUNER("sample", "raises somaxconn when listen() backlogs are truncated",
-	      sample_tuner_bpf, tunables, scenarios, NULL, NULL, sample_event,
-	      .telemetry = &sample_telemetry);
+static const struct bpftune_scenario_desc scenarios[] = {
+	[SAMPLE_SCENARIO_BACKLOG_TRUNCATED] = {
+		.name = "listen backlog truncated",
+		.description = "listen() asked for a longer accept queue than somaxconn allows",
+		.payload_size = sizeof(struct sample_listen),
+		.handle = backlog_truncated,
+	},
+};
+
+BPFTUNE_TUNER(sample_tuner_bpf,
+	.name = "sample",
+	.description = "raises somaxconn when listen() backlogs are truncated",
+	BPFTUNE_TUNABLES(tunables),
+	BPFTUNE_SCENARIOS(scenarios),
+	.telemetry = &sample_telemetry);

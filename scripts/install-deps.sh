@@ -2,46 +2,57 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Install what bpftune needs to build and test.
 #   scripts/install-deps.sh        build + host test suite
-#   scripts/install-deps.sh --vm   also the qemu kernel matrix (make test-matrix)
+#   scripts/install-deps.sh --vm   also the qemu kernel matrix (make test-matrix) and
+#                                  the packages under systemd (make deb, make test-systemd)
+#   scripts/install-deps.sh --deb  also Debian packaging (make deb)
 #   scripts/install-deps.sh --bench  also the benchmarks (make bench): qperf,
 #                                  stress-ng, perf, gnuplot, and the flame graph
 #                                  renderer from npm (flamegraph)
 #
 # Debian/Ubuntu: installed with apt-get.  On Fedora/RHEL the same packages are:
 #   dnf install gcc make clang llvm bpftool libbpf-devel elfutils-libelf-devel \
-#       zlib-devel libcap-devel systemd-devel libcmocka-devel libmnl-devel pkgconf-pkg-config \
+#       zlib-devel libcap-devel systemd-devel libcmocka-devel libmnl-devel libnl3-devel \
+#       pkgconf-pkg-config inih-devel scdoc \
 #       iproute bats python3 cppcheck xz binutils procps-ng iperf3 \
 #       sqlite-devel sqlite python3-pandas python3-matplotlib \
-#       qperf rt-tests sysbench
-#   (--vm: qemu-system-x86 busybox cpio)
-#   (--bench: qperf stress-ng perf gnuplot nodejs npm)
+#       qperf rt-tests sysbench \
+#       hiredis-devel python3-redis python3-hiredis redis
+#   (--vm: qemu-system-x86 busybox cpio; make deb is Debian-only)
+#   (--bench: qperf stress-ng perf gnuplot librsvg2-tools nodejs npm)
 set -eu
 
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-libcap-dev libsystemd-dev libcmocka-dev libmnl-dev pkg-config iproute2 bats python3 \
-cppcheck xz-utils binutils procps iperf3 systemd"
+libcap-dev libsystemd-dev libcmocka-dev libmnl-dev libnl-3-dev libnl-route-3-dev pkg-config \
+iproute2 bats python3 cppcheck xz-utils binutils procps iperf3 systemd ethtool \
+libinih-dev scdoc"
 # telemetry: SQLite for the daemon, pandas/matplotlib for bpftune-telemetry plot,
 # and the workloads bpftune-telemetry collect runs when they are there
 # (qperf; hackbench from rt-tests; sysbench)
 APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib"
 APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
+# fleet: bpftune-ship (hiredis), bpftune-telemetry fleet (python3-redis, and
+# python3-hiredis, its fast reply parser), the tests' redis-server
+APT_PKGS="$APT_PKGS libhiredis-dev python3-redis python3-hiredis redis-server redis-tools"
 VM_PKGS="qemu-system-x86 busybox-static cpio"
+# make deb: Debian's packaging tools and lintian
+DEB_PKGS="dpkg-dev debhelper fakeroot lintian"
 # benchmarks: linux-perf is Debian's perf (Ubuntu: linux-tools-*)
-BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox"
+BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox librsvg2-bin time"
 # no flame graph renderer is packaged in Debian: the npm package, pinned
 BENCH_NPM="flamegraph@1.3.0"
 
 BENCH=0
 for arg in "$@"; do
 	case "$arg" in
-	--vm) APT_PKGS="$APT_PKGS $VM_PKGS" ;;
+	--vm) APT_PKGS="$APT_PKGS $VM_PKGS $DEB_PKGS" ;;
+	--deb) APT_PKGS="$APT_PKGS $DEB_PKGS" ;;
 	--bench)
 		APT_PKGS="$APT_PKGS $BENCH_PKGS"
 		BENCH=1
 		# an npm already there (e.g. NodeSource's nodejs) is kept
 		command -v npm >/dev/null 2>&1 || APT_PKGS="$APT_PKGS nodejs npm"
 		;;
-	*) echo "usage: $0 [--vm] [--bench]" >&2; exit 1 ;;
+	*) echo "usage: $0 [--vm] [--deb] [--bench]" >&2; exit 1 ;;
 	esac
 done
 

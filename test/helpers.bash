@@ -6,9 +6,13 @@
 # (same guests, daemon started with -L).
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BPFTUNE="$REPO/build/bin/bpftune"
-BUILD_PLUGINS="$REPO/build/lib/bpftune"
-FIXTURE_PLUGINS="$REPO/build/test/plugins"
+# the build under test: build/, or build/asan for make test-asan
+BUILD="$REPO/${BPFTUNE_BUILD:-build}"
+BPFTUNE="$BUILD/bin/bpftune"
+# 1 under make test-asan: memory figures include the sanitizer's quarantine
+SANITIZED="${BPFTUNE_SAN:-0}"
+BUILD_PLUGINS="$BUILD/lib/bpftune"
+FIXTURE_PLUGINS="$BUILD/test/plugins"
 MODE="${BPFTUNE_TEST_MODE:-host}"
 # where setup_suite installs bpftune and the out-of-tree sample tuner
 SUITE_PREFIX="${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}"
@@ -19,19 +23,35 @@ mode_flags() {
 	return 0
 }
 
+# The BPF objects the daemon runs here: "legacy" with -L, and on a kernel
+# where fentry does not load (the legacy objects' raw_tp needs no kernel
+# BTF to attach); "full" otherwise.
+objects_kind() {
+	if [ "$MODE" = legacy ] || ! "$BPFTUNE" -S -l /nonexistent 2>/dev/null |
+		grep -qE '^ +fentry +yes'; then
+		echo legacy
+	else
+		echo full
+	fi
+}
+
 # A trusted plugin dir (root-owned, 0755, under /run) with the given plugins.
-# usage: make_plugin_dir sysctl sample alt ...
+# usage: make_plugin_dir sample alt ...
+# sysctl (admin-override detection) and netns (netns tracking) are core
+# mechanisms built into the daemon, always on: naming them adds no file.
 make_plugin_dir() {
 	PLUGIN_DIR="$(mktemp -d /run/bpftune-test.XXXXXX)"
 	chmod 0755 "$PLUGIN_DIR"
 	local t
 	for t in "$@"; do
-		if [ "$t" = sample ]; then
+		if [ "$t" = sysctl ] || [ "$t" = netns ]; then
+			continue
+		elif [ "$t" = sample ]; then
 			cp "$SAMPLE_SO" "$PLUGIN_DIR/"
 		elif [ -f "$BUILD_PLUGINS/${t}_tuner.so" ]; then
 			cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
-		elif [ -f "$BUILD_PLUGINS/${t}_collector.so" ]; then
-			cp "$BUILD_PLUGINS/${t}_collector.so" "$PLUGIN_DIR/"
+		elif [ -f "$FIXTURE_PLUGINS/${t}_collector.so" ]; then
+			cp "$FIXTURE_PLUGINS/${t}_collector.so" "$PLUGIN_DIR/"
 		else
 			cp "$FIXTURE_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
 		fi
@@ -47,7 +67,14 @@ start_daemon() {
 	# telemetry files go to the test's directory unless the test chooses
 	local tel=(--telemetry-dir "$BATS_TEST_TMPDIR/telemetry")
 	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && tel=()
-	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "$@" >>"$LOG" 2>&1 &
+	# so does the control socket ($CTL_SOCK; tuner_events asks it)
+	local ctl=(--socket "$BATS_TEST_TMPDIR/ctl/bpftune.sock")
+	CTL_SOCK="$BATS_TEST_TMPDIR/ctl/bpftune.sock"
+	if [[ " $* " == *" --socket "* ]]; then
+		ctl=()
+		CTL_SOCK="$(sed -n 's/.*--socket \([^ ]*\).*/\1/p' <<<"$*")"
+	fi
+	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "${ctl[@]}" "$@" >>"$LOG" 2>&1 &
 	DAEMON_PID=$!
 	wait_for_log "bpftune running" 30 || {
 		cat "$LOG" >&3
@@ -71,7 +98,7 @@ stop_daemon() {
 
 # wait_for_log PATTERN [seconds]: grep -E PATTERN in $LOG until it appears.
 wait_for_log() {
-	local pattern="$1" timeout="${2:-10}" i
+	local pattern="$1" timeout="${2:-30}" i
 	for i in $(seq 1 $((timeout * 10))); do
 		grep -qE -- "$pattern" "$LOG" && return 0
 		if [ -n "${DAEMON_PID:-}" ] && ! kill -0 "$DAEMON_PID" 2>/dev/null; then
@@ -80,6 +107,54 @@ wait_for_log() {
 		fi
 		sleep 0.1
 	done
+	return 1
+}
+
+# Context switches of a process's main thread, voluntary and not.
+ctxt_switches() {
+	awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$1"/status
+}
+
+# wait_for_quiet PID [seconds]: until PID's main thread has had a whole
+# second without a context switch (start-up work done)
+wait_for_quiet() {
+	local pid="$1" timeout="${2:-30}" i prev now
+	prev="$(ctxt_switches "$pid")"
+	for i in $(seq 1 "$timeout"); do
+		sleep 1
+		now="$(ctxt_switches "$pid")"
+		[ "$now" = "$prev" ] && return 0
+		prev="$now"
+	done
+	return 1
+}
+
+# tuner_events TUNER [events|events_ignored]: events the daemon has
+# dispatched to TUNER so far (handled or ignored; or only those ignored
+# because the tuner is stopped in their netns), from its control socket
+tuner_events() {
+	"$BPFTUNE" --socket "$CTL_SOCK" -q tuners --json | python3 -c 'import json, sys
+t = [t for t in json.load(sys.stdin)["tuners"] if t["name"] == sys.argv[1]]
+print(t[0][sys.argv[2]] if t else -1)' "$1" "${2:-events}"
+}
+
+# barrier: the daemon has handled every event the kernel reported so far
+# (each query first delivers what is queued): a test that did something
+# that must not change anything can look now
+barrier() {
+	"$BPFTUNE" --socket "$CTL_SOCK" -q tuners >/dev/null
+}
+
+# wait_events TUNER N [seconds [events_ignored]]: until TUNER has had N
+# events in all (or N ignored): a barrier after which what a test did has
+# been seen (or ignored) for sure
+wait_events() {
+	local i field="${4:-events}"
+	for i in $(seq 1 $((${3:-30} * 10))); do
+		[ "$(tuner_events "$1" "$field")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "tuner $1: $(tuner_events "$1" "$field") $field, not $2" >&3
 	return 1
 }
 
@@ -128,6 +203,17 @@ in_ns() {
 	else
 		ip netns exec "$ns" "$@"
 	fi
+}
+
+# wait_listen NS|- PORT: until a TCP socket listens on PORT there
+wait_listen() {
+	local i
+	for i in $(seq 1 300); do
+		in_ns "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on port $2 in $1" >&3
+	return 1
 }
 
 # listen() with a backlog in a netns (or globally with ns "-").

@@ -57,9 +57,11 @@ loaded() {
 	chown 0 "$PLUGIN_DIR/sample_tuner.so"
 	wait_for_log "hot plug: tuner sample loaded from $PLUGIN_DIR/sample_tuner.so"
 	[ "$(loaded)" = "alt sample" ]
-	# a symlink is never followed
-	ln -s "$SAMPLE_SO" "$PLUGIN_DIR/other_tuner.so"
-	sleep 0.5
+	# a symlink is never followed (renamed into place, as a package
+	# manager would, so that the daemon looks at it)
+	ln -s "$SAMPLE_SO" "$PLUGIN_DIR/.other.tmp"
+	mv "$PLUGIN_DIR/.other.tmp" "$PLUGIN_DIR/other_tuner.so"
+	wait_for_log "plugin $PLUGIN_DIR/other_tuner.so refused: is a symlink"
 	! grep -q "other_tuner.so loaded" "$LOG"
 }
 

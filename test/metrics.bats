@@ -130,7 +130,13 @@ PY
 	stop_daemon
 	check_prom <"$prom"
 	grep -q "metrics: [0-9]* writes of $prom" "$LOG"
-	sleep 0.2
+	# the watcher has seen every rename the daemon counted
+	local writes
+	writes="$(sed -n "s/.*metrics: \([0-9]*\) writes of .*/\1/p" "$LOG")"
+	for i in $(seq 1 100); do
+		[ "$(grep -c "MOVED_TO bpftune.prom" "$RUN_DIR/inotify")" -ge "$writes" ] && break
+		sleep 0.1
+	done
 	cat "$RUN_DIR/inotify"
 	# the file itself was only ever renamed into place
 	grep -q "MOVED_TO bpftune.prom" "$RUN_DIR/inotify"

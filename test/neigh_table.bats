@@ -170,6 +170,7 @@ add_neigh() {
 		while read -r v; do [ "$v" -le 65536 ]; done
 }
 
+# bats test_tags=hooks
 @test "thresholds changed through netlink by someone else stop the tuner" {
 	make_lan 10.79.0.1/22
 	set_thresh 32 64 128
@@ -199,6 +200,7 @@ add_neigh() {
 	[ "$(thresh 1)" -eq 32 ]
 }
 
+# bats test_tags=hooks
 @test "low IPv6 thresholds (ndisc_cache) grow with a few hundred IPv6 neighbours and shrink back when they are flushed" {
 	make_lan 10.82.0.1/24
 	ip -n "$NS" addr add fd00:82::1/64 dev nt0 nodad

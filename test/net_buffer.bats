@@ -9,19 +9,24 @@
 # The scenario: UDP from one netns to another over a veth pair.  veth
 # hands packets to the per-CPU backlog (netif_rx); RPS on the receiving
 # veth sends them all to the last CPU while the sender runs on CPU 0, and
-# a tc classifier (test/bpf/slow_rx.bpf.c) makes each packet cost tens of
-# microseconds there, so the backlog fills and the receive rounds run
-# into their budget or time limit -- on any machine with two CPUs.
+# a tc classifier (test/bpf/slow_rx.bpf.c) holds each packet there for
+# 50 us of wall-clock time, so the backlog fills and the receive rounds
+# run into their budget or time limit -- by construction, on any machine
+# with two CPUs, however fast or loaded (test/bpf/rx_round.c watches the
+# rounds, so a test can assert that first).
 
 load helpers
 
 GLOBALS="net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs
-	net.core.flow_limit_cpu_bitmap net.core.high_order_alloc_disable"
+	net.core.flow_limit_cpu_bitmap net.core.high_order_alloc_disable
+	net.core.dev_weight_rx_bias"
 
 setup() {
 	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs (RPS to another CPU than the sender's)"
 	SLOW_OBJ="$REPO/build/test/bpf/slow_rx.bpf.o"
-	[ -f "$SLOW_OBJ" ] || skip "run make fixtures first ($SLOW_OBJ)"
+	FANOUT_OBJ="$REPO/build/test/bpf/fanout_rx.bpf.o"
+	[ -f "$SLOW_OBJ" ] && [ -f "$FANOUT_OBJ" ] && [ -x "$REPO/build/test/rx_round" ] ||
+		skip "run make fixtures first"
 	make_plugin_dir sysctl net_buffer
 	SAVED_GLOBALS=()
 	local s
@@ -77,6 +82,34 @@ while time.time() < end:
         except OSError:
             pass
 PY
+}
+
+# make_fanout_pair: make_slow_pair, but the packets RPS brings to $RX_CPU
+# are fanned out (test/bpf/fanout_rx.bpf.c) to 4 veth pairs inside $SRV
+# whose receiving ends run in NAPI mode, each with the slow classifier.
+# With a single backlog a round is one poll (the kernel polls each
+# scheduled NAPI context once, then checks the time limit); here a round
+# on $RX_CPU polls several contexts of up to 64 slow packets (3.2 ms)
+# each, refilled by the backlog's polls of up to 512 packets
+# (dev_weight_rx_bias 8), until it runs into netdev_budget_usecs.
+make_fanout_pair() {
+	local i
+	make_slow_pair
+	ip netns exec "$SRV" tc filter del dev nbs ingress
+	ip netns exec "$SRV" tc filter add dev nbs ingress bpf direct-action obj "$FANOUT_OBJ" sec tc
+	for i in 1 2 3 4; do
+		# fanout_rx.bpf.c redirects to ifindex 101..104
+		ip -n "$SRV" link add "fo$i" index $((100 + i)) type veth peer name "fi$i"
+		# the peer takes redirected packets through its NAPI context
+		# only from a sender without TSO (veth_skb_is_eligible_for_gro)
+		ip netns exec "$SRV" ethtool -K "fo$i" tso off gso off >/dev/null
+		ip netns exec "$SRV" ethtool -K "fi$i" gro on >/dev/null
+		ip -n "$SRV" link set "fo$i" up
+		ip -n "$SRV" link set "fi$i" up
+		ip netns exec "$SRV" tc qdisc add dev "fi$i" clsact
+		ip netns exec "$SRV" tc filter add dev "fi$i" ingress bpf direct-action obj "$SLOW_OBJ" sec tc
+	done
+	sysctl -qw net.core.dev_weight_rx_bias=8
 }
 
 # traffic_until PATTERN [TRIES [SECONDS]]: blast from CPU 0, TRIES times
@@ -142,13 +175,62 @@ PY
 )" -ge 1 ]
 }
 
+# watch_rounds LONG_US: follow the NET_RX rounds of $RX_CPU in the
+# background (test/bpf/rx_round.c), counting those of LONG_US or more
+watch_rounds() {
+	local i
+	ROUNDS="$BATS_TEST_TMPDIR/rounds"
+	"$REPO/build/test/rx_round" "$RX_CPU" "$1" >"$ROUNDS" 2>&1 &
+	PIDS="$PIDS $!"
+	for i in $(seq 1 300); do
+		grep -q "^watching cpu" "$ROUNDS" && return 0
+		sleep 0.1
+	done
+	cat "$ROUNDS" >&3
+	return 1
+}
+
+# rounds_field NAME: NAME=N of the watcher's last report
+rounds_field() {
+	tail -1 "$ROUNDS" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# time_squeezes CPU: the kernel's count of rounds stopped early on CPU
+time_squeezes() {
+	local cols
+	read -r -a cols < <(sed -n "$(($1 + 1))p" /proc/net/softnet_stat)
+	echo $((16#${cols[2]}))
+}
+
+# the kernel's tick in us (its time limit is whole jiffies), as the tuner
+# reads it; 10 ms (HZ=100, the coarsest) when the config is not readable
+jiffy_us() {
+	local hz
+	hz="$({ cat "/boot/config-$(uname -r)" 2>/dev/null || zcat /proc/config.gz 2>/dev/null; } |
+		sed -n 's/^CONFIG_HZ=//p')"
+	echo $((1000000 / ${hz:-100}))
+}
+
 @test "the budget_usecs cap holds: rounds that run out of time stop it at 20 ms" {
-	make_slow_pair
+	local long squeezed
+	make_fanout_pair
+	# rounds of 4 polls x 3.2 ms run into an 18 ms limit; 3000 packets per
+	# round would take 150 ms
+	sysctl -qw net.core.netdev_max_backlog=1000
 	sysctl -qw net.core.netdev_budget_usecs=18000
 	sysctl -qw net.core.netdev_budget=3000
+	# the kernel ends a round at the first poll past its whole-jiffy limit
+	long=$((18000 - $(jiffy_us)))
+	watch_rounds "$long"
+	squeezed="$(time_squeezes "$RX_CPU")"
 	start_tuner
-	# an 18 ms round takes a long burst; qemu guests need more of them
-	traffic_until "receive time exhausted: net.core.netdev_budget_usecs 18000 -> 20000 in global netns: a receive round on CPU [0-9]+ ran [0-9]+ us in [0-9]+ NAPI polls, into its time limit, with more waiting .*\(held at the tunable's cap\)" 20 2
+	traffic_until "receive time exhausted: net.core.netdev_budget_usecs 18000 -> 20000 in global netns" 20 2 || true
+	# the precondition first: the fixture made rounds that ran into the limit
+	echo "# round time reached $(rounds_field max_round_us) us in $(rounds_field polls) NAPI polls ($(rounds_field long_rounds) of $(rounds_field rounds) rounds >= $long us; time squeezes on CPU $RX_CPU: $(( $(time_squeezes "$RX_CPU") - squeezed )))" >&3
+	[ "$(rounds_field long_rounds)" -ge 1 ]
+	[ "$(time_squeezes "$RX_CPU")" -gt "$squeezed" ]
+	# then the tuner's reaction
+	grep -qE "receive time exhausted: net.core.netdev_budget_usecs 18000 -> 20000 in global netns: a receive round on CPU [0-9]+ ran [0-9]+ us in [0-9]+ NAPI polls, into its time limit, with more waiting .*\(held at the tunable's cap\)" "$LOG"
 	traffic_until "will not match: keep the rounds squeezed at the cap" 3 || true
 	[ "$(sysctl -n net.core.netdev_budget_usecs)" -eq 20000 ]
 	stop_daemon

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# bats file_tags=kernel
+# bats file_tags=kernel,hooks
 # Paths shaped with netem (delay, loss): the TCP tuners on a long, lossy
 # path.  This host's kernel has no netem, so these run in the qemu guests
 # of the kernel matrix (make test-matrix), where netem is a module; there a

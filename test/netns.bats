@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bats file_tags=kernel
-# The netns tuner: namespaces coming and going.  When one is destroyed the
+# netns tracking (the core mechanism "netns", always on): namespaces coming
+# and going.  When one is destroyed the
 # per-netns state of every tuner there goes GONE and is freed, and the
 # daemon keeps no fd that would keep a deleted namespace alive.
 #
-# The daemon's cgroup programs (the sysctl tuner's) are attached to a
+# The daemon's cgroup programs (admin-override detection's) are attached to a
 # cgroup of the test's own (-c), so that other tests' sysctl writes on
 # this host make no state here.  The netns hooks see every namespace.
 
@@ -13,7 +14,7 @@ load helpers
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
-	make_plugin_dir netns sysctl sample
+	make_plugin_dir sample
 	CG="$(make_cgroup)" || skip "no cgroup2 hierarchy"
 }
 
@@ -34,8 +35,8 @@ COOKIE_PY='import socket, struct; s = socket.socket(); print(struct.unpack("Q", 
 netns_cookie() { ip netns exec "$1" python3 -c "$COOKIE_PY"; }
 
 # churn N: N namespaces, each created, given per-netns state (an admin
-# write that makes the sysctl tuner stop the sample tuner there), deleted.
-# Run inside $CG so that the sysctl tuner sees the writes.
+# write that makes admin-override detection stop the sample tuner there),
+# deleted.  Run inside $CG so that admin-override detection sees the writes.
 churn() {
 	(
 		echo "$BASHPID" > "$CG/cgroup.procs"
@@ -60,7 +61,7 @@ wait_count() {
 	return 1
 }
 
-@test "ip netns del of a netns the sysctl tuner marked manual: its state goes gone" {
+@test "ip netns del of a netns the admin took over: its state goes gone" {
 	local ns
 	ns="$(make_netns)"
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
@@ -101,7 +102,7 @@ wait_count() {
 # slow in a TCG guest and not kernel-dependent beyond the rest of the
 # file: make test-matrix runs it, the CI subset skips it
 # bats test_tags=slow
-@test "200 namespaces created and destroyed: no fd or memory growth, per-netns state freed" {
+@test "500 namespaces created and destroyed: no fd or memory growth, per-netns state freed" {
 	# telemetry off: its periodic samples would grow the heap on their own
 	start_daemon -d -c "$CG" --no-telemetry
 	# warm up caches and the allocator first
@@ -110,19 +111,22 @@ wait_count() {
 	local fds0 rss0 fds1 rss1
 	fds0="$(fds_of "$DAEMON_PID")"
 	rss0="$(rss_of "$DAEMON_PID")"
-	churn 200
-	wait_count "state manual -> gone" 220 60
+	churn 500
+	wait_count "state manual -> gone" 520 180
 	fds1="$(fds_of "$DAEMON_PID")"
 	rss1="$(rss_of "$DAEMON_PID")"
 	echo "# fds $fds0 -> $fds1, VmRSS $rss0 -> $rss1 kB" >&3
-	[ "$fds1" -le "$fds0" ]
-	# 2 MB of slack for malloc arenas and stdio; per-netns leaks would be more
-	[ "$rss1" -le $((rss0 + 2048)) ]
+	[ "$fds1" -eq "$fds0" ]
+	# 2 MB of slack for malloc arenas and stdio; per-netns leaks would be
+	# more (a sanitizer build keeps freed memory in quarantine: there
+	# LeakSanitizer judges at exit)
+	[ "$SANITIZED" = 1 ] || [ "$rss1" -le $((rss0 + 2048)) ]
 	stop_daemon
-	[ "$(grep -c "tuner sample stopped in netns" "$LOG")" -eq 220 ]
+	[ "$(grep -c "tuner sample stopped in netns" "$LOG")" -eq 520 ]
 	grep -q "per-netns tuner states: 0," "$LOG"
 }
 
+# bats test_tags=hooks
 @test "namespaces created while the daemon runs are seen coming and going" {
 	local ns cookie unshared
 	start_daemon -d -c "$CG"
@@ -136,6 +140,7 @@ wait_count() {
 	wait_for_log "netns: netns cookie $cookie \(was $ns\) destroyed|netns: netns $ns \(cookie $cookie\) destroyed"
 }
 
+# bats test_tags=hooks
 @test "an unnamed netns is found through the event's pid; its change is marked gone when it dies" {
 	local out cookie
 	start_daemon -d -c "$CG"

@@ -4,8 +4,9 @@
 
 load helpers
 
+# alt, a fixture that runs in every mode, is the trusted plugin here
 setup() {
-	make_plugin_dir sysctl
+	make_plugin_dir alt
 	UNTRUSTED_USER=nobody
 }
 
@@ -33,7 +34,7 @@ expect_refused() {
 	EXTRA_DIR="$(mktemp -d /run/bpftune-parent.XXXXXX)"
 	chmod 0757 "$EXTRA_DIR"
 	mkdir -m 0755 "$EXTRA_DIR/plugins"
-	cp "$BUILD_PLUGINS/sysctl_tuner.so" "$EXTRA_DIR/plugins/"
+	cp "$FIXTURE_PLUGINS/alt_tuner.so" "$EXTRA_DIR/plugins/"
 	run "$BPFTUNE" -s -l "$EXTRA_DIR/plugins"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"directory $EXTRA_DIR is writable by others"* ]]
@@ -51,15 +52,15 @@ expect_refused() {
 }
 
 @test "a symlinked plugin file is refused, the others load" {
-	cp "$BUILD_PLUGINS/sysctl_tuner.so" "/run/bpftune-real-$$.so"
+	cp "$FIXTURE_PLUGINS/alt_tuner.so" "/run/bpftune-real-$$.so"
 	LINK="/run/bpftune-real-$$.so"
-	mv "$PLUGIN_DIR/sysctl_tuner.so" "$PLUGIN_DIR/keep_tuner.so.off"
-	ln -s "$LINK" "$PLUGIN_DIR/sysctl_tuner.so"
+	mv "$PLUGIN_DIR/alt_tuner.so" "$PLUGIN_DIR/keep_tuner.so.off"
+	ln -s "$LINK" "$PLUGIN_DIR/alt_tuner.so"
 	cp "$SAMPLE_SO" "$PLUGIN_DIR/"
 	start_daemon
-	grep -q "plugin $PLUGIN_DIR/sysctl_tuner.so refused: is a symlink" "$LOG"
+	grep -q "plugin $PLUGIN_DIR/alt_tuner.so refused: is a symlink" "$LOG"
 	grep -q "tuner sample started" "$LOG"
-	! grep -q "tuner sysctl started" "$LOG"
+	! grep -q "tuner alt started" "$LOG"
 }
 
 @test "a plugin file not owned by root is refused" {
@@ -68,7 +69,7 @@ expect_refused() {
 	start_daemon
 	grep -q "plugin $PLUGIN_DIR/sample_tuner.so refused: file sample_tuner.so is owned by uid $(id -u $UNTRUSTED_USER), not root" "$LOG"
 	! grep -q "tuner sample started" "$LOG"
-	grep -q "tuner sysctl started" "$LOG"
+	grep -q "tuner alt started" "$LOG"
 }
 
 @test "a group- or other-writable plugin file is refused" {
@@ -100,11 +101,11 @@ expect_refused() {
 @test "files that are not bpftune tuners are refused, not crashed on" {
 	echo "not an ELF file" > "$PLUGIN_DIR/text_tuner.so"
 	cp "$(ldconfig -p | awk '/libz.so.1 / {print $NF; exit}')" "$PLUGIN_DIR/libz_tuner.so"
-	head -c 3000 "$BUILD_PLUGINS/sysctl_tuner.so" > "$PLUGIN_DIR/truncated_tuner.so"
+	head -c 3000 "$FIXTURE_PLUGINS/alt_tuner.so" > "$PLUGIN_DIR/truncated_tuner.so"
 	chmod 0644 "$PLUGIN_DIR"/*.so
 	start_daemon
 	grep -q "text_tuner.so refused: not an ELF shared object" "$LOG"
 	grep -q "libz_tuner.so refused: no bpftune_tuner_ops symbol: not a bpftune tuner" "$LOG"
 	grep -q "truncated_tuner.so refused: truncated or corrupt ELF file" "$LOG"
-	grep -q "tuner sysctl started" "$LOG"
+	grep -q "tuner alt started" "$LOG"
 }

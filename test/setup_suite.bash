@@ -15,7 +15,9 @@ setup_suite() {
 	fi
 	export BPFTUNE_SUITE_PREFIX="$prefix"
 	chmod 0755 "$prefix"
-	make -s -C "$repo" install PREFIX="$prefix" >"$prefix.install.log" 2>&1 || {
+	# make test-asan: the sanitizer build is what gets installed
+	make -s -C "$repo" install PREFIX="$prefix" ${BPFTUNE_SAN:+SAN=$BPFTUNE_SAN} \
+		>"$prefix.install.log" 2>&1 || {
 		cat "$prefix.install.log" >&2
 		return 1
 	}

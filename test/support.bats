@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# bats file_tags=kernel
+# bats file_tags=kernel,hooks
 # bpftune -S, -L and command-line handling.
 
 load helpers
 
 setup() {
-	make_plugin_dir sysctl sample alt fentry_only
+	make_plugin_dir sample alt fentry_only
 }
 
 teardown() {
@@ -36,15 +36,18 @@ teardown() {
 
 @test "-S prints one line per installed tuner: will run or skipped with the reason" {
 	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR"
-	[[ "$output" =~ sysctl\ +will\ run ]]
+	# the core mechanisms, though no file installs them
+	[[ "$output" =~ sysctl\ +will\ run:\ admin-override\ detection ]]
+	[[ "$output" =~ netns\ +will\ run:\ netns\ tracking ]]
 	[[ "$output" =~ sample\ +will\ run ]]
 	[[ "$output" =~ alt\ +will\ run ]]
 	if [ "$MODE" = host ]; then
-		[[ "$output" =~ fentry_only\ +skipped:\ hook\ sendmsg\ needs\ fentry\ \(program\ load\ failed:\ Operation\ not\ permitted ]]
+		# no fentry here: the legacy objects, whose function hook is a kprobe
+		[[ "$output" =~ fentry_only\ +skipped:\ hook\ sendmsg\ needs\ kprobe\ \(kernel\ has\ no\ kprobes ]]
 	else
 		[[ "$output" =~ fentry_only\ +will\ run ]]
 	fi
-	[ "$(grep -cE '^  [a-z_]+ +(will run|skipped)' <<<"$output")" -eq 4 ]
+	[ "$(grep -cE '^  [a-z_]+ +(will run|skipped)' <<<"$output")" -eq 5 ]
 }
 
 @test "-L fails with a clear message where the kernel has no kprobes" {
@@ -59,8 +62,10 @@ teardown() {
 
 @test "-L on a kernel with kprobes runs the legacy objects" {
 	[ "$MODE" != host ] || skip "this kernel has no kprobes"
-	start_daemon -L -a sysctl
-	grep -q "tuner sysctl started (legacy objects" "$LOG"
+	start_daemon -L -a sample
+	grep -q "core sysctl started (legacy objects" "$LOG"
+	grep -q "core netns started (legacy objects" "$LOG"
+	grep -q "tuner sample started (legacy objects" "$LOG"
 }
 
 @test "bad command lines are refused with a message, not a crash" {
@@ -101,7 +106,7 @@ teardown() {
 	cp "$FIXTURE_PLUGINS/fentry_only_tuner.so" "$PLUGIN_DIR/"
 	run "$BPFTUNE" -s -l "$PLUGIN_DIR"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"tuner fentry_only skipped: hook sendmsg needs fentry"* ]]
+	[[ "$output" == *"tuner fentry_only skipped: hook sendmsg needs kprobe"* ]]
 	[[ "$output" == *"no tuner can run on this system"* ]]
 }
 
@@ -120,7 +125,10 @@ teardown() {
 	done
 	[ "${#names[@]}" -ge 4 ]
 	start_daemon -d -c "$CG" --no-telemetry
-	[ "$MODE" = legacy ] && kind=legacy
+	kind="$(objects_kind)"
+	# the core mechanisms too
+	grep -q "core sysctl started ($kind objects" "$LOG"
+	grep -q "core netns started ($kind objects" "$LOG"
 	for t in "${names[@]}"; do
 		wait_for_log "tuner $t (started \($kind objects|skipped)" 20 || {
 			cat "$LOG"
@@ -136,7 +144,9 @@ teardown() {
 	legacy)	! grep -E "hook .*: using (fentry|tp_btf) program" "$LOG"
 		# on a kprobe kernel, the legacy objects' function hooks are kprobes
 		grep -qE "hook .*: using kprobe program" "$LOG" ;;
-	host)	! grep -E "hook .*: using (fentry|kprobe) program" "$LOG" ;;
+	host)	# tracepoints only: raw_tp (legacy objects) where fentry fails
+		! grep -E "hook .*: using (fentry|kprobe) program" "$LOG"
+		[ "$kind" = full ] || ! grep -E "hook .*: using tp_btf program" "$LOG" ;;
 	esac
 	! grep -E "cannot attach|BPF load failed" "$LOG"
 }

@@ -1,20 +1,24 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bats file_tags=kernel
-# The sysctl tuner: an admin's write to a managed sysctl stops the tuner
-# that manages it, in that netns, or everywhere for the global netns.
+# Admin-override detection (the core mechanism "sysctl", always on): an
+# admin's write to a managed sysctl stops the tuner that manages it, in
+# that netns, or everywhere for the global netns.
 
 load helpers
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir sample
 }
 
 teardown() {
 	common_teardown
 }
 
+
+
+# bats test_tags=hooks
 @test "an admin write inside a netns stops the tuner there and only there" {
 	local ns1 ns2 ns3
 	ns1="$(make_netns)"
@@ -31,9 +35,9 @@ teardown() {
 	# a netns the admin has not touched is still tuned
 	listen_backlog "$ns3" 3000
 	wait_for_log "somaxconn 128 -> 3000 in netns $ns3"
-	# the stopped one is not
+	# the stopped one is not: its event is seen and ignored
 	listen_backlog "$ns1" 3000
-	sleep 0.5
+	wait_events sample 1 30 events_ignored
 	[ "$(somaxconn_in "$ns1")" -eq 300 ]
 	stop_daemon
 	grep -q "summary: tuner sample: [0-9]* events, 1 ignored" "$LOG"
@@ -48,11 +52,13 @@ teardown() {
 	wait_for_log "tuner sample stopped in every netns"
 	grep -q "net.core.somaxconn was set to '$SAVED_SOMAXCONN' by pid [0-9]* (sysctl) in global netns" "$LOG"
 	listen_backlog "$ns" 3000
-	sleep 0.5
+	# whatever the listen() sent has been handled
+	barrier
 	[ "$(somaxconn_in "$ns")" -eq 128 ]
 	# the sample tuner's program is no longer attached
 	! grep -q "called listen" "$LOG"
-	grep -q "tuner sysctl started" "$LOG"
+	[ "$(tuner_events sample)" -eq 0 ]
+	grep -q "core sysctl started" "$LOG"
 }
 
 @test "writes to sysctls no tuner manages change nothing" {
@@ -68,7 +74,7 @@ teardown() {
 	start_daemon -d
 	cat /proc/sys/net/core/somaxconn >/dev/null
 	sysctl net.core.somaxconn >/dev/null
-	sleep 0.3
+	barrier
 	! grep -qE "somaxconn (was set to|written by)" "$LOG"
 	! grep -q "stopped" "$LOG"
 }

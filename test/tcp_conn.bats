@@ -12,7 +12,7 @@ load helpers
 
 setup() {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
-	LOSS_OBJ="$REPO/build/test/bpf/loss.bpf.o"
+	LOSS_OBJ="$BUILD/test/bpf/loss.bpf.o"
 	[ -f "$LOSS_OBJ" ] || {
 		echo "missing $LOSS_OBJ: run make test (or make fixtures)" >&3
 		return 1
@@ -80,7 +80,7 @@ need_cc() {
 start_iperf() {
 	ip netns exec "$SRV" iperf3 -s -1 >/dev/null 2>&1 &
 	BG_PIDS="$BG_PIDS $!"
-	sleep 0.5
+	wait_listen "$SRV" 5201
 	IPERF_OUT="$BATS_TEST_TMPDIR/iperf.out"
 	in_cgroup "$CG" ip netns exec "$CLI" iperf3 -c 10.78.1.2 -t "$1" \
 		>"$IPERF_OUT" 2>&1 &
@@ -94,6 +94,7 @@ client_ccs() {
 		grep -oE '^[[:space:]]+(cubic|bbr|reno|htcp|dctcp) ' | tr -d ' \t'
 }
 
+# bats test_tags=hooks
 @test "a lossy connection moves from cubic to bbr, and the log says why" {
 	make_pair
 	set_default_cc "$CLI" cubic
@@ -119,9 +120,13 @@ client_ccs() {
 	start_daemon -c "$CG"
 	need_cc cubic
 	start_iperf 3
-	sleep 1.5
-	local ccs
-	ccs="$(client_ccs)"
+	# both of iperf3's connections are up (control and data), as seen then
+	local ccs i
+	for i in $(seq 1 100); do
+		ccs="$(client_ccs)"
+		[ "$(grep -c . <<<"$ccs")" -ge 2 ] && break
+		sleep 0.1
+	done
 	! grep -qx bbr <<<"$ccs"
 	grep -qx cubic <<<"$ccs"
 	wait "$IPERF_PID"
@@ -136,7 +141,7 @@ client_ccs() {
 	need_cc bbr
 	ip netns exec "$SRV" iperf3 -s -1 >/dev/null 2>&1 &
 	BG_PIDS="$BG_PIDS $!"
-	sleep 0.5
+	wait_listen "$SRV" 5201
 	ip netns exec "$CLI" iperf3 -c 10.78.1.2 -t 3 >/dev/null
 	! grep -q "tuner tcp_conn: lossy connection:" "$LOG"
 }
@@ -164,6 +169,7 @@ for i in range(int(sys.argv[1])):
     time.sleep(0.02)    # let the daemon keep up: no choice before its data
 '
 
+# bats test_tags=hooks
 @test "with enough connections to a destination each choice is epsilon-greedy and recorded" {
 	make_pair
 	set_default_cc "$CLI" cubic
@@ -171,7 +177,7 @@ for i in range(int(sys.argv[1])):
 	need_cc bbr
 	ip netns exec "$SRV" python3 -c "$SERVER_PY" &
 	BG_PIDS="$BG_PIDS $!"
-	sleep 0.5
+	wait_listen "$SRV" 7777
 	# the first 8 connections teach the cost; then the destination gets
 	# its first choice (waited for: a slow guest may take a while)
 	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 8
@@ -180,7 +186,7 @@ for i in range(int(sys.argv[1])):
 	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 16
 	wait_for_log "decision: scenario 1 policy epsilon-greedy inputs \[choice=(greedy|explore) outcomes=[0-9]+ cost\[cubic\]=.* cost\[bbr\]=.* outcome: cc=(cubic|bbr) .* action cc=(cubic|bbr)$"
 	local i n=0
-	for i in $(seq 1 100); do
+	for i in $(seq 1 300); do
 		n="$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")"
 		[ "$n" -ge 16 ] && break
 		sleep 0.2

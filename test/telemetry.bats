@@ -9,7 +9,7 @@ load telemetry_helpers
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
 	TEL="$BATS_TEST_TMPDIR/telemetry"
-	FLOOD="$REPO/build/test/flood"
+	FLOOD="$BUILD/test/flood"
 }
 
 teardown() {
@@ -43,14 +43,14 @@ teardown() {
 		sleep 0.1
 	done
 	[ "$(sql "SELECT count(*) FROM decisions WHERE tuner = 'sample'")" -ge 2 ]
-	[ "$(sql "SELECT count(*) FROM samples_tcp")" -ge 1 ]
+	[ "$(sql "SELECT count(*) FROM samples_system")" -ge 1 ]
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 
 	# the run
 	[ "$(sql "SELECT label, exit_status, observe_only, learning_rate FROM runs")" = "bats-change|0|0|4" ]
 	[ "$(sql "SELECT count(*) FROM runs WHERE end_ts_uptime_us > ts_uptime_us AND kernel_release = '$(uname -r)' AND tuners LIKE '%sample%' AND host_id != '' AND boot_id = '$(cat /proc/sys/kernel/random/boot_id)'")" -eq 1 ]
-	[ "$(sql "PRAGMA user_version")" -eq "$("$REPO/build/bin/telemetry-schema" --version)" ]
+	[ "$(sql "PRAGMA user_version")" -eq "$("$BUILD/bin/telemetry-schema" --version)" ]
 	[ "$(sql "SELECT value FROM meta WHERE key = 'schema_version'")" -eq "$(sql "PRAGMA user_version")" ]
 	[ "$(sql "SELECT count(DISTINCT run_id) FROM events")" -eq 1 ]
 	[ "$(sql "SELECT count(*) FROM events e JOIN runs r USING (run_id, host_id)")" -eq "$(sql "SELECT count(*) FROM events")" ]
@@ -191,10 +191,15 @@ wakeups() {
 	grep -qx bpftune-writer /proc/"$DAEMON_PID"/task/*/comm
 	a="$(wakeups bpftune-writer)"
 	m0="$(wakeups bpftune)"
-	sleep 1.5
-	b="$(wakeups bpftune-writer)"
+	# the sample timer wakes it: 7 times (1.5 s when it is not starved)
+	local i
+	for i in $(seq 1 100); do
+		b="$(wakeups bpftune-writer)"
+		[ $((b - a)) -ge 7 ] && break
+		sleep 0.1
+	done
 	m1="$(wakeups bpftune)"
-	echo "idle wake-ups with 100 ms samples: writer $((b - a)), main thread $((m1 - m0))"
+	echo "idle wake-ups with 100 ms samples: writer $((b - a)) in $((i / 10)).$((i % 10)) s, main thread $((m1 - m0))"
 	[ $((b - a)) -ge 7 ]
 	[ $((b - a)) -le 20 ]
 	[ $((m1 - m0)) -le 2 ]
@@ -208,7 +213,7 @@ wakeups() {
 	# qemu TCG guests (the kernel matrix) run syscalls far slower
 	[ "$MODE" = host ] || n=200000
 	make_plugin_dir flood
-	start_daemon --telemetry-dir "$TEL" --sample-interval 200
+	start_daemon --telemetry-dir "$TEL" --sample-interval 200 --socket "$BATS_TEST_TMPDIR/s"
 	rss0="$(awk '/^VmRSS/ {print $2}' /proc/"$DAEMON_PID"/status)"
 	"$FLOOD" "$n"
 	# a marker after the flood (again while the ring buffer is still full
@@ -222,24 +227,34 @@ wakeups() {
 	wait_for_log "flood: marker from pid" 1
 	rss1="$(awk '/^VmRSS/ {print $2}' /proc/"$DAEMON_PID"/status)"
 	echo "RSS ${rss0} kB -> ${rss1} kB"
+	# every getpgid() is an event the fixture was handed, or one its BPF
+	# side counted lost (the fixture's own counts: the core mechanisms see
+	# every sysctl write and netns of this shared machine, anyone's)
+	local seen lost
+	seen="$("$BPFTUNE" --socket "$BATS_TEST_TMPDIR/s" -q tuners | sed -n 's/^flood: .*, \([0-9]*\) events (.*/\1/p')"
+	lost="$("$BPFTUNE" --socket "$BATS_TEST_TMPDIR/s" -q metrics | sed -n 's/^bpftune_ringbuf_lost_total{tuner="flood"} //p')"
+	echo "flood: $seen events handed over, $lost lost"
+	[ $((seen + lost)) -eq $((n + markers)) ]
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 	sql "SELECT * FROM health ORDER BY seq DESC LIMIT 1"
-	# every getpgid() is an event delivered, or one the BPF side counted lost
-	[ "$(sql "SELECT ringbuf_lost + events_seen FROM health ORDER BY seq DESC LIMIT 1")" -eq $((n + markers)) ]
+	# the health rows count them too, with the core mechanisms' events
+	[ "$(sql "SELECT ringbuf_lost + events_seen FROM health ORDER BY seq DESC LIMIT 1")" -ge $((n + markers)) ]
 	# every delivered event is a row, or a row counted as dropped
 	[ "$(sql "SELECT events_seen - events_dropped FROM health ORDER BY seq DESC LIMIT 1")" -eq "$(sql "SELECT count(*) FROM events")" ]
 	[ "$(sql "SELECT max(seq) FROM events")" -le "$(sql "SELECT events_seen FROM health ORDER BY seq DESC LIMIT 1")" ]
-	# the fixture decides once per event: what the queue refused is
-	# exactly what is missing from the two tables
+	# the fixture decides once per event (the core mechanisms decide
+	# nothing): what the queue refused is exactly what is missing from the
+	# two tables
 	[ "$(sql "SELECT rows_dropped FROM health ORDER BY seq DESC LIMIT 1")" -eq \
-	  "$(sql "SELECT 2 * (SELECT events_seen FROM health ORDER BY seq DESC LIMIT 1) - (SELECT count(*) FROM events) - (SELECT count(*) FROM decisions)")" ]
+	  "$(sql "SELECT (SELECT events_seen FROM health ORDER BY seq DESC LIMIT 1) + $seen - (SELECT count(*) FROM events) - (SELECT count(*) FROM decisions)")" ]
 	# this many events in so little time outrun the daemon: something was
 	# lost, and counted (the equalities above)
 	[ "$(sql "SELECT ringbuf_lost + rows_dropped FROM health ORDER BY seq DESC LIMIT 1")" -gt 0 ]
 	[ "$(sql "SELECT max(queue_max_depth) <= 4096 FROM health")" -eq 1 ]
-	# the queue is preallocated: RSS does not grow with the flood
-	[ $((rss1 - rss0)) -lt 32768 ]
+	# the queue is preallocated: RSS does not grow with the flood (a
+	# sanitizer build keeps freed memory in quarantine: not a measure)
+	[ "$SANITIZED" = 1 ] || [ $((rss1 - rss0)) -lt 32768 ]
 	[ "$(sql "PRAGMA integrity_check")" = "ok" ]
 }
 
@@ -269,7 +284,7 @@ wakeups() {
 	make_veth_pair
 	srv_c="$(netns_cookie_of "$SRV")"
 	cli_c="$(netns_cookie_of "$CLI")"
-	make_plugin_dir tcp_buffer netns
+	make_plugin_dir tcp_buffer net_buffer
 	# observe-only: the test looks, never tunes (tcp_mem is global)
 	start_daemon --telemetry-dir "$TEL" --observe --sample-interval 200
 	ip netns exec "$SRV" iperf3 -s -1 -D -I "$BATS_TEST_TMPDIR/iperf3.pid"
@@ -279,7 +294,13 @@ wakeups() {
 		sleep 0.1
 	done
 	ip netns exec "$CLI" iperf3 -c 10.78.0.1 -t 2 >/dev/null
-	sleep 0.6
+	# samples of both namespaces since the transfer (flushed as they go)
+	for i in $(seq 1 100); do
+		[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $srv_c")" -ge 3 ] &&
+			[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $cli_c")" -ge 3 ] &&
+			[ "$(sql "SELECT max(in_segs) FROM samples_tcp WHERE netns_cookie = $srv_c")" -gt 1000 ] && break
+		sleep 0.2
+	done
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 	sql "SELECT netns_cookie, count(*), max(in_segs), sum(srtt_n), max(srtt_max_us), sum(rcv_rtt_n), max(rcvbuf_max), sum(sndbuf_n) FROM samples_tcp WHERE netns_cookie IN (0, $srv_c, $cli_c) GROUP BY 1"
@@ -389,7 +410,10 @@ wakeups() {
 	[ "$(sql "SELECT min(netns_known) FROM health")" -ge 3 ]
 
 	start_daemon --telemetry-dir "$TEL" --observe --sample-interval 50 --sample-netns 0
-	sleep 0.5
+	for i in $(seq 1 100); do
+		[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = 0")" -ge 3 ] && break
+		sleep 0.1
+	done
 	stop_daemon
 	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie != 0")" -eq 0 ]
 	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = 0")" -ge 3 ]

@@ -19,7 +19,7 @@ teardown() {
 }
 
 # calls NETNS K...: getpgid(COLLECTOR_MAGIC + k) for each k, from NETNS
-collector_calls() {
+rows_calls() {
 	local ns="$1"
 	shift
 	in_ns "$ns" python3 -c '
@@ -38,7 +38,7 @@ for k in sys.argv[1:]:
 	make_plugin_dir sysctl sample badtable
 	start_daemon --telemetry-dir "$TEL"
 	grep -q "tuner badtable refused: telemetry: table 'bad_rows' column 1 'weird': unknown type 99 (INTEGER, REAL or TEXT)" "$LOG"
-	grep -q "bpftune running with 2 tuners" "$LOG"
+	grep -q "bpftune running with 1 tuner$" "$LOG"
 	# the others work, and the file has nothing of the refused plugin
 	listen_backlog "$ns" 2048
 	wait_for_log "somaxconn 128 -> 2048 in netns $ns"
@@ -49,7 +49,7 @@ for k in sys.argv[1:]:
 	# refused the same way with telemetry off
 	start_daemon --no-telemetry
 	grep -q "tuner badtable refused: telemetry: table 'bad_rows' column 1 'weird'" "$LOG"
-	grep -q "bpftune running with 2 tuners" "$LOG"
+	grep -q "bpftune running with 1 tuner$" "$LOG"
 	stop_daemon
 }
 
@@ -89,37 +89,37 @@ for backlog in (200, 4096, 100, 65535, 129):
 	local ns c k i
 	ns="$(make_netns)"
 	c="$(netns_cookie_of "$ns")"
-	make_plugin_dir collector
+	make_plugin_dir rows
 	start_daemon --telemetry-dir "$TEL" --sample-interval 100
-	grep -q "tuner collector started" "$LOG"
+	grep -q "collector rows started" "$LOG"
 	# 1..20, then the marker (999)
-	collector_calls "$ns" $(seq 1 20) 999
-	wait_for_log "collector: marker from pid"
+	rows_calls "$ns" $(seq 1 20) 999
+	wait_for_log "rows collector: marker from pid"
 	# a few intervals after the calls: the gauge's interval is in a row
 	for i in $(seq 1 100); do
-		[ "$(sql "SELECT count(*) FROM collector_ticks WHERE netns_cookie = $c AND handled >= 21")" -ge 2 ] && break
+		[ "$(sql "SELECT count(*) FROM rows_ticks WHERE netns_cookie = $c AND handled >= 21")" -ge 2 ] && break
 		sleep 0.1
 	done
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 	# per event: a row per call, with its k, in the caller's netns
-	[ "$(sql "SELECT count(*), sum(k), min(comm) FROM collector_calls WHERE netns_cookie = $c")" = "21|1209|python3" ]
+	[ "$(sql "SELECT count(*), sum(k), min(comm) FROM rows_calls WHERE netns_cookie = $c")" = "21|1209|python3" ]
 	# the gauge: every call counted in the interval it fell in, in that netns
-	[ "$(sql "SELECT sum(k_n), max(k_max) FROM collector_gauge WHERE netns_cookie = $c")" = "21|999" ]
-	[ "$(sql "SELECT round(sum(k_mean * k_n)) FROM collector_gauge WHERE netns_cookie = $c AND k_n > 0")" = "1209.0" ]
-	[ "$(sql "SELECT count(*) FROM collector_gauge WHERE k_n = 0 AND (k_mean IS NOT NULL OR k_max IS NOT NULL)")" -eq 0 ]
+	[ "$(sql "SELECT sum(k_n), max(k_max) FROM rows_gauge WHERE netns_cookie = $c")" = "21|999" ]
+	[ "$(sql "SELECT round(sum(k_mean * k_n)) FROM rows_gauge WHERE netns_cookie = $c AND k_n > 0")" = "1209.0" ]
+	[ "$(sql "SELECT count(*) FROM rows_gauge WHERE k_n = 0 AND (k_mean IS NOT NULL OR k_max IS NOT NULL)")" -eq 0 ]
 	# the callback ran inside each netns it sampled: a socket it opened
 	# there has that netns' cookie (the daemon's own: 0 is its row's)
-	[ "$(sql "SELECT count(*) FROM collector_ticks WHERE netns_cookie = $c")" -ge 2 ]
-	[ "$(sql "SELECT count(*) FROM collector_ticks WHERE netns_cookie != 0 AND cookie_inside != netns_cookie")" -eq 0 ]
-	[ "$(sql "SELECT count(*) FROM collector_ticks WHERE netns_cookie = 0 AND cookie_inside IS NULL")" -eq 0 ]
-	[ "$(sql "SELECT max(handled) FROM collector_ticks")" -eq 21 ]
-	[ "$(sql "SELECT count(*) FROM collector_ticks WHERE in_segs IS NULL")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM rows_ticks WHERE netns_cookie = $c")" -ge 2 ]
+	[ "$(sql "SELECT count(*) FROM rows_ticks WHERE netns_cookie != 0 AND cookie_inside != netns_cookie")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM rows_ticks WHERE netns_cookie = 0 AND cookie_inside IS NULL")" -eq 0 ]
+	[ "$(sql "SELECT max(handled) FROM rows_ticks")" -eq 21 ]
+	[ "$(sql "SELECT count(*) FROM rows_ticks WHERE in_segs IS NULL")" -eq 0 ]
 	# a collector manages nothing; its tables are declared in the file
-	[ "$(sql "SELECT num_tunables FROM tuners WHERE tuner = 'collector'")" -eq 0 ]
-	[ "$(sql "SELECT group_concat(table_name || ':' || sampled || per_netns, ' ') FROM telemetry_tables WHERE owner = 'collector'")" = \
-	  "collector_calls:01 collector_gauge:11 collector_ticks:11" ]
-	[ "$(sql "SELECT source FROM telemetry_columns WHERE table_name = 'collector_gauge' AND column_name = 'k_mean'")" = "BPF gauge k, mean" ]
+	[ "$(sql "SELECT num_tunables FROM tuners WHERE tuner = 'rows'")" -eq 0 ]
+	[ "$(sql "SELECT group_concat(table_name || ':' || sampled || per_netns, ' ') FROM telemetry_tables WHERE owner = 'rows'")" = \
+	  "rows_calls:01 rows_gauge:11 rows_ticks:11" ]
+	[ "$(sql "SELECT source FROM telemetry_columns WHERE table_name = 'rows_gauge' AND column_name = 'k_mean'")" = "BPF gauge k, mean" ]
 	run check_clock_and_seq
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -129,31 +129,31 @@ for backlog in (200, 4096, 100, 65535, 129):
 	local ns c i
 	ns="$(make_netns)"
 	c="$(netns_cookie_of "$ns")"
-	make_plugin_dir sysctl
+	make_plugin_dir sample
 	start_daemon --telemetry-dir "$TEL" --sample-interval 100
-	cp "$FIXTURE_PLUGINS/collector_tuner.so" "$PLUGIN_DIR/"
-	wait_for_log "hot plug: tuner collector loaded"
-	collector_calls "$ns" 1 2 999
-	wait_for_log "collector: marker from pid"
-	rm "$PLUGIN_DIR/collector_tuner.so"
-	wait_for_log "collector_tuner.so was removed: tuner collector unloaded"
-	cp "$FIXTURE_PLUGINS/collector_tuner.so" "$PLUGIN_DIR/"
+	cp "$FIXTURE_PLUGINS/rows_collector.so" "$PLUGIN_DIR/"
+	wait_for_log "hot plug: tuner rows loaded"
+	rows_calls "$ns" 1 2 999
+	wait_for_log "rows collector: marker from pid"
+	rm "$PLUGIN_DIR/rows_collector.so"
+	wait_for_log "rows_collector.so was removed: tuner rows unloaded"
+	cp "$FIXTURE_PLUGINS/rows_collector.so" "$PLUGIN_DIR/"
 	for i in $(seq 1 100); do
-		[ "$(grep -c "hot plug: tuner collector loaded" "$LOG")" -eq 2 ] && break
+		[ "$(grep -c "hot plug: tuner rows loaded" "$LOG")" -eq 2 ] && break
 		sleep 0.1
 	done
-	[ "$(grep -c "hot plug: tuner collector loaded" "$LOG")" -eq 2 ]
-	collector_calls "$ns" 3 998 999
+	[ "$(grep -c "hot plug: tuner rows loaded" "$LOG")" -eq 2 ]
+	rows_calls "$ns" 3 998 999
 	for i in $(seq 1 100); do
-		[ "$(grep -c "collector: marker from pid" "$LOG")" -eq 2 ] && break
+		[ "$(grep -c "rows collector: marker from pid" "$LOG")" -eq 2 ] && break
 		sleep 0.1
 	done
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 	# one table, its rows from both loads, seq without a gap
-	[ "$(sql "SELECT group_concat(k, ' ') FROM (SELECT k FROM collector_calls WHERE netns_cookie = $c ORDER BY seq)")" = "1 2 999 3 998 999" ]
-	[ "$(sql "SELECT count(*) FROM telemetry_tables WHERE table_name = 'collector_calls'")" -eq 1 ]
-	[ "$(sql "SELECT count(*) FROM tuners WHERE tuner = 'collector'")" -eq 2 ]
+	[ "$(sql "SELECT group_concat(k, ' ') FROM (SELECT k FROM rows_calls WHERE netns_cookie = $c ORDER BY seq)")" = "1 2 999 3 998 999" ]
+	[ "$(sql "SELECT count(*) FROM telemetry_tables WHERE table_name = 'rows_calls'")" -eq 1 ]
+	[ "$(sql "SELECT count(*) FROM tuners WHERE tuner = 'rows'")" -eq 2 ]
 	run check_clock_and_seq
 	echo "$output"
 	[ "$status" -eq 0 ]

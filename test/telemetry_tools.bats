@@ -6,7 +6,7 @@
 load helpers
 
 TOOL="$REPO/tools/bpftune-telemetry"
-SCHEMA="$REPO/build/bin/telemetry-schema"
+SCHEMA="$BUILD/bin/telemetry-schema"
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
@@ -81,10 +81,11 @@ json_get() {
 	[ "$(csv_rows "$BATS_TEST_TMPDIR/csv/events.csv")" -eq 15 ]
 	[ "$(csv_rows "$BATS_TEST_TMPDIR/csv/changes.csv")" -eq 5 ]
 	[ "$(csv_values "$BATS_TEST_TMPDIR/csv/events.csv" run_id | wc -l)" -eq 5 ]
-	# the header is the table's columns, in the schema's order
+	# the header is the table's columns, in the schema's order, then the
+	# run's label, category and trace_id
 	[ "$(head -1 "$BATS_TEST_TMPDIR/csv/events.csv" | tr -d '\r')" = \
 	  "$(sed -n 's/^CREATE TABLE IF NOT EXISTS events (\(.*\));$/\1/p' "$BATS_TEST_TMPDIR/schema.sql" |
-	     sed 's/ [A-Z]*\( NOT NULL\)\?//g; s/, /,/g')" ]
+	     sed 's/ [A-Z]*\( NOT NULL\)\?//g; s/, /,/g'),label,category,trace_id" ]
 	# meta rows say which run they belong to
 	[ "$(csv_values "$BATS_TEST_TMPDIR/csv/meta.csv" run_id | wc -l)" -eq 5 ]
 }
@@ -132,16 +133,16 @@ print(sum(1 for f in glob.glob(sys.argv[1] + "/*.db")
 	[[ "$output" == *"/samples_system.png: load1 (value), mem_available_kb (value)"* ]]
 }
 
-@test "dataset build: split by run, one label held out only in test_unseen, counts in dataset_meta.json" {
+@test "dataset build: split by run, one category held out only in test_unseen, counts in dataset_meta.json" {
 	fixture alpha:4 beta:4 gamma:4
 	run "$TOOL" dataset build --seed 7 --out "$BATS_TEST_TMPDIR/ds" "$FIX"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local meta="$BATS_TEST_TMPDIR/ds/dataset_meta.json" held s t all=""
-	held="$(json_get "$meta" 'm["holdout_label"]')"
+	held="$(json_get "$meta" 'm["holdout_category"]')"
 	[[ "$held" =~ ^(alpha|beta|gamma)$ ]]
 	[ "$(json_get "$meta" 'm["split_by"]')" = run ]
-	# the held-out label is all of test_unseen and nowhere else
+	# the held-out category (here: label) is all of test_unseen and nowhere else
 	[ "$(csv_values "$BATS_TEST_TMPDIR/ds/test_unseen/runs.csv" label)" = "$held" ]
 	[ "$(csv_rows "$BATS_TEST_TMPDIR/ds/test_unseen/runs.csv")" -eq 4 ]
 	! grep -q ",$held," "$BATS_TEST_TMPDIR/ds/train/runs.csv"
@@ -181,20 +182,20 @@ print(sum(1 for f in glob.glob(sys.argv[1] + "/*.db")
 	[ "$differ" -ge 1 ]
 }
 
-@test "dataset build: --holdout chooses the unseen label; two labels hold none out" {
+@test "dataset build: --holdout chooses the unseen category; two categories hold none out" {
 	fixture alpha:3 beta:3 gamma:3
 	"$TOOL" dataset build --holdout beta --out "$BATS_TEST_TMPDIR/h" "$FIX"
 	[ "$(csv_values "$BATS_TEST_TMPDIR/h/test_unseen/runs.csv" label)" = beta ]
 	run "$TOOL" dataset build --holdout delta --out "$BATS_TEST_TMPDIR/x" "$FIX"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"no run has label 'delta'"* ]]
+	[[ "$output" == *"no run has category 'delta'"* ]]
 	"$TOOL" dataset build --no-unseen --out "$BATS_TEST_TMPDIR/n" "$FIX"
 	[ "$(csv_rows "$BATS_TEST_TMPDIR/n/test_unseen/runs.csv")" -eq 0 ]
 
 	rm -rf "$FIX"
 	fixture alpha:3 beta:3
 	"$TOOL" dataset build --out "$BATS_TEST_TMPDIR/two" "$FIX"
-	[ "$(json_get "$BATS_TEST_TMPDIR/two/dataset_meta.json" 'm["holdout_label"]')" = None ]
+	[ "$(json_get "$BATS_TEST_TMPDIR/two/dataset_meta.json" 'm["holdout_category"]')" = None ]
 	[ "$(csv_rows "$BATS_TEST_TMPDIR/two/test_unseen/runs.csv")" -eq 0 ]
 	[ "$(csv_rows "$BATS_TEST_TMPDIR/two/train/runs.csv")" -eq 4 ]
 	[ "$(csv_rows "$BATS_TEST_TMPDIR/two/test_seen/runs.csv")" -eq 2 ]
@@ -220,7 +221,7 @@ print(sum(1 for f in glob.glob(sys.argv[1] + "/*.db")
 	[ "$MODE" = host ] || skip "runs the daemon itself"
 	make_plugin_dir sysctl sample
 	run "$TOOL" collect --list
-	[[ "$output" == *"listen-backlog"*"ok"* ]]
+	echo "$output" | grep -q "^listen-backlog  *listen  *built in "
 	run "$TOOL" collect --workload listen-backlog --runs 2 --settle 0.3 \
 		--somaxconn 128 --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
 		--sample-interval 200 --out "$BATS_TEST_TMPDIR/c"
@@ -243,7 +244,7 @@ print(db.execute("SELECT count(*) FROM events WHERE tuner = ? AND comm = ?",
 	done
 }
 
-@test "collect: iperf3 TCP/UDP, forward and reverse, then a dataset split by run with one workload held out" {
+@test "collect: iperf3 TCP/UDP, forward and reverse, then a dataset split by run with one category held out" {
 	[ "$MODE" = host ] || skip "runs the daemon itself"
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
 	local out="$BATS_TEST_TMPDIR/c" ds="$BATS_TEST_TMPDIR/ds" w held f
@@ -277,20 +278,21 @@ else:
 print(label, "ok", rx, tcp, udp)
 PY
 	done
-	run "$TOOL" dataset build --seed 1 --out "$ds" "$out"
+	# two categories (network_tcp, network_udp): --holdout names the unseen one
+	run "$TOOL" dataset build --seed 1 --holdout network_udp --out "$ds" "$out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	held="$(json_get "$ds/dataset_meta.json" 'm["holdout_label"]')"
-	[[ ",$wl," == *",$held,"* ]]
+	[ "$(json_get "$ds/dataset_meta.json" 'm["holdout_category"]')" = network_udp ]
 	[ "$(json_get "$ds/dataset_meta.json" 'len(m["labels"])')" -eq 4 ]
-	# the held-out workload is all of test_unseen and in no other split
-	[ "$(csv_values "$ds/test_unseen/runs.csv" label)" = "$held" ]
-	[ "$(csv_rows "$ds/test_unseen/runs.csv")" -eq 2 ]
-	! csv_values "$ds/train/runs.csv" label | grep -qx "$held"
-	! csv_values "$ds/test_seen/runs.csv" label | grep -qx "$held"
-	# the three others: one run each in train and test_seen
+	[ "$(json_get "$ds/dataset_meta.json" 'sorted(m["categories"])')" = "['network_tcp', 'network_udp']" ]
+	# forward and reverse UDP both unseen: all of test_unseen, in no other split
+	[ "$(csv_values "$ds/test_unseen/runs.csv" label | tr '\n' ' ')" = "iperf3-udp iperf3-udp-reverse " ]
+	[ "$(csv_rows "$ds/test_unseen/runs.csv")" -eq 4 ]
+	! csv_values "$ds/train/runs.csv" category | grep -qx network_udp
+	! csv_values "$ds/test_seen/runs.csv" category | grep -qx network_udp
+	# network_tcp's four runs: one in test_seen (20 %), three in train
 	[ "$(csv_rows "$ds/train/runs.csv")" -eq 3 ]
-	[ "$(csv_rows "$ds/test_seen/runs.csv")" -eq 3 ]
+	[ "$(csv_rows "$ds/test_seen/runs.csv")" -eq 1 ]
 	# per-netns samples travel with their run
 	for w in train test_seen test_unseen; do
 		[ "$(csv_values "$ds/$w/samples_tcp.csv" run_id)" = "$(csv_values "$ds/$w/runs.csv" run_id)" ]
@@ -311,9 +313,9 @@ PY
 	local w have=()
 	run "$TOOL" collect --list
 	echo "$output"
-	for w in qperf:qperf hackbench:hackbench sysbench-cpu:sysbench; do
+	for w in qperf:qperf hackbench_pipe_small:hackbench sysbench_threads_8t:sysbench; do
 		if command -v "${w#*:}" >/dev/null; then
-			[[ "$output" == *"${w%%:*} "*" ok "* ]]
+			echo "$output" | grep -q "^${w%%:*} .* ok "
 			have+=("${w%%:*}")
 		else
 			echo "$output" | grep -q "^${w%%:*} .*missing: ${w#*:}"
@@ -321,11 +323,11 @@ PY
 	done
 	run "$TOOL" collect --workload nosuch --bpftune "$BPFTUNE"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"unknown workload 'nosuch'"* ]]
+	[[ "$output" == *"unknown workload or category 'nosuch'"* ]]
 	run "$TOOL" collect --workload iperf3-tcp,iperf3-udp --label x --bpftune "$BPFTUNE"
 	[ "$status" -ne 0 ]
 	[ "${#have[@]}" -gt 0 ] || skip "none of qperf, hackbench, sysbench is installed"
-	make_plugin_dir netns
+	make_plugin_dir sample
 	run "$TOOL" collect --workload "$(IFS=,; echo "${have[*]}")" --runs 1 --duration 1 \
 		--settle 0.2 --observe --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" \
 		--sample-interval 200 --out "$BATS_TEST_TMPDIR/o"

@@ -113,6 +113,7 @@ rcvbuf_errors_in() {
 	grep -q "tuner udp_buffer: caps: rmem_default 4194304 bytes, rmem_max 33554432 bytes, udp_mem [0-9]* pages (a quarter of RAM)" "$LOG"
 }
 
+# bats test_tags=hooks
 @test "rmem_default and rmem_max at 16 KB grow when an iperf3 UDP receiver drops" {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
 	local port=$((5400 + RANDOM % 400)) i
@@ -147,7 +148,7 @@ rcvbuf_errors_in() {
 	after="$(rcvbuf_errors_in "$SRV")"
 	# the scenario happened: the locked socket dropped
 	[ "$after" -gt "$before" ]
-	sleep 1
+	barrier
 	[ "$(sysctl -n net.core.rmem_default)" -eq 16384 ]
 	[ "$(sysctl -n net.core.rmem_max)" -eq 16384 ]
 	! grep -q "net.core.rmem_default 16384 ->" "$LOG"
@@ -173,6 +174,7 @@ rcvbuf_errors_in() {
 	[ "$(grep -c 'net.core.rmem_default [0-9]* -> ' "$LOG")" -eq 1 ]
 }
 
+# bats test_tags=hooks
 @test "tiny udp_mem grows when the kernel refuses UDP memory, never past its cap" {
 	local cap n
 	make_pair

@@ -186,14 +186,29 @@ static __always_inline int bpftune_from_daemon(void)
  *	struct bpftune_sampler my_hook_sampler;
  * and return early unless bpftune_sample(&my_hook_sampler).  The daemon
  * finds every global of this type and prints its counters at exit.
- * Races between CPUs only blur the counters; they never break the maths.
+ *
+ * The path of a call that is not processed is what a hot hook costs: it
+ * reads the jiffies and a random number (per-CPU state) and compares them
+ * with two fields other CPUs only read.  The first call of each clock tick
+ * also reads the clock and closes the window when it is over; a processed
+ * call counts itself and the N - 1 calls it stands for.  Races between
+ * CPUs only blur the counters; they never break the maths.
  */
 static __always_inline int bpftune_sample(struct bpftune_sampler *s)
 {
-	__u64 calls = __sync_fetch_and_add(&s->calls, 1) + 1;
+	__u64 tick = bpf_jiffies64();
+	__u32 r = bpf_get_prandom_u32();
+	__u32 every;
 
-	if (!bpftune_sampler_step(s, bpf_ktime_get_ns(), calls))
+	if (tick != s->tick) {
+		s->tick = tick;
+		bpftune_sampler_tick(s, bpf_ktime_get_ns());
+	}
+	if (r < s->skip)
 		return 0;
+	every = s->every ? s->every : 1;
+	__sync_fetch_and_add(&s->calls, every);
+	__sync_fetch_and_add(&s->window_calls, every);
 	__sync_fetch_and_add(&s->sampled, 1);
 	return 1;
 }

@@ -12,8 +12,13 @@
 #include <linux/types.h>
 #endif
 
-/* Bumped whenever struct bpftune_event or the plugin ABI changes. */
-#define BPFTUNE_ABI_VERSION	1
+/*
+ * Bumped whenever struct bpftune_event or the plugin ABI changes.  2: the
+ * library owns the life cycle (struct bpftune_tuner_ops with private
+ * state, per-scenario payload sizes and handlers, netns_state, timer),
+ * designated initialisers in BPFTUNE_TUNER(), typed skeleton glue.
+ */
+#define BPFTUNE_ABI_VERSION	2
 
 #define BPFTUNE_MAX_TUNERS	64
 #define BPFTUNE_MAX_VALUES	3	/* e.g. tcp_rmem has min/default/max */
@@ -39,14 +44,6 @@ struct bpftune_event {
 	__u32 payload_len;
 	char comm[BPFTUNE_COMM_LEN];
 	__u8 payload[BPFTUNE_PAYLOAD_LEN];
-};
-
-/* Payload of the sysctl tuner's events: a write seen by cgroup/sysctl. */
-#define BPFTUNE_SYSCTL_NAME_LEN	64
-#define BPFTUNE_SYSCTL_VALUE_LEN 24
-struct bpftune_sysctl_write {
-	char name[BPFTUNE_SYSCTL_NAME_LEN];	/* "net/core/somaxconn" */
-	char value[BPFTUNE_SYSCTL_VALUE_LEN];	/* start of the new value */
 };
 
 /*

@@ -1,15 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libbpftune: the API a tuner plugin is written against.
+ * libbpftune: the API a plugin -- a tuner or a collector -- is written
+ * against.  With the tuner kit (grow.h, correlation.h, proc.h, netlink.h,
+ * table_policy.h, kernel.h) it is all a plugin may use: the library
+ * exports nothing else.
  *
- * A tuner is a shared object named <name>_tuner.so that defines one
- * struct bpftune_tuner_ops with BPFTUNE_TUNER().  The daemon opens the
- * tuner's BPF object (full or legacy variant), enables the hooks the
- * kernel supports, writes tuner_id and the other bpftune_* globals, makes
- * the object share the one ring buffer, loads and attaches it, and then
- * calls init().  Events from the BPF side reach event_handler(); the tuner
- * changes tunables only through bpftune_tunable_set(), which enforces the
- * caps, skips no-op writes, logs the reason and records the change.
+ * A plugin is a shared object named NAME_tuner.so (or NAME_collector.so)
+ * that defines its descriptor with BPFTUNE_TUNER() or BPFTUNE_COLLECTOR().
+ * The library owns its life cycle:
+ *
+ *  1. load: the descriptor is checked (ABI version, tables); the BPF
+ *     skeleton of the mode (full or legacy) is opened, the best program
+ *     per hook enabled, bpftune's globals written through the skeleton,
+ *     the one ring buffer shared, the object loaded and attached;
+ *  2. the library allocates ops->priv_size bytes of private state (zeroed),
+ *     the per-netns table (ops->netns) and the timer (ops->timer), then
+ *     calls init(tuner, priv) -- which holds only what is the plugin's own;
+ *  3. events: an event of an unknown scenario, or whose payload is shorter
+ *     than its scenario's payload_size, is rejected and counted (-q status,
+ *     metrics; logged once per scenario); one from a netns where the
+ *     plugin was stopped is ignored; the rest go to the scenario's
+ *     handle(), else to ops->event();
+ *  4. netns_state(tuner, priv, cookie, state) tells the plugin it was
+ *     stopped in a netns (MANUAL: an admin wrote a tunable it manages) or
+ *     that a netns is gone, after the library dropped its per-netns entry
+ *     and its correlation windows there -- for this plugin only;
+ *  5. unload: fini(tuner, priv), then the library frees the timer, the
+ *     per-netns entries (release() each), the correlation windows and the
+ *     private state, and closes the BPF object.
+ *
+ * A tuner changes tunables only through bpftune_tunable_set(), which
+ * enforces the caps, skips no-op writes, journals the original value,
+ * refuses tunables the admin has taken over, logs the reason and records
+ * the change.  Callbacks run in the daemon's one thread: never block.
  */
 #ifndef BPFTUNE_LIBBPFTUNE_H
 #define BPFTUNE_LIBBPFTUNE_H
@@ -22,7 +45,11 @@
 #include <bpftune/sampling.h>
 #include <bpftune/telemetry.h>
 
+#pragma GCC visibility push(default)
+
+struct bpf_map;
 struct bpf_object;
+struct bpf_object_open_opts;
 struct bpftune_tuner;
 
 /* ---- logging -------------------------------------------------------- */
@@ -31,7 +58,13 @@ struct bpftune_tuner;
 void bpftune_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- tunables ------------------------------------------------------- */
+/* ---- what a plugin declares ----------------------------------------- */
+
+enum bpftune_plugin_kind {
+	BPFTUNE_KIND_TUNER,	/* changes tunables */
+	BPFTUNE_KIND_COLLECTOR,	/* tunes nothing: only records rows */
+	BPFTUNE_KIND_CORE,	/* built into the daemon: admin override, netns */
+};
 
 enum bpftune_tunable_flags {
 	BPFTUNE_TUNABLE_NAMESPACED = 1 << 0,	/* one value per netns */
@@ -55,69 +88,244 @@ struct bpftune_tunable_desc {
 struct bpftune_scenario_desc {
 	const char *name;		/* short: "listen backlog truncated" */
 	const char *description;	/* what was seen and why we act */
+	/*
+	 * Payload bytes an event of this scenario carries at least
+	 * (sizeof its payload struct): a shorter one is rejected and
+	 * counted, never handled.
+	 */
+	unsigned int payload_size;
+	/*
+	 * The scenario's events; NULL: ops->event, or none when the
+	 * scenario is decided in userspace only (timers).
+	 */
+	void (*handle)(struct bpftune_tuner *tuner, void *priv,
+		       const struct bpftune_event *event);
 };
 
-/* ---- plugin descriptor ---------------------------------------------- */
+/* Where a tuner is stopped, or a netns gone (netns_state()). */
+enum bpftune_state {
+	BPFTUNE_STATE_ACTIVE,
+	BPFTUNE_STATE_MANUAL,	/* an admin wrote a tunable we manage */
+	BPFTUNE_STATE_GONE,	/* netns destroyed */
+};
 
-/* An embedded BPF object: the bytes from a bpftool-generated skeleton. */
+/*
+ * Per-netns private state, kept by the library: the plugin's struct
+ * starts with a struct bpftune_netns_priv.  An entry is made (zeroed,
+ * size bytes) on first use in a netns and freed when that netns is
+ * destroyed, when the admin stops the plugin there (every entry when in
+ * the global netns) and at unload -- before netns_state() is called.
+ */
+struct bpftune_netns_priv {
+	struct bpftune_netns_priv *next;	/* the library's */
+	uint64_t cookie;	/* 0 for the global netns */
+	uint32_t pid;		/* last task seen there, to find it again */
+	uint64_t last_used_ms;	/* bpftune_now_ms() of the last get */
+};
+
+struct bpftune_netns_table_ops {
+	size_t size;		/* of the plugin's struct; 0: no table */
+	unsigned int max;	/* entries at most; 0: no limit */
+	/* a new entry (already zeroed, cookie set); may be NULL */
+	void (*init)(struct bpftune_netns_priv *p);
+	/*
+	 * At max, a new netns recycles the least recently used entry that
+	 * is not busy (something of ours to undo there); none if all are,
+	 * or if busy is NULL.
+	 */
+	bool (*busy)(const struct bpftune_netns_priv *p);
+	/* an entry is about to be freed, whatever the reason; may be NULL */
+	void (*release)(struct bpftune_tuner *tuner, void *priv,
+			struct bpftune_netns_priv *p);
+};
+
+/*
+ * bpftune's own globals in every plugin object (bpftune.bpf.h), written
+ * before load and read back after it, through the plugin's skeleton.
+ */
+struct bpftune_bpf_config {
+	__u32 tuner_id;
+	__u32 daemon_tgid;
+	__u32 learning_rate;
+};
+
+/*
+ * Typed access to one BPF skeleton (full or legacy), generated by
+ * BPFTUNE_TUNER() from the bpftool skeletons: never filled by hand.
+ */
 struct bpftune_bpf_image {
+	void *(*open)(const struct bpf_object_open_opts *opts);
+	struct bpf_object *(*object)(void *skel);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	void (*configure)(void *skel, const struct bpftune_bpf_config *config);
+	/* after load: the globals as the kernel has them, ring buffer losses */
+	void (*read)(const void *skel, struct bpftune_bpf_config *config,
+		     uint64_t *ringbuf_lost);
+	/* the object's ELF image (its CO-RE records pick the kernel types) */
 	const void *(*bytes)(size_t *size);
 };
 
 struct bpftune_tuner_ops {
-	unsigned int abi_version;	/* BPFTUNE_ABI_VERSION */
-	const char *name;
+	unsigned int abi_version;	/* first in every ABI */
+	unsigned int ops_size;		/* sizeof(struct bpftune_tuner_ops) built against */
+	enum bpftune_plugin_kind kind;
+	const char *name;		/* [A-Za-z0-9_-], at most 32 */
 	const char *description;
 	struct bpftune_bpf_image full;	/* tp_btf/fentry variant */
 	struct bpftune_bpf_image legacy;	/* raw_tp/kprobe variant */
-	const struct bpftune_tunable_desc *tunables;
+	const struct bpftune_tunable_desc *tunables;	/* BPFTUNE_TUNABLES() */
 	unsigned int num_tunables;
-	const struct bpftune_scenario_desc *scenarios;
+	const struct bpftune_scenario_desc *scenarios;	/* BPFTUNE_SCENARIOS() */
 	unsigned int num_scenarios;
-	/* called after the BPF object is loaded and attached; 0 or -errno */
-	int (*init)(struct bpftune_tuner *tuner);
-	void (*fini)(struct bpftune_tuner *tuner);
-	void (*event_handler)(struct bpftune_tuner *tuner,
-			      const struct bpftune_event *event);
-	/* the plugin's telemetry tables and gauges; may be NULL */
+	size_t priv_size;		/* private state passed to every callback */
+	struct bpftune_netns_table_ops netns;	/* per-netns state, if size */
+	/* after load and attach; 0 or -errno (the plugin is skipped) */
+	int (*init)(struct bpftune_tuner *tuner, void *priv);
+	void (*fini)(struct bpftune_tuner *tuner, void *priv);
+	/* events of scenarios without a handle() of their own */
+	void (*event)(struct bpftune_tuner *tuner, void *priv,
+		      const struct bpftune_event *event);
+	/* stopped in a netns (MANUAL; cookie 0: everywhere) or a netns GONE */
+	void (*netns_state)(struct bpftune_tuner *tuner, void *priv,
+			    uint64_t netns_cookie, enum bpftune_state state);
+	/* the plugin's timer fired (see bpftune_timer_set()) */
+	void (*timer)(struct bpftune_tuner *tuner, void *priv);
+	/* the plugin's telemetry tables and gauges (telemetry.h); may be NULL */
 	const struct bpftune_telemetry_desc *telemetry;
+	/*
+	 * New members go here, at the end: the library reads one only when
+	 * the plugin's ops_size covers it (BPFTUNE_OPS_HAS()).
+	 */
 };
 
+#define BPFTUNE_OPS_HAS(ops, member)					\
+	((ops)->ops_size >= offsetof(struct bpftune_tuner_ops, member) +	\
+			    sizeof((ops)->member))
+
 #define BPFTUNE_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BPFTUNE_TUNABLES(a)	.tunables = (a), .num_tunables = BPFTUNE_ARRAY_SIZE(a)
+#define BPFTUNE_SCENARIOS(a)	.scenarios = (a), .num_scenarios = BPFTUNE_ARRAY_SIZE(a)
 
 /*
- * Define the plugin's descriptor.  skel is the skeleton name given to
- * bpftool gen skeleton for the full object; the legacy one is skel##_legacy.
- * Further members may follow as designated initialisers, e.g.
- * .telemetry = &my_telemetry.
+ * The typed glue of skeleton @skel (struct skel from bpftool gen skeleton
+ * ... name skel): open, load and destroy it, and reach bpftune's globals
+ * through its rodata and bss, libbpf-tools style.
  */
-#define BPFTUNE_TUNER(tname, desc, skel, tun, scen, init_fn, fini_fn, ev_fn, ...) \
-	const struct bpftune_tuner_ops bpftune_tuner_ops = {		\
+#define BPFTUNE_SKEL_GLUE(skel)						\
+static void *skel##__bpftune_open(const struct bpf_object_open_opts *o)	\
+{									\
+	return skel##__open_opts(o);					\
+}									\
+static struct bpf_object *skel##__bpftune_object(void *s)		\
+{									\
+	return ((struct skel *)s)->obj;					\
+}									\
+static int skel##__bpftune_load(void *s)				\
+{									\
+	return skel##__load((struct skel *)s);				\
+}									\
+static const void *skel##__bpftune_bytes(size_t *size)		\
+{									\
+	return skel##__elf_bytes(size);					\
+}									\
+static void skel##__bpftune_destroy(void *s)				\
+{									\
+	skel##__destroy((struct skel *)s);				\
+}									\
+static void skel##__bpftune_configure(void *s,				\
+				      const struct bpftune_bpf_config *c)	\
+{									\
+	struct skel *o = s;						\
+									\
+	o->rodata->bpftune_tuner_id = c->tuner_id;			\
+	o->rodata->bpftune_daemon_tgid = c->daemon_tgid;		\
+	o->rodata->bpftune_learning_rate = c->learning_rate;		\
+}									\
+static void skel##__bpftune_read(const void *s,				\
+				 struct bpftune_bpf_config *c,		\
+				 uint64_t *lost)			\
+{									\
+	const struct skel *o = s;					\
+									\
+	/* NULL when the kernel could not map them (no mmap of arrays) */	\
+	if (o->rodata) {						\
+		c->tuner_id = o->rodata->bpftune_tuner_id;		\
+		c->daemon_tgid = o->rodata->bpftune_daemon_tgid;	\
+		c->learning_rate = o->rodata->bpftune_learning_rate;	\
+	}								\
+	*lost = o->bss ? o->bss->bpftune_ringbuf_lost : 0;		\
+}
+
+#define BPFTUNE_SKEL_IMAGE(skel) {					\
+	.open = skel##__bpftune_open,					\
+	.object = skel##__bpftune_object,				\
+	.load = skel##__bpftune_load,					\
+	.destroy = skel##__bpftune_destroy,				\
+	.configure = skel##__bpftune_configure,				\
+	.read = skel##__bpftune_read,					\
+	.bytes = skel##__bpftune_bytes,					\
+}
+
+/*
+ * Define the plugin's descriptor with designated initialisers, e.g.
+ *
+ *	BPFTUNE_TUNER(sample_tuner_bpf,
+ *		.name = "sample",
+ *		.description = "raises somaxconn when listen() backlogs are truncated",
+ *		BPFTUNE_TUNABLES(tunables),
+ *		BPFTUNE_SCENARIOS(scenarios),
+ *		.priv_size = sizeof(struct sample_priv));
+ *
+ * @skel is the skeleton name of the full object (bpftool gen skeleton
+ * ... name skel); the legacy one is skel##_legacy.
+ */
+#define BPFTUNE_OPS_INITIALIZER(plugin_kind, skel, ...) {		\
 		.abi_version = BPFTUNE_ABI_VERSION,			\
-		.name = tname,						\
-		.description = desc,					\
-		.full = { .bytes = skel##__elf_bytes },			\
-		.legacy = { .bytes = skel##_legacy__elf_bytes },	\
-		.tunables = tun,					\
-		.num_tunables = BPFTUNE_ARRAY_SIZE(tun),		\
-		.scenarios = scen,					\
-		.num_scenarios = BPFTUNE_ARRAY_SIZE(scen),		\
-		.init = init_fn,					\
-		.fini = fini_fn,					\
-		.event_handler = ev_fn,					\
+		.ops_size = sizeof(struct bpftune_tuner_ops),		\
+		.kind = (plugin_kind),					\
+		.full = BPFTUNE_SKEL_IMAGE(skel),			\
+		.legacy = BPFTUNE_SKEL_IMAGE(skel##_legacy),		\
 		__VA_ARGS__						\
 	}
 
+#define BPFTUNE_PLUGIN(plugin_kind, skel, ...)				\
+	BPFTUNE_SKEL_GLUE(skel)						\
+	BPFTUNE_SKEL_GLUE(skel##_legacy)				\
+	__attribute__((visibility("default")))				\
+	const struct bpftune_tuner_ops bpftune_tuner_ops =		\
+		BPFTUNE_OPS_INITIALIZER(plugin_kind, skel, __VA_ARGS__)
+
+#define BPFTUNE_TUNER(skel, ...)					\
+	BPFTUNE_PLUGIN(BPFTUNE_KIND_TUNER, skel, __VA_ARGS__)
+/* A collector declares no tunables: it only records rows. */
+#define BPFTUNE_COLLECTOR(skel, ...)					\
+	BPFTUNE_PLUGIN(BPFTUNE_KIND_COLLECTOR, skel, __VA_ARGS__)
+
 #define BPFTUNE_TUNER_OPS_SYMBOL	"bpftune_tuner_ops"
 
-/* ---- tuner accessors ------------------------------------------------ */
+/* ---- the plugin at run time ------------------------------------------ */
 
 const char *bpftune_tuner_name(const struct bpftune_tuner *tuner);
-struct bpf_object *bpftune_tuner_bpf_object(const struct bpftune_tuner *tuner);
-/* fd of a map of the tuner's object, or -ENOENT */
-int bpftune_tuner_map_fd(const struct bpftune_tuner *tuner, const char *map);
-void bpftune_tuner_set_priv(struct bpftune_tuner *tuner, void *priv);
+/* its id: the tuner_id of its events, a key of its correlation windows */
+unsigned int bpftune_tuner_id(const struct bpftune_tuner *tuner);
+/* the private state the library allocated (ops->priv_size), or NULL */
 void *bpftune_tuner_priv(const struct bpftune_tuner *tuner);
+/*
+ * Its loaded skeleton and whether it is the legacy one: use
+ * BPFTUNE_SKEL_MAP() rather than these.
+ */
+void *bpftune_tuner_skel(const struct bpftune_tuner *tuner);
+bool bpftune_tuner_legacy(const struct bpftune_tuner *tuner);
+/*
+ * Map @map of the plugin's skeleton @skel, typed (a struct bpf_map *;
+ * the name is checked by the compiler in both variants).
+ */
+#define BPFTUNE_SKEL_MAP(tuner, skel, map)				\
+	(bpftune_tuner_legacy(tuner) ?					\
+	 ((struct skel##_legacy *)bpftune_tuner_skel(tuner))->maps.map :	\
+	 ((struct skel *)bpftune_tuner_skel(tuner))->maps.map)
+
 /* learning rate 0..4 and the matching delta (value >> (6 - rate)) */
 unsigned int bpftune_learning_rate(void);
 long bpftune_delta(long value);
@@ -130,52 +338,10 @@ static inline bool bpftune_netns_is_global(uint64_t cookie)
 {
 	return cookie == 0 || cookie == bpftune_global_netns_cookie();
 }
-/*
- * An fd for the network namespace an event came from, found through the
- * event's pid and checked against its cookie.  -1 (global) when the cookie
- * is the global one; -errno if it cannot be found.  The fd belongs to
- * the library: do not close it, and do not keep it past the event
- * handler, which is when the library closes it (an open netns fd would
- * keep a deleted namespace alive).
- */
-int bpftune_netns_fd_for_event(const struct bpftune_event *event);
+/* "global netns", "netns NAME (cookie N)" or "netns cookie N", for logs */
+const char *bpftune_netns_describe(uint64_t cookie, char *buf, size_t len);
 
-/*
- * A tuner's private state per network namespace.  The tuner's struct
- * starts with a struct bpftune_netns_priv; the library allocates it
- * (zeroed, ops->size bytes) on first use in a netns and frees it when
- * that netns is destroyed or the admin takes the tuner over there (every
- * entry when over the global netns) -- before the tuner's own state
- * observer is told -- and in bpftune_netns_table_fini().
- */
-struct bpftune_netns_priv {
-	struct bpftune_netns_priv *next;	/* the library's */
-	uint64_t cookie;	/* 0 for the global netns */
-	uint32_t pid;		/* last task seen there, to find it again */
-	uint64_t last_used_ms;	/* bpftune_now_ms() of the last get */
-};
-
-struct bpftune_netns_table_ops {
-	size_t size;		/* of the tuner's struct */
-	unsigned int max;	/* entries at most; 0: no limit */
-	/* a new entry (already zeroed, cookie set); may be NULL */
-	void (*init)(struct bpftune_netns_priv *p);
-	/*
-	 * At max, get() recycles the least recently used entry that is not
-	 * busy (something of ours to undo there) and fails if all are, or
-	 * if busy is NULL.
-	 */
-	bool (*busy)(const struct bpftune_netns_priv *p);
-	/* an entry is about to be freed, whatever the reason; may be NULL */
-	void (*release)(struct bpftune_tuner *tuner,
-			struct bpftune_netns_priv *p);
-};
-
-/* Call from init(): 0 or -errno. */
-int bpftune_netns_table_init(struct bpftune_tuner *tuner,
-			     const struct bpftune_netns_table_ops *ops);
-/* The entry of the event's netns, created if need be (pid and last use
- * updated); NULL if it cannot be. */
+/* The entry of the event's netns, created if need be; NULL if it cannot be. */
 void *bpftune_netns_table_get(struct bpftune_tuner *tuner,
 			      const struct bpftune_event *event);
 /* The entry of @cookie, or NULL; never creates one. */
@@ -189,40 +355,27 @@ unsigned int bpftune_netns_table_count(const struct bpftune_tuner *tuner);
 #define bpftune_netns_table_for_each(tuner, p)				\
 	for ((p) = bpftune_netns_table_next(tuner, NULL); (p);		\
 	     (p) = bpftune_netns_table_next(tuner, p))
-/* Free every entry (release() is called); call from fini(). */
-void bpftune_netns_table_fini(struct bpftune_tuner *tuner);
-
-/* ---- sysctl I/O ----------------------------------------------------- */
-
-/*
- * Read or write a sysctl, by dotted ("net.core.somaxconn") or slash name,
- * in the network namespace netns_fd (-1: the daemon's own).  Values are
- * whitespace-separated integers; return the number of values read, or
- * -errno.
- */
-int bpftune_sysctl_read(int netns_fd, const char *name, long *values,
-			unsigned int max_values);
-int bpftune_sysctl_write(int netns_fd, const char *name, const long *values,
-			 unsigned int num_values);
-int bpftune_sysctl_read_string(int netns_fd, const char *name, char *buf,
-			       size_t len);
-int bpftune_sysctl_write_string(int netns_fd, const char *name,
-				const char *value);
 
 /* ---- changing tunables ---------------------------------------------- */
 
 /*
- * Set tunable @index of @tuner to @values in the netns of @netns_cookie
- * (global netns for non-namespaced tunables), clamping to the tunable's
- * caps.  @scenario indexes the tuner's scenarios; @reason is logged.
- * Returns 1 if the value changed, 0 for a no-op (nothing written, logged
- * or counted), -EPERM if the admin has taken the tunable over in that
- * netns, or another -errno.
+ * Set tunable @index of @tuner to @values in the netns of @event (global
+ * netns for non-namespaced tunables, or when @event is NULL), clamping to
+ * the tunable's caps.  @scenario indexes the tuner's scenarios; @reason is
+ * logged.  Returns 1 if the value changed, 0 for a no-op (nothing written,
+ * logged or counted), -EPERM if the admin has taken the tunable over in
+ * that netns (or the policy file forbids the change), -EAGAIN if the
+ * kernel refused the last write there and its back-off (10 s, doubling to
+ * 10 min) has not passed, or another -errno.
  */
 int bpftune_tunable_set(struct bpftune_tuner *tuner, unsigned int index,
 			const struct bpftune_event *event,
 			unsigned int scenario, const long *values,
 			unsigned int num_values, const char *reason);
+
+/* Current values of tunable @index in the event's netns (live read). */
+int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
+			const struct bpftune_event *event, long *values);
 
 /*
  * Record that the tuner evaluated a situation, whatever it decided --
@@ -252,10 +405,6 @@ void bpftune_decide(struct bpftune_tuner *tuner,
 		    int tunable, const char *policy, const char *inputs,
 		    const char *action);
 
-/* Current values of tunable @index in the event's netns (live read). */
-int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
-			const struct bpftune_event *event, long *values);
-
 /*
  * A tunable applied another way than by writing its /proc/sys file: the
  * neighbour table thresholds through rtnetlink (RTM_SETNEIGHTBL), say.
@@ -267,9 +416,10 @@ int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
  *
  * The sysctl named by the tunable must read back what the writer applies:
  * live reads, the journal and -R restore go through /proc/sys.  Since a
- * writer is not seen by the sysctl tuner, bpftune_tunable_set() compares
- * the live value of such a tunable with the value it last wrote there and,
- * if someone else has changed it, stops the tuner in that netns (-EPERM).
+ * writer is not seen by the admin-override detection, bpftune_tunable_set()
+ * compares the live value of such a tunable with the value it last wrote
+ * there and, if someone else has changed it, stops the tuner in that netns
+ * (-EPERM).
  */
 typedef int (*bpftune_tunable_writer_fn)(struct bpftune_tuner *tuner,
 					 unsigned int index,
@@ -278,34 +428,35 @@ typedef int (*bpftune_tunable_writer_fn)(struct bpftune_tuner *tuner,
 int bpftune_tunable_set_writer(struct bpftune_tuner *tuner, unsigned int index,
 			       bpftune_tunable_writer_fn fn, void *ctx);
 
-/* ---- timers --------------------------------------------------------- */
+/* ---- time and the plugin's timer ------------------------------------ */
 
 /* Milliseconds of CLOCK_MONOTONIC. */
 uint64_t bpftune_now_ms(void);
 
 /*
- * A one-shot timer on the daemon's loop, for work due later (shrinking a
- * value back, say).  Arm it only while something is pending: an idle
- * daemon must never wake.  @fn runs in the daemon's thread, with the timer
- * already disarmed, so it re-arms it if more work remains; netns fds
- * obtained during @fn are released after it, as after an event handler.
+ * A plugin with ops->timer has one one-shot timer on the daemon's loop,
+ * made and freed by the library, for work due later (shrinking a value
+ * back, say).  Arm it only while something is pending: an idle daemon
+ * must never wake.  ops->timer runs with the timer already disarmed, so
+ * it re-arms it if more work remains.
+ *
+ * Fire once in @delay_ms (re-arming if armed); 0 disarms.  0 or -errno.
  */
-typedef void (*bpftune_timer_fn)(void *ctx);
-struct bpftune_timer;
-
-/* NULL with errno set on failure.  Create it from init(). */
-struct bpftune_timer *bpftune_timer_new(bpftune_timer_fn fn, void *ctx);
-/* Fire once in @delay_ms (re-arming if armed); 0 disarms.  0 or -errno. */
-int bpftune_timer_set(struct bpftune_timer *tm, uint64_t delay_ms);
-bool bpftune_timer_armed(const struct bpftune_timer *tm);
-/* Remove from the loop and free; NULL is fine.  Call from fini(). */
-void bpftune_timer_free(struct bpftune_timer *tm);
+int bpftune_timer_set(struct bpftune_tuner *tuner, uint64_t delay_ms);
+bool bpftune_timer_armed(const struct bpftune_tuner *tuner);
+/*
+ * The usual rule: while @pending, keep it armed to fire in @period_ms
+ * (an armed timer is not pushed back); once nothing is, disarm it.
+ */
+void bpftune_timer_keep(struct bpftune_tuner *tuner, bool pending,
+			uint64_t period_ms);
 
 /*
- * An event to pass to bpftune_tunable_set() and bpftune_decide() when
- * acting from a timer rather than from a BPF event: @netns_cookie 0 means
- * the global netns; for another, @pid is a task seen in it (for finding it
- * again).  Timestamped now, on the events' clock (CLOCK_BOOTTIME).
+ * An event to pass to bpftune_tunable_set(), bpftune_decide() and the kit
+ * when acting from the timer rather than from a BPF event: @netns_cookie
+ * 0 means the global netns; for another, @pid is a task seen in it (for
+ * finding it again).  Timestamped now, on the events' clock
+ * (CLOCK_BOOTTIME).
  */
 void bpftune_event_init(struct bpftune_event *ev,
 			const struct bpftune_tuner *tuner,
@@ -323,15 +474,6 @@ struct perf_event_attr;
  */
 int bpftune_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
 			    int group_fd, unsigned long flags);
-
-/* ---- memory ---------------------------------------------------------- */
-
-/* Page size, at least 4096: memory sysctls (tcp_mem, udp_mem) count pages. */
-long bpftune_page_size(void);
-/* A quarter of RAM in pages, the usual cap of a memory sysctl; -1 unknown */
-long bpftune_ram_quarter_pages(void);
-/* MemAvailable of /proc/meminfo in pages; -1 if unknown */
-long bpftune_mem_available_pages(void);
 
 /* ---- strategies ------------------------------------------------------ */
 
@@ -357,5 +499,7 @@ int bpftune_strategies_set(struct bpftune_tuner *tuner,
 			   unsigned int num);
 /* Index of the active strategy, or -1 if the tuner has none. */
 int bpftune_strategy_active(const struct bpftune_tuner *tuner);
+
+#pragma GCC visibility pop
 
 #endif /* BPFTUNE_LIBBPFTUNE_H */

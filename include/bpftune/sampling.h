@@ -8,7 +8,9 @@
  * Each hook owns a struct bpftune_sampler.  Calls are counted in windows of
  * BPFTUNE_SAMPLE_WINDOW_NS; at the end of a window N ("every") is set so
  * that the expected number of samples per second is about target_per_sec.
- * At a low call rate N is 1 and every call is seen.
+ * At a low call rate N is 1 and every call is seen.  A call that is not
+ * processed costs two cheap helper calls and two compares (see
+ * bpftune_sample() in bpftune.bpf.h): no atomic, no store, no clock read.
  */
 #ifndef BPFTUNE_SAMPLING_H
 #define BPFTUNE_SAMPLING_H
@@ -18,12 +20,16 @@
 #define BPFTUNE_SAMPLE_MAX_EVERY	65536
 
 struct bpftune_sampler {
-	__u64 calls;		/* every call to the hook */
+	__u64 calls;		/* calls to the hook: exact while N is 1, then
+				 * estimated (each processed call counts N) */
 	__u64 sampled;		/* calls that were processed */
 	__u64 window_start_ns;
-	__u64 window_calls;
-	__u32 every;		/* current N: process one call in N */
+	__u64 window_calls;	/* (estimated) calls in the current window */
+	__u64 tick;		/* clock tick (jiffies) of the last window check */
+	__u32 every;		/* current N: process about one call in N */
 	__u32 max_every;	/* largest N used so far (for the stats) */
+	__u32 skip;		/* a call is processed if its random u32 >= skip */
+	__u32 pad;
 };
 
 /*
@@ -64,37 +70,40 @@ static inline __u32 bpftune_sampling_next_every(__u64 window_calls,
 	return (__u32)every;
 }
 
-/* Does call number @calls (1-based) get sampled when one in @every is? */
-static inline int bpftune_sampling_hit(__u64 calls, __u32 every)
+/*
+ * The random threshold for one call in @every: a call is processed when a
+ * uniform random u32 is >= this, with probability (2^32 - skip) / 2^32,
+ * 1/every rounded up.  Random rather than every N-th call: no counter
+ * shared between CPUs is written on the path of the calls not processed.
+ */
+static inline __u32 bpftune_sampling_skip(__u32 every)
 {
 	if (every <= 1)
-		return 1;
-	return (calls % every) == 0;
+		return 0;
+	return 0xffffffffU - 0xffffffffU / every;
 }
 
 /*
- * Account call number @calls (1-based) seen at @now: close the window when
- * it is over and pick N for the next one.  Returns 1 if this call is to be
- * processed.  Counting @calls and @sampled atomically is the caller's job
- * (bpftune_sample() in bpftune.bpf.h).
+ * Called once per clock tick (the first call of a hook in a new jiffy, on
+ * whichever CPU): close the window when it is over and pick N and the
+ * threshold for the next one from the calls counted in it.
  */
-static inline int bpftune_sampler_step(struct bpftune_sampler *s, __u64 now,
-				       __u64 calls)
+static inline void bpftune_sampler_tick(struct bpftune_sampler *s, __u64 now)
 {
-	if (now - s->window_start_ns >= BPFTUNE_SAMPLE_WINDOW_NS) {
-		__u32 every = bpftune_sampling_next_every(s->window_calls,
-							  now - s->window_start_ns,
-							  BPFTUNE_SAMPLE_TARGET_PER_SEC,
-							  s->every);
+	__u32 every;
 
-		s->every = every;
-		if (every > s->max_every)
-			s->max_every = every;
-		s->window_start_ns = now;
-		s->window_calls = 0;
-	}
-	s->window_calls++;
-	return bpftune_sampling_hit(calls, s->every);
+	if (now - s->window_start_ns < BPFTUNE_SAMPLE_WINDOW_NS)
+		return;
+	every = bpftune_sampling_next_every(s->window_calls,
+					    now - s->window_start_ns,
+					    BPFTUNE_SAMPLE_TARGET_PER_SEC,
+					    s->every);
+	s->every = every;
+	s->skip = bpftune_sampling_skip(every);
+	if (every > s->max_every)
+		s->max_every = every;
+	s->window_start_ns = now;
+	s->window_calls = 0;
 }
 
 #endif /* BPFTUNE_SAMPLING_H */

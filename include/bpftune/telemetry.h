@@ -232,6 +232,8 @@ struct bpftune_value {
 #define BPFTUNE_VALUE_REAL(v)	((struct bpftune_value){ .type = BPFTUNE_COL_REAL, .d = (v) })
 #define BPFTUNE_VALUE_TEXT(v)	((struct bpftune_value){ .type = BPFTUNE_COL_TEXT, .s = (v) })
 
+#pragma GCC visibility push(default)
+
 /*
  * A row of per-event table @table (index into the plugin's tables) with
  * @values for its declared columns, in order.  Call it from the daemon's
@@ -259,5 +261,7 @@ int bpftune_sample_row(struct bpftune_sample *s,
 
 /* The network namespace a sample() call is for; 0 is the daemon's. */
 uint64_t bpftune_sample_netns_cookie(const struct bpftune_sample *s);
+
+#pragma GCC visibility pop
 
 #endif /* BPFTUNE_TELEMETRY_DECL_H */

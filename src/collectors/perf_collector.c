@@ -57,7 +57,6 @@ static bool grouped(int c)
 
 struct perf_state {
 	struct bpftune_tuner *tuner;
-	struct bpftune_timer *timer;	/* writes perf_counters once running */
 	int ncpus;
 	struct perf_cpu *cpu;
 	int err[PERF_C_NUM];		/* first errno, if never counted */
@@ -65,11 +64,6 @@ struct perf_state {
 };
 
 static struct perf_state state;
-
-static const struct bpftune_tunable_desc tunables[0];
-static const struct bpftune_scenario_desc scenarios[] = {
-	[PERF_SCENARIO_NONE] = { "none", "the perf collector sends nothing to the shared ring buffer" },
-};
 
 static const char *type_word(__u32 type)
 {
@@ -188,12 +182,14 @@ static void counts_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 	}
 }
 
-/* perf_counters, from the loop once telemetry runs */
-static void write_counters(void *ctx)
+/* perf_counters, from the timer: once telemetry runs */
+static void write_counters(struct bpftune_tuner *t, void *priv)
 {
-	struct perf_state *st = ctx;
+	struct perf_state *st = &state;
 	int c;
 
+	(void)t;
+	(void)priv;
 	for (c = 0; c < PERF_C_NUM; c++) {
 		bool ok = st->cpus[c] > 0;
 
@@ -239,14 +235,14 @@ static void log_availability(const struct perf_state *st)
 	}
 }
 
-static void perf_fini(struct bpftune_tuner *t)
+static void perf_fini(struct bpftune_tuner *t, void *priv)
 {
 	struct perf_state *st = &state;
 	int cpu, c;
 
 	(void)t;
+	(void)priv;
 	perf_counts_source = NULL;
-	bpftune_timer_free(st->timer);
 	for (cpu = 0; st->cpu && cpu < st->ncpus; cpu++)
 		for (c = PERF_C_NUM - 1; c >= 0; c--)
 			if (st->cpu[cpu].fd[c] >= 0)
@@ -255,7 +251,7 @@ static void perf_fini(struct bpftune_tuner *t)
 	memset(st, 0, sizeof(*st));
 }
 
-static int perf_init(struct bpftune_tuner *t)
+static int perf_init(struct bpftune_tuner *t, void *priv)
 {
 	struct perf_state *st = &state;
 	int cpu;
@@ -266,26 +262,22 @@ static int perf_init(struct bpftune_tuner *t)
 	if (st->ncpus <= 0)
 		return -EINVAL;
 	st->cpu = calloc(st->ncpus, sizeof(*st->cpu));
-	st->timer = bpftune_timer_new(write_counters, st);
-	if (!st->cpu || !st->timer) {
-		perf_fini(t);
+	if (!st->cpu)
 		return -ENOMEM;
-	}
 	for (cpu = 0; cpu < st->ncpus; cpu++)
 		open_cpu(st, cpu);
 	log_availability(st);
 	perf_counts_source = counts_rows;
-	bpftune_timer_set(st->timer, 1);
+	bpftune_timer_set(t, 1);
+	(void)priv;
 	return 0;
 }
 
-/* its events never come through the shared ring buffer */
-static void perf_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
-{
-	(void)t;
-	bpftune_log(LOG_DEBUG, "perf collector: unexpected event of scenario %u", ev->scenario_id);
-}
-
-BPFTUNE_TUNER("perf", "perf counters per CPU (software everywhere, hardware where a PMU is) into perf_counts",
-	      perf_collector_bpf, tunables, scenarios, perf_init, perf_fini, perf_event,
-	      .telemetry = &perf_telemetry);
+/* no BPF programs, no events: counters come from perf_event_open(2) */
+BPFTUNE_COLLECTOR(perf_collector_bpf,
+	.name = "perf",
+	.description = "perf counters per CPU (software everywhere, hardware where a PMU is) into perf_counts",
+	.init = perf_init,
+	.fini = perf_fini,
+	.timer = write_counters,
+	.telemetry = &perf_telemetry);

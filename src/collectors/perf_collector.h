@@ -65,10 +65,6 @@ enum perf_counter {
 };
 #undef PERF_C_ENUM
 
-/* the scenario of the shared ring buffer's events: none are sent there */
-enum perf_scenario {
-	PERF_SCENARIO_NONE,
-};
 
 enum perf_table {
 	PERF_TABLE_COUNTS,	/* sampled: one row per CPU */

@@ -34,7 +34,6 @@
 struct sched_state {
 	struct bpftune_tuner *tuner;
 	struct ring_buffer *rb;
-	struct bpftune_timer *timer;
 	int counts_fd;
 	int ncpus;
 	unsigned int budget;	/* rows this drain may still queue */
@@ -43,11 +42,6 @@ struct sched_state {
 };
 
 static struct sched_state state;
-
-static const struct bpftune_tunable_desc tunables[0];
-static const struct bpftune_scenario_desc scenarios[] = {
-	[SCHED_SCENARIO_NONE] = { "none", "the sched collector sends nothing to the shared ring buffer" },
-};
 
 static const char *const kind_names[SCHED_EV_NUM] = {
 	[SCHED_EV_SWITCH] = "switch",
@@ -97,9 +91,9 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void drain(void *ctx)
+static void drain(struct bpftune_tuner *t, void *priv)
 {
-	struct sched_state *st = ctx;
+	struct sched_state *st = &state;
 	unsigned int room = bpftune_table_room();
 
 	st->more = room <= QUEUE_RESERVE;
@@ -107,7 +101,8 @@ static void drain(void *ctx)
 		st->budget = room - QUEUE_RESERVE;
 		ring_buffer__consume(st->rb);
 	}
-	bpftune_timer_set(st->timer, st->more ? RETRY_MS : DRAIN_MS);
+	(void)priv;
+	bpftune_timer_set(t, st->more ? RETRY_MS : DRAIN_MS);
 }
 
 /* sched_stats: one row per CPU, from the BPF counters (telemetry thread) */
@@ -138,15 +133,15 @@ static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 	free(c);
 }
 
-static void sched_fini(struct bpftune_tuner *t)
+static void sched_fini(struct bpftune_tuner *t, void *priv)
 {
 	struct sched_state *st = &state;
 	uint64_t lost = 0;
 	int cpu;
 
 	(void)t;
+	(void)priv;
 	sched_stats_source = NULL;
-	bpftune_timer_free(st->timer);
 	ring_buffer__free(st->rb);
 	for (cpu = 0; st->lost_writer && cpu < st->ncpus; cpu++)
 		lost += atomic_load(&st->lost_writer[cpu]);
@@ -157,37 +152,34 @@ static void sched_fini(struct bpftune_tuner *t)
 	memset(st, 0, sizeof(*st));
 }
 
-static int sched_init(struct bpftune_tuner *t)
+static int sched_init(struct bpftune_tuner *t, void *priv)
 {
 	struct sched_state *st = &state;
-	int rb_fd = bpftune_tuner_map_fd(t, "sched_ringbuf");
+	int rb_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, sched_collector_bpf, sched_ringbuf));
 
 	st->tuner = t;
-	st->counts_fd = bpftune_tuner_map_fd(t, "sched_counts");
+	st->counts_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, sched_collector_bpf, sched_counts));
 	st->ncpus = libbpf_num_possible_cpus();
 	if (rb_fd < 0 || st->counts_fd < 0 || st->ncpus <= 0)
 		return rb_fd < 0 ? rb_fd : st->counts_fd < 0 ? st->counts_fd : -EINVAL;
 	st->lost_writer = calloc(st->ncpus, sizeof(*st->lost_writer));
 	st->rb = ring_buffer__new(rb_fd, on_record, st, NULL);
-	st->timer = bpftune_timer_new(drain, st);
-	if (!st->lost_writer || !st->rb || !st->timer) {
-		sched_fini(t);
+	if (!st->lost_writer || !st->rb) {
+		sched_fini(t, priv);
 		return -ENOMEM;
 	}
 	sched_stats_source = stats_rows;
-	bpftune_timer_set(st->timer, DRAIN_MS);
+	bpftune_timer_set(t, DRAIN_MS);
 	bpftune_log(LOG_INFO, "sched collector: %d CPUs, a %d MiB ring buffer drained every %d ms",
 		    st->ncpus, SCHED_RINGBUF_SIZE >> 20, DRAIN_MS);
 	return 0;
 }
 
-/* its events never come through the shared ring buffer */
-static void sched_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
-{
-	(void)t;
-	bpftune_log(LOG_DEBUG, "sched collector: unexpected event of scenario %u", ev->scenario_id);
-}
-
-BPFTUNE_TUNER("sched", "scheduler events (switch, wakeup, wakeup_new, migrate) into sched_events",
-	      sched_collector_bpf, tunables, scenarios, sched_init, sched_fini, sched_event,
-	      .telemetry = &sched_telemetry);
+/* its events never come through the shared ring buffer: no scenario */
+BPFTUNE_COLLECTOR(sched_collector_bpf,
+	.name = "sched",
+	.description = "scheduler events (switch, wakeup, wakeup_new, migrate) into sched_events",
+	.init = sched_init,
+	.fini = sched_fini,
+	.timer = drain,
+	.telemetry = &sched_telemetry);

@@ -20,10 +20,6 @@ enum sched_event_kind {
 	SCHED_EV_NUM,
 };
 
-/* the scenario of the shared ring buffer's events: none are sent there */
-enum sched_scenario {
-	SCHED_SCENARIO_NONE,
-};
 
 enum sched_table {
 	SCHED_TABLE_EVENTS,	/* per event */

@@ -23,13 +23,12 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <bpftune/libbpftune.h>
+#include <bpftune/correlation.h>
+#include <bpftune/grow.h>
+#include <bpftune/proc.h>
 
-#include "core/internal.h"
-#include "kit/grow.h"
-#include "kit/correlation.h"
-#include "kit/proc_file.h"
 #include "ip_frag_tuner.h"
 #include "tuner_tables.h"
 #include "ip_frag_tuner.skel.h"
@@ -58,20 +57,6 @@ static const char *const low_names[] = {
 	"net.ipv4.ipfrag_low_thresh", "net.ipv6.ip6frag_low_thresh",
 };
 
-static const struct bpftune_scenario_desc scenarios[] = {
-	[IP_FRAG_NEAR_THRESH] = {
-		"reassembly memory near its limit",
-		"fragments waiting for reassembly hold memory within delta of the high threshold",
-	},
-	[IP_FRAG_FLOOD] = {
-		"fragment flood",
-		"reassembly failures rose together with the threshold: step back and hold",
-	},
-	[IP_FRAG_SHRINK] = {
-		"reassembly memory no longer needed",
-		"reassembly memory stayed low for a while: one step back",
-	},
-};
 
 /* the flood guard: as net_buffer's wait guard, on the failure share */
 static const struct bpftune_guard_policy guard = {
@@ -101,14 +86,6 @@ struct if_netns {
 	struct fam fam[2];
 };
 
-struct if_state {
-	struct bpftune_tuner *tuner;
-	struct bpftune_timer *timer;
-	struct bpftune_observer observer;
-};
-
-static struct if_state *state;
-
 static const char *fam_name(unsigned int family)
 {
 	return family == IP_FRAG_V6 ? "IPv6" : "IPv4";
@@ -131,34 +108,19 @@ static void netns_init(struct bpftune_netns_priv *p)
 	n->fam[0].orig = n->fam[1].orig = -1;
 }
 
-/* a recycled netns: its correlation windows go with it */
-static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
-{
-	bpftune_corr_forget(t->id, p->cookie, false);
-}
-
-static const struct bpftune_netns_table_ops netns_ops = {
-	.size = sizeof(struct if_netns),
-	.max = MAX_NETNS,
-	.init = netns_init,
-	.busy = netns_grown,
-	.release = netns_release,
-};
-
-static void timer_update(void)
+static void timer_update(struct bpftune_tuner *t)
 {
 	bool want = false;
 	struct if_netns *n;
 
-	bpftune_netns_table_for_each(state->tuner, n)
+	bpftune_netns_table_for_each(t, n)
 		want |= netns_grown(&n->ns);
-	if (want != bpftune_timer_armed(state->timer))
-		bpftune_timer_set(state->timer, want ? SHRINK_EVERY_MS : 0);
+	bpftune_timer_keep(t, want, SHRINK_EVERY_MS);
 }
 
 /* ---- /proc in the event's netns ----------------------------------------- */
 
-static int read_counters(int netns_fd, unsigned int family,
+static int read_counters(const struct bpftune_event *ev, unsigned int family,
 			 struct frag_counters *c)
 {
 	static const char *const v4[] = {
@@ -167,48 +129,37 @@ static int read_counters(int netns_fd, unsigned int family,
 	static const char *const v6[] = {
 		"Ip6ReasmReqds", "Ip6ReasmOKs", "Ip6ReasmFails", "Ip6ReasmTimeout",
 	};
-	struct bpftune_proc_value v[4];
-	int saved, err;
+	uint64_t v[4];
+	int err;
 
-	err = bpftune_netns_enter(netns_fd, &saved);
-	if (err)
-		return err;
 	if (family == IP_FRAG_V6)
-		err = bpftune_proc_file_lookup("/proc/thread-self/net/snmp6",
-					       BPFTUNE_PROC_KEYVAL, v6, v, 4);
+		err = bpftune_proc_snmp6(ev, v6, v, 4);
 	else
-		err = bpftune_proc_file_lookup("/proc/thread-self/net/snmp",
-					       BPFTUNE_PROC_SNMP, v4, v, 4);
-	bpftune_netns_leave(saved);
+		err = bpftune_proc_snmp(ev, v4, v, 4);
 	if (err < 0)
 		return err;
 	if (err < 4)
 		return -ENOENT;
-	c->reqds = v[0].i;
-	c->oks = v[1].i;
-	c->fails = v[2].i;
-	c->timeouts = v[3].i;
+	c->reqds = v[0];
+	c->oks = v[1];
+	c->fails = v[2];
+	c->timeouts = v[3];
 	return 0;
 }
 
 /* bytes held by reassembly now ("FRAG: inuse N memory M") */
-static long frag_memory(int netns_fd, unsigned int family)
+static long frag_memory(const struct bpftune_event *ev, unsigned int family)
 {
 	static const char *const v4[] = { "FRAG.memory" };
 	static const char *const v6[] = { "FRAG6.memory" };
-	struct bpftune_proc_value mem;
-	int saved, n;
+	uint64_t mem;
+	int n;
 
-	if (bpftune_netns_enter(netns_fd, &saved))
-		return -1;
 	if (family == IP_FRAG_V6)
-		n = bpftune_proc_file_lookup("/proc/thread-self/net/sockstat6",
-					     BPFTUNE_PROC_SOCKSTAT, v6, &mem, 1);
+		n = bpftune_proc_sockstat6(ev, v6, &mem, 1);
 	else
-		n = bpftune_proc_file_lookup("/proc/thread-self/net/sockstat",
-					     BPFTUNE_PROC_SOCKSTAT, v4, &mem, 1);
-	bpftune_netns_leave(saved);
-	return n == 1 ? mem.i : -1;
+		n = bpftune_proc_sockstat(ev, v4, &mem, 1);
+	return n == 1 ? (long)mem : -1;
 }
 
 static uint64_t sub(uint64_t now, uint64_t before)
@@ -222,14 +173,10 @@ static uint64_t sub(uint64_t now, uint64_t before)
  * Add the failure share seen at the current threshold to the window; a
  * rising line trips the guard: step back to before the last raise.
  */
-static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
-			unsigned int family, long cur,
+static bool flood_guard(struct bpftune_tuner *t, const struct bpftune_event *ev,
+			struct if_netns *n, unsigned int family, long cur,
 			const struct frag_counters *c, char *inputs, size_t len)
 {
-	struct bpftune_corr_key key = {
-		.tuner_id = state->tuner->id, .tunable = family,
-		.netns_cookie = n->ns.cookie,
-	};
 	struct fam *f = &n->fam[family];
 	struct bpftune_guard_verdict v;
 	struct bpftune_corr *w;
@@ -237,7 +184,7 @@ static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
 	char reason[320];
 	double share;
 
-	w = bpftune_corr_get(&key);
+	w = bpftune_corr_for(t, family, n->ns.cookie);
 	if (!w || !f->have_base)
 		return false;
 	reqds = sub(c->reqds, f->base.reqds);
@@ -256,70 +203,71 @@ static bool flood_guard(const struct bpftune_event *ev, struct if_netns *n,
 	f->hold_until_ms = bpftune_now_ms() + v.hold_ms;
 	f->trips++;
 	f->raised_from = 0;
-	bpftune_decide(state->tuner, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs, "step back");
+	bpftune_decide(t, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs, "step back");
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly failures rose with the threshold (r=%.2f over %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
 		 fam_name(family), v.r, w->n, share * 100,
 		 (unsigned long long)v.hold_ms / 1000);
 	bpftune_corr_reset(w);
-	bpftune_tunable_set(state->tuner, family, ev, IP_FRAG_FLOOD, &v.back, 1,
+	bpftune_tunable_set(t, family, ev, IP_FRAG_FLOOD, &v.back, 1,
 			    reason);
 	return true;
 }
 
-static void near_thresh(const struct bpftune_event *ev,
-			const struct ip_frag_event *e)
+static void near_thresh(struct bpftune_tuner *t, void *priv,
+			const struct bpftune_event *ev)
 {
+	const struct ip_frag_event *e = (const void *)ev->payload;
 	unsigned int family = e->family == IP_FRAG_V6 ? IP_FRAG_V6 : IP_FRAG_V4;
 	struct frag_counters c = { 0 };
 	char inputs[320], reason[256];
 	struct if_netns *n;
 	struct fam *f;
 	long cur, want;
-	int fd, have_c;
+	bool have_c;
 
-	if (bpftune_tunable_get(state->tuner, family, ev, &cur) != 1)
+	(void)priv;
+	if (bpftune_tunable_get(t, family, ev, &cur) != 1)
 		return;
-	fd = bpftune_netns_fd_for_event(ev);
-	have_c = fd >= -1 && !read_counters(fd, family, &c);
+	have_c = !read_counters(ev, family, &c);
 	snprintf(inputs, sizeof(inputs),
 		 "family=%s mem=%lld event_high=%lld high=%ld low=%lld reqds=%" PRIu64 " oks=%" PRIu64 " fails=%" PRIu64 " timeouts=%" PRIu64,
 		 fam_name(family), (long long)e->mem, (long long)e->high_thresh,
 		 cur, (long long)e->low_thresh, c.reqds, c.oks, c.fails,
 		 c.timeouts);
 	if (cur != e->high_thresh) {
-		bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+		bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
 			       "none: threshold changed since the event");
 		return;
 	}
-	n = bpftune_netns_table_get(state->tuner, ev);
+	n = bpftune_netns_table_get(t, ev);
 	if (!n)
 		return;
 	f = &n->fam[family];
 	f->need_ms = bpftune_now_ms();
 	if (f->hold_until_ms > f->need_ms) {
-		bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+		bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
 			       "none: held by the flood guard");
 		return;
 	}
 	if (cur >= FRAG_CAP) {
-		bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+		bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
 			       "none: at the cap");
 		return;
 	}
-	if (have_c && flood_guard(ev, n, family, cur, &c, inputs, sizeof(inputs))) {
+	if (have_c && flood_guard(t, ev, n, family, cur, &c, inputs, sizeof(inputs))) {
 		f->base = c;
 		return;
 	}
 	/* past the cap the library clamps, and says so */
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	bpftune_decide(state->tuner, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+	bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
 		       "raise");
 	snprintf(reason, sizeof(reason),
 		 "%s fragments awaiting reassembly hold %lld bytes, within %.4g%% of the threshold",
 		 fam_name(family), (long long)e->mem,
 		 100.0 / (1 << (6 - bpftune_learning_rate())));
-	if (bpftune_tunable_set(state->tuner, family, ev, IP_FRAG_NEAR_THRESH,
+	if (bpftune_tunable_set(t, family, ev, IP_FRAG_NEAR_THRESH,
 				&want, 1, reason) != 1)
 		return;
 	if (f->orig < 0)
@@ -329,138 +277,117 @@ static void near_thresh(const struct bpftune_event *ev,
 		f->base = c;
 		f->have_base = true;
 	}
-	timer_update();
+	timer_update(t);
 }
 
 /* @n's threshold for @family one step back, if it is no longer needed */
-static void shrink(struct if_netns *n, unsigned int family, uint64_t now)
+static void shrink(struct bpftune_tuner *t, struct if_netns *n,
+		   unsigned int family, uint64_t now)
 {
 	struct fam *f = &n->fam[family];
 	long cur, want, mem, low = 0;
 	struct bpftune_event ev;
 	char inputs[160], reason[256];
-	int fd;
+	int err;
 
 	if (f->orig < 0 || !bpftune_quiet_for(now, f->need_ms, SHRINK_QUIET_MS))
 		return;
-	bpftune_event_init(&ev, state->tuner, IP_FRAG_SHRINK, n->ns.cookie, n->ns.pid);
-	fd = bpftune_netns_fd_for_event(&ev);
-	if (fd < -1) {
+	bpftune_event_init(&ev, t, IP_FRAG_SHRINK, n->ns.cookie, n->ns.pid);
+	err = bpftune_tunable_get(t, family, &ev, &cur);
+	if (err == -ESRCH || err == -ENOENT) {
 		/* the netns is gone: nothing left to give back */
 		f->orig = -1;
 		return;
 	}
-	if (bpftune_tunable_get(state->tuner, family, &ev, &cur) != 1)
+	if (err != 1)
 		return;
 	want = bpftune_shrink_step(cur, f->orig, bpftune_learning_rate());
-	if (bpftune_sysctl_read(fd, low_names[family], &low, 1) == 1 && want < low)
+	if (bpftune_proc_sysctl(&ev, low_names[family], &low, 1) == 1 && want < low)
 		want = low;
 	if (want >= cur) {
 		f->orig = -1;	/* nothing more to give back */
 		return;
 	}
-	mem = frag_memory(fd, family);
+	mem = frag_memory(&ev, family);
 	snprintf(inputs, sizeof(inputs),
 		 "family=%s high=%ld want=%ld orig=%ld low=%ld mem=%ld quiet_ms=%llu",
 		 fam_name(family), cur, want, f->orig, low, mem,
 		 (unsigned long long)(now - f->need_ms));
 	/* still in use: the lower threshold would be near its limit */
 	if (mem < 0 || mem + bpftune_delta(want) >= want) {
-		bpftune_decide(state->tuner, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
+		bpftune_decide(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
 			       "none: reassembly memory still in use");
 		return;
 	}
-	bpftune_decide(state->tuner, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
+	bpftune_decide(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly holds %ld bytes and has needed no more for %llu s: one step back toward %ld",
 		 fam_name(family), mem, (unsigned long long)(now - f->need_ms) / 1000,
 		 f->orig);
-	bpftune_tunable_set(state->tuner, family, &ev, IP_FRAG_SHRINK, &want, 1,
+	bpftune_tunable_set(t, family, &ev, IP_FRAG_SHRINK, &want, 1,
 			    reason);
 	f->raised_from = 0;
 }
 
-static void on_timer(void *ctx)
+static void ip_frag_timer(struct bpftune_tuner *t, void *priv)
 {
 	uint64_t now = bpftune_now_ms();
 	struct if_netns *n;
 
-	(void)ctx;
-	bpftune_netns_table_for_each(state->tuner, n) {
-		shrink(n, IP_FRAG_V4, now);
-		shrink(n, IP_FRAG_V6, now);
+	(void)priv;
+	bpftune_netns_table_for_each(t, n) {
+		shrink(t, n, IP_FRAG_V4, now);
+		shrink(t, n, IP_FRAG_V6, now);
 	}
-	timer_update();
+	timer_update(t);
 }
 
-static void ip_frag_event(struct bpftune_tuner *t,
-			  const struct bpftune_event *ev)
+/* a netns gone or taken over by the admin: its entry is gone already */
+static void ip_frag_netns_state(struct bpftune_tuner *t, void *priv,
+				uint64_t cookie, enum bpftune_state state)
 {
-	const struct ip_frag_event *e = (const void *)ev->payload;
+	(void)priv;
+	(void)cookie;
+	(void)state;
+	timer_update(t);
+}
 
+static int ip_frag_init(struct bpftune_tuner *t, void *priv)
+{
 	(void)t;
-	if (ev->payload_len < sizeof(*e) || ev->scenario_id != IP_FRAG_NEAR_THRESH)
-		return;
-	near_thresh(ev, e);
-}
-
-static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
-		     enum bpftune_state s, const char *cause)
-{
-	(void)cause;
-	if (!state || t != state->tuner || s == BPFTUNE_STATE_ACTIVE)
-		return;
-	/* the library has dropped the netns state (all of it if global) */
-	if (bpftune_netns_is_global(cookie) && s == BPFTUNE_STATE_MANUAL)
-		bpftune_corr_forget(t->id, 0, true);
-	else
-		bpftune_corr_forget(t->id, cookie, false);
-	timer_update();
-}
-
-static int ip_frag_init(struct bpftune_tuner *t)
-{
-	int err;
-
-	state = calloc(1, sizeof(*state));
-	if (!state)
-		return -ENOMEM;
-	state->tuner = t;
-	err = bpftune_netns_table_init(t, &netns_ops);
-	if (err) {
-		free(state);
-		state = NULL;
-		return err;
-	}
-	state->timer = bpftune_timer_new(on_timer, NULL);
-	if (!state->timer) {
-		err = -errno;
-		bpftune_netns_table_fini(t);
-		free(state);
-		state = NULL;
-		return err;
-	}
-	state->observer.state = on_state;
-	bpftune_observer_add(&state->observer);
+	(void)priv;
 	bpftune_log(LOG_INFO, "tuner ip_frag: caps: ipfrag_high_thresh and ip6frag_high_thresh %ld bytes per netns",
 		    FRAG_CAP);
 	return 0;
 }
 
-static void ip_frag_fini(struct bpftune_tuner *t)
-{
-	if (!state)
-		return;
-	bpftune_observer_remove(&state->observer);
-	bpftune_timer_free(state->timer);
-	bpftune_netns_table_fini(t);
-	bpftune_corr_forget(t->id, 0, true);
-	free(state);
-	state = NULL;
-}
+static const struct bpftune_scenario_desc scenarios[] = {
+	[IP_FRAG_NEAR_THRESH] = {
+		.name = "reassembly memory near its limit",
+		.description = "fragments waiting for reassembly hold memory within delta of the high threshold",
+		.payload_size = sizeof(struct ip_frag_event),
+		.handle = near_thresh,
+	},
+	[IP_FRAG_FLOOD] = {
+		.name = "fragment flood",
+		.description = "reassembly failures rose together with the threshold: step back and hold",
+	},
+	[IP_FRAG_SHRINK] = {
+		.name = "reassembly memory no longer needed",
+		.description = "reassembly memory stayed low for a while: one step back",
+	},
+};
 
-BPFTUNE_TUNER("ip_frag",
-	      "IPv4/IPv6 reassembly memory (ipfrag_high_thresh), per netns, with a fragment flood guard",
-	      ip_frag_tuner_bpf, tunables, scenarios, ip_frag_init,
-	      ip_frag_fini, ip_frag_event,
-	      .telemetry = &ip_frag_telemetry);
+BPFTUNE_TUNER(ip_frag_tuner_bpf,
+	.name = "ip_frag",
+	.description = "IPv4/IPv6 reassembly memory (ipfrag_high_thresh), per netns, with a fragment flood guard",
+	BPFTUNE_TUNABLES(tunables),
+	BPFTUNE_SCENARIOS(scenarios),
+	.netns = {
+		.size = sizeof(struct if_netns), .max = MAX_NETNS,
+		.init = netns_init, .busy = netns_grown,
+	},
+	.init = ip_frag_init,
+	.netns_state = ip_frag_netns_state,
+	.timer = ip_frag_timer,
+	.telemetry = &ip_frag_telemetry);

@@ -25,6 +25,12 @@ struct bpftune_sampler round_sampler;
 __u64 backlog_drops;
 __u64 backlog_event_ns;
 __u64 squeeze_event_ns[2];
+/*
+ * Rounds being followed now, on any CPU.  napi_poll and softirq_exit fire
+ * for every poll and softirq: while no round is followed (almost always)
+ * they return without looking their CPU's round up.
+ */
+__s64 rounds_tracked;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -110,14 +116,19 @@ BPFTUNE_TP(rx_entry, softirq_entry, unsigned int vec_nr)
 	r->start_ns = bpf_ktime_get_ns();
 	r->work = 0;
 	r->polls = 0;
+	if (!r->tracking)
+		__sync_fetch_and_add(&rounds_tracked, 1);
 	r->tracking = 1;
 	return 0;
 }
 
 BPFTUNE_TP(rx_poll, napi_poll, struct napi_struct *napi, int work, int budget)
 {
-	struct net_buffer_round *r = this_round();
+	struct net_buffer_round *r;
 
+	if (!rounds_tracked)
+		return 0;
+	r = this_round();
 	if (!r || !r->tracking || work < 0)
 		return 0;
 	r->work += work;
@@ -134,12 +145,13 @@ BPFTUNE_TP(rx_exit, softirq_exit, unsigned int vec_nr)
 	__u32 zero = 0, kind;
 	__u64 dur;
 
-	if (vec_nr != NET_RX_VEC)
+	if (vec_nr != NET_RX_VEC || !rounds_tracked)
 		return 0;
 	r = this_round();
 	if (!r || !r->tracking)
 		return 0;
 	r->tracking = 0;
+	__sync_fetch_and_add(&rounds_tracked, -1);
 	l = bpf_map_lookup_elem(&limits, &zero);
 	if (!l)
 		return 0;

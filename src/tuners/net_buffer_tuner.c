@@ -32,15 +32,15 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpftune/libbpftune.h>
+#include <bpftune/correlation.h>
+#include <bpftune/grow.h>
+#include <bpftune/kernel.h>
+#include <bpftune/proc.h>
 
-#include "core/internal.h"
-#include "kit/grow.h"
-#include "kit/correlation.h"
-#include "kit/softnet_parse.h"
 #include "net_buffer_tuner.h"
 #include "tuner_tables.h"
 #include "net_buffer_tuner.skel.h"
@@ -94,32 +94,6 @@ static struct bpftune_tunable_desc tunables[] = {
 	},
 };
 
-static const struct bpftune_scenario_desc scenarios[] = {
-	[NET_BUFFER_BACKLOG_DROP] = {
-		"backlog full",
-		"packets were dropped because a CPU's receive backlog (netdev_max_backlog) was full",
-	},
-	[NET_BUFFER_BUDGET_SQUEEZE] = {
-		"receive budget exhausted",
-		"a receive round used its whole netdev_budget with packets left",
-	},
-	[NET_BUFFER_TIME_SQUEEZE] = {
-		"receive time exhausted",
-		"a receive round ran into netdev_budget_usecs with packets left",
-	},
-	[NET_BUFFER_LATENCY_GUARD] = {
-		"longer receive rounds delayed tasks",
-		"CPU wait time rose together with the receive budget: step back and hold",
-	},
-	[NET_BUFFER_SHRINK] = {
-		"receive limits no longer needed",
-		"no drop or squeeze has asked for the raised limits for a while: one step back",
-	},
-	[NET_BUFFER_HIGH_ORDER] = {
-		"order-0 skb pages on a busy receive path",
-		"high_order_alloc_disable only adds per-packet work where refills no longer stall",
-	},
-};
 
 static const struct bpftune_guard_policy guard = {
 	.min_samples = NET_BUFFER_GUARD_MIN_SAMPLES,
@@ -154,137 +128,59 @@ struct nb_state {
 	uint64_t dropped[NB_MAX_CPUS];	/* softnet_stat baseline */
 	uint64_t squeezed;
 	const char *wait_source;
-	struct bpftune_timer *timer;
-	struct bpftune_observer observer;
 };
 
-static struct nb_state *state;
-
-static int get1(unsigned int tunable, long *v)
+static int get1(struct nb_state *s, unsigned int tunable, long *v)
 {
-	return bpftune_tunable_get(state->tuner, tunable, NULL, v) == 1 ? 0 : -EIO;
+	return bpftune_tunable_get(s->tuner, tunable, NULL, v) == 1 ? 0 : -EIO;
 }
 
 /* ---- what the kernel counted -------------------------------------------- */
 
-/* softnet_stat column @col per CPU into v[cpu]; the number of rows */
-static int softnet_read(unsigned int col, uint64_t *v)
-{
-	uint64_t vals[NB_MAX_CPUS];
-	unsigned int cpus[NB_MAX_CPUS];
-	int rows, i;
-	FILE *f;
-
-	f = fopen("/proc/net/softnet_stat", "re");
-	if (!f)
-		return -errno;
-	rows = bpftune_softnet_parse(f, col, vals, cpus, NB_MAX_CPUS);
-	fclose(f);
-	if (rows < 0)
-		return rows;
-	memset(v, 0, NB_MAX_CPUS * sizeof(*v));
-	for (i = 0; i < rows; i++)
-		if (cpus[i] < NB_MAX_CPUS)
-			v[cpus[i]] = vals[i];
-	return rows;
-}
-
-/* CPU wait so far: PSI "some" total in µs, else the run delay in ns */
-static int cpu_wait(double *w)
-{
-	char line[256];
-	unsigned long long total, v[9];
-	int found = -ENOENT;
-	FILE *f;
-
-	f = fopen("/proc/pressure/cpu", "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "some avg10=%*f avg60=%*f avg300=%*f total=%llu",
-				   &total) == 1) {
-				*w = (double)total;
-				found = 0;
-				break;
-			}
-		fclose(f);
-		if (!found)
-			return 0;
-	}
-	f = fopen("/proc/schedstat", "re");
-	if (!f)
-		return -ENOENT;
-	*w = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
-			continue;
-		if (sscanf(line, "%*s %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7]) == 8) {
-			*w += (double)v[7];
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 static bool tcp_under_pressure(void)
 {
-	char line[256], name[32], press[8];
-	long size, socks, mem;
-	bool yes = false;
-	FILE *f;
+	bool pressure = false;
+	long pages;
 
-	f = fopen("/proc/net/protocols", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%31s %ld %ld %ld %7s", name, &size, &socks,
-			   &mem, press) == 5 && !strcmp(name, "TCP")) {
-			yes = !strcmp(press, "yes");
-			break;
-		}
-	fclose(f);
-	return yes;
+	return !bpftune_proc_protocol_memory("TCP", &pages, &pressure) && pressure;
 }
 
 /* ---- the BPF side's view of the limits ---------------------------------- */
 
-static void limits_update(void)
+static void limits_update(struct nb_state *s)
 {
-	struct net_buffer_limits l = { .slack_ns = state->slack_ns };
+	struct net_buffer_limits l = { .slack_ns = s->slack_ns };
 	long budget, usecs;
 	__u32 zero = 0;
 
-	if (state->limits_fd < 0 || get1(NB_BUDGET, &budget) ||
-	    get1(NB_BUDGET_USECS, &usecs))
+	if (s->limits_fd < 0 || get1(s, NB_BUDGET, &budget) ||
+	    get1(s, NB_BUDGET_USECS, &usecs))
 		return;
 	l.budget = budget > 0 ? (__u32)budget : 0;
 	l.budget_usecs = usecs > 0 ? (__u32)usecs : 0;
-	bpf_map_update_elem(state->limits_fd, &zero, &l, BPF_ANY);
+	bpf_map_update_elem(s->limits_fd, &zero, &l, BPF_ANY);
 }
 
 /* ---- grown values and the shrink timer ---------------------------------- */
 
-static void timer_update(void)
+static void timer_update(struct nb_state *s)
 {
 	bool want = false;
 	unsigned int i;
 
 	for (i = 0; i < NB_NUM_TUNABLES; i++)
-		want |= state->grown[i].orig >= 0;
-	if (want != bpftune_timer_armed(state->timer))
-		bpftune_timer_set(state->timer, want ? SHRINK_EVERY_MS : 0);
+		want |= s->grown[i].orig >= 0;
+	bpftune_timer_keep(s->tuner, want, SHRINK_EVERY_MS);
 }
 
-static int set_grown(const struct bpftune_event *ev, unsigned int tunable,
-		     unsigned int scenario, long old, long want,
-		     const char *reason)
+static int set_grown(struct nb_state *s, const struct bpftune_event *ev,
+		     unsigned int tunable, unsigned int scenario, long old,
+		     long want, const char *reason)
 {
-	struct grown *g = &state->grown[tunable];
+	struct grown *g = &s->grown[tunable];
 	int ret;
 
-	ret = bpftune_tunable_set(state->tuner, tunable, ev, scenario, &want, 1,
+	ret = bpftune_tunable_set(s->tuner, tunable, ev, scenario, &want, 1,
 				  reason);
 	if (ret == 1) {
 		if (g->orig < 0 && scenario != NET_BUFFER_SHRINK)
@@ -292,39 +188,40 @@ static int set_grown(const struct bpftune_event *ev, unsigned int tunable,
 		g->raised_from = scenario == NET_BUFFER_SHRINK ||
 				 scenario == NET_BUFFER_LATENCY_GUARD ? -1 : old;
 		if (tunable == NB_BUDGET || tunable == NB_BUDGET_USECS)
-			limits_update();
+			limits_update(s);
 	}
-	timer_update();
+	timer_update(s);
 	return ret;
 }
 
-static void high_order_check(const struct bpftune_event *ev, const char *why)
+static void high_order_check(struct nb_state *s, const struct bpftune_event *ev,
+			     const char *why)
 {
 	char inputs[128], reason[320];
 	long off;
 
-	if (state->high_order_done)
+	if (s->high_order_done)
 		return;
-	if (get1(NB_HIGH_ORDER_OFF, &off) || off != 1) {
-		state->high_order_done = true;
+	if (get1(s, NB_HIGH_ORDER_OFF, &off) || off != 1) {
+		s->high_order_done = true;
 		return;
 	}
 	snprintf(inputs, sizeof(inputs), "high_order_alloc_disable=%ld cause=%s",
 		 off, why);
 	if (tcp_under_pressure()) {
-		bpftune_decide(state->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
+		bpftune_decide(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
 			       "re-enable-high-order", inputs,
 			       "none: TCP memory under pressure (low-memory mode)");
 		return;
 	}
-	bpftune_decide(state->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF, "re-enable-high-order",
+	bpftune_decide(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF, "re-enable-high-order",
 		       inputs, "enable");
 	snprintf(reason, sizeof(reason),
 		 "the receive path is busy (%s) and TCP memory is not under pressure: order-0 skb pages only add per-packet work, and page-fragment refills no longer wait for reclaim",
 		 why);
-	bpftune_tunable_set(state->tuner, NB_HIGH_ORDER_OFF, ev,
+	bpftune_tunable_set(s->tuner, NB_HIGH_ORDER_OFF, ev,
 			    NET_BUFFER_HIGH_ORDER, &(long){ 0 }, 1, reason);
-	state->high_order_done = true;
+	s->high_order_done = true;
 }
 
 /* ---- backlog drops ------------------------------------------------------ */
@@ -343,60 +240,62 @@ static void cpu_list(uint64_t mask, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-static void backlog_drop(const struct bpftune_event *ev,
-			 const struct net_buffer_event *e)
+static void backlog_drop(struct bpftune_tuner *t, void *priv,
+			 const struct bpftune_event *ev)
 {
+	const struct net_buffer_event *e = (const void *)ev->payload;
+	struct nb_state *s = priv;
 	uint64_t now[NB_MAX_CPUS], mask = 0, total = 0;
 	char inputs[256], reason[320], cpus[128];
-	struct grown *g = &state->grown[NB_MAX_BACKLOG];
+	struct grown *g = &s->grown[NB_MAX_BACKLOG];
 	long cur, flow, want;
 	unsigned int cpu;
 
-	if (softnet_read(1, now) < 0 || get1(NB_MAX_BACKLOG, &cur))
+	if (bpftune_proc_softnet(1, now, NB_MAX_CPUS) < 0 || get1(s, NB_MAX_BACKLOG, &cur))
 		return;
 	for (cpu = 0; cpu < NB_MAX_CPUS; cpu++) {
-		if (now[cpu] > state->dropped[cpu]) {
-			total += now[cpu] - state->dropped[cpu];
+		if (now[cpu] > s->dropped[cpu]) {
+			total += now[cpu] - s->dropped[cpu];
 			mask |= 1ULL << cpu;
 		}
-		state->dropped[cpu] = now[cpu];
+		s->dropped[cpu] = now[cpu];
 	}
 	cpu_list(mask, cpus, sizeof(cpus));
 	snprintf(inputs, sizeof(inputs),
 		 "netdev_max_backlog=%ld dropped=%" PRIu64 " cpus=%s bpf_drops=%llu event_cpu=%u",
 		 cur, total, cpus, (unsigned long long)e->drops, e->cpu);
 	if (!total) {
-		bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+		bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
 			       inputs, "none: no drop counted since the last look");
 		return;
 	}
 	g->need_ms = bpftune_now_ms();
-	state->grown[NB_FLOW_LIMIT].need_ms = g->need_ms;
-	high_order_check(ev, "backlog drops");
+	s->grown[NB_FLOW_LIMIT].need_ms = g->need_ms;
+	high_order_check(s, ev, "backlog drops");
 	if (cur >= NB_BACKLOG_CAP) {
-		bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+		bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
 			       inputs, "none: at the cap");
 	} else {
 		want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-		bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
+		bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
 			       inputs, "raise");
 		snprintf(reason, sizeof(reason),
 			 "%" PRIu64 " packets dropped with the receive backlog of CPU %s full",
 			 total, cpus);
-		set_grown(ev, NB_MAX_BACKLOG, NET_BUFFER_BACKLOG_DROP, cur, want,
+		set_grown(s, ev, NB_MAX_BACKLOG, NET_BUFFER_BACKLOG_DROP, cur, want,
 			  reason);
 	}
-	if (!state->flow_limit || get1(NB_FLOW_LIMIT, &flow))
+	if (!s->flow_limit || get1(s, NB_FLOW_LIMIT, &flow))
 		return;
 	want = flow | (long)(mask & (uint64_t)tunables[NB_FLOW_LIMIT].max);
 	if (want == flow)
 		return;
-	bpftune_decide(state->tuner, ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT, "flow-limit-on-drop",
+	bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT, "flow-limit-on-drop",
 		       inputs, "set");
 	snprintf(reason, sizeof(reason),
 		 "CPU %s dropped packets for a full backlog: flow limiting there drops from the largest flows first, so small flows still get through",
 		 cpus);
-	set_grown(ev, NB_FLOW_LIMIT, NET_BUFFER_BACKLOG_DROP, flow, want, reason);
+	set_grown(s, ev, NB_FLOW_LIMIT, NET_BUFFER_BACKLOG_DROP, flow, want, reason);
 }
 
 /* ---- squeezes ----------------------------------------------------------- */
@@ -410,22 +309,19 @@ static const char *knob(unsigned int tunable)
  * The CPU wait seen while @cur was in force goes into the window; when it
  * rises with the value, step back to before the last raise and hold.
  */
-static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
-			long cur, char *inputs, size_t len)
+static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
+			unsigned int tunable, long cur, char *inputs, size_t len)
 {
-	struct bpftune_corr_key key = {
-		.tuner_id = state->tuner->id, .tunable = tunable,
-	};
-	struct grown *g = &state->grown[tunable];
+	struct grown *g = &s->grown[tunable];
 	struct bpftune_guard_verdict v;
 	struct bpftune_corr *w;
 	uint64_t t = bpftune_now_ms();
 	char reason[320];
 	double wait, rate;
 
-	if (cpu_wait(&wait))
+	if (bpftune_proc_cpu_wait(&wait, NULL))
 		return false;
-	w = bpftune_corr_get(&key);
+	w = bpftune_corr_for(s->tuner, tunable, 0);
 	if (!w)
 		return false;
 	if (g->have_wait &&
@@ -433,7 +329,7 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 		bpftune_corr_add(w, (double)cur, rate);
 		snprintf(inputs + strlen(inputs), len - strlen(inputs),
 			 " wait_per_ms=%.1f wait_source=%s samples=%u", rate,
-			 state->wait_source, w->n);
+			 s->wait_source, w->n);
 	}
 	g->have_wait = true;
 	g->wait_start = wait;
@@ -444,75 +340,77 @@ static bool guard_trips(const struct bpftune_event *ev, unsigned int tunable,
 		return false;
 	g->hold_until_ms = t + v.hold_ms;
 	g->trips++;
-	bpftune_decide(state->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard", inputs,
+	bpftune_decide(s->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard", inputs,
 		       "step back");
 	snprintf(reason, sizeof(reason),
 		 "CPU wait (%s) rose with %s (r=%.2f over %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
-		 state->wait_source, knob(tunable), v.r, w->n,
+		 s->wait_source, knob(tunable), v.r, w->n,
 		 (unsigned long long)v.hold_ms / 1000);
 	bpftune_corr_reset(w);
 	g->have_wait = false;
-	set_grown(ev, tunable, NET_BUFFER_LATENCY_GUARD, cur, v.back, reason);
+	set_grown(s, ev, tunable, NET_BUFFER_LATENCY_GUARD, cur, v.back, reason);
 	return true;
 }
 
-static void squeeze(const struct bpftune_event *ev,
-		    const struct net_buffer_event *e)
+static void squeeze(struct bpftune_tuner *t, void *priv,
+		    const struct bpftune_event *ev)
 {
+	const struct net_buffer_event *e = (const void *)ev->payload;
+	struct nb_state *s = priv;
 	unsigned int tunable = ev->scenario_id == NET_BUFFER_BUDGET_SQUEEZE ?
 			       NB_BUDGET : NB_BUDGET_USECS;
 	uint64_t now[NB_MAX_CPUS], total = 0, delta;
-	struct grown *g = &state->grown[tunable];
+	struct grown *g = &s->grown[tunable];
 	char inputs[384], reason[320];
 	long cur, budget, usecs, want;
 	unsigned int cpu;
 
-	if (softnet_read(2, now) < 0 || get1(NB_BUDGET, &budget) ||
-	    get1(NB_BUDGET_USECS, &usecs))
+	if (bpftune_proc_softnet(2, now, NB_MAX_CPUS) < 0 || get1(s, NB_BUDGET, &budget) ||
+	    get1(s, NB_BUDGET_USECS, &usecs))
 		return;
 	for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
 		total += now[cpu];
-	delta = total > state->squeezed ? total - state->squeezed : 0;
-	state->squeezed = total;
+	delta = total > s->squeezed ? total - s->squeezed : 0;
+	s->squeezed = total;
 	cur = tunable == NB_BUDGET ? budget : usecs;
 	snprintf(inputs, sizeof(inputs),
 		 "work=%u polls=%u round_us=%llu cpu=%u netdev_budget=%ld netdev_budget_usecs=%ld squeezes=%" PRIu64,
 		 e->work, e->polls, (unsigned long long)e->round_ns / 1000, e->cpu,
 		 budget, usecs, delta);
 	if (e->budget != budget || e->budget_usecs != usecs) {
-		limits_update();
-		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		limits_update(s);
+		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
 			       "none: limits changed since the event");
 		return;
 	}
 	if (!delta) {
-		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
 			       "none: the kernel counted no squeeze since the last look");
 		return;
 	}
 	g->need_ms = bpftune_now_ms();
-	high_order_check(ev, "receive rounds squeezed");
+	high_order_check(s, ev, "receive rounds squeezed");
 	if (g->hold_until_ms > g->need_ms) {
-		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
 			       "none: held by the wait guard");
 		return;
 	}
 	if (cur >= tunables[tunable].max) {
-		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
 			       "none: at the cap");
 		return;
 	}
 	/* the limit is checked between polls: one poll outlasting it all */
 	if (tunable == NB_BUDGET_USECS && e->polls <= 1 &&
 	    e->round_ns > (uint64_t)usecs * 1000) {
-		bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
 			       "none: a single NAPI poll outlasted the limit; a longer one would not help");
 		return;
 	}
-	if (guard_trips(ev, tunable, cur, inputs, sizeof(inputs)))
+	if (guard_trips(s, ev, tunable, cur, inputs, sizeof(inputs)))
 		return;
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	bpftune_decide(state->tuner, ev, ev->scenario_id, tunable, "grow-budget", inputs, "raise");
+	bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, "raise");
 	if (tunable == NB_BUDGET)
 		snprintf(reason, sizeof(reason),
 			 "a receive round on CPU %u processed %u packets, its whole budget, with more waiting (%" PRIu64 " squeezes counted)",
@@ -522,21 +420,22 @@ static void squeeze(const struct bpftune_event *ev,
 			 "a receive round on CPU %u ran %llu us in %u NAPI polls, into its time limit, with more waiting (%" PRIu64 " squeezes counted)",
 			 e->cpu, (unsigned long long)e->round_ns / 1000, e->polls,
 			 delta);
-	set_grown(ev, tunable, ev->scenario_id, cur, want, reason);
+	set_grown(s, ev, tunable, ev->scenario_id, cur, want, reason);
 }
 
 /* ---- the timer: shrink what is no longer needed -------------------------- */
 
-static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
+static void shrink_one(struct nb_state *s, const struct bpftune_event *ev,
+		       unsigned int tunable,
 		       uint64_t now)
 {
-	struct grown *g = &state->grown[tunable];
+	struct grown *g = &s->grown[tunable];
 	char inputs[128], reason[256];
 	long cur, want;
 
 	if (g->orig < 0 || !bpftune_quiet_for(now, g->need_ms, SHRINK_QUIET_MS))
 		return;
-	if (get1(tunable, &cur))
+	if (get1(s, tunable, &cur))
 		return;
 	want = tunable == NB_FLOW_LIMIT ? g->orig :
 	       bpftune_shrink_step(cur, g->orig, bpftune_learning_rate());
@@ -550,143 +449,143 @@ static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
 	}
 	snprintf(inputs, sizeof(inputs), "cur=%ld orig=%ld quiet_ms=%llu", cur,
 		 g->orig, (unsigned long long)(now - g->need_ms));
-	bpftune_decide(state->tuner, ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+	bpftune_decide(s->tuner, ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
 		       "shrink");
 	snprintf(reason, sizeof(reason),
 		 "no drop or squeeze has needed it for %llu s: %s %ld",
 		 (unsigned long long)(now - g->need_ms) / 1000,
 		 tunable == NB_FLOW_LIMIT ? "back to" : "one step back toward",
 		 g->orig);
-	set_grown(ev, tunable, NET_BUFFER_SHRINK, cur, want, reason);
+	set_grown(s, ev, tunable, NET_BUFFER_SHRINK, cur, want, reason);
 	if (want == g->orig)
 		g->orig = -1;
 }
 
-static void on_timer(void *ctx)
+static void net_buffer_timer(struct bpftune_tuner *t, void *priv)
 {
 	uint64_t now = bpftune_now_ms();
+	struct nb_state *s = priv;
 	struct bpftune_event ev;
 	unsigned int i;
 
-	(void)ctx;
-	bpftune_event_init(&ev, state->tuner, NET_BUFFER_SHRINK, 0, 0);
+	bpftune_event_init(&ev, t, NET_BUFFER_SHRINK, 0, 0);
 	for (i = 0; i < NB_HIGH_ORDER_OFF; i++)
-		shrink_one(&ev, i, now);
-	timer_update();
+		shrink_one(s, &ev, i, now);
+	timer_update(s);
 }
 
 /* ---- plumbing ----------------------------------------------------------- */
 
-static void net_buffer_event(struct bpftune_tuner *t,
-			     const struct bpftune_event *ev)
-{
-	const struct net_buffer_event *e = (const void *)ev->payload;
-
-	(void)t;
-	if (ev->payload_len < sizeof(*e))
-		return;
-	switch (ev->scenario_id) {
-	case NET_BUFFER_BACKLOG_DROP:
-		backlog_drop(ev, e);
-		break;
-	case NET_BUFFER_BUDGET_SQUEEZE:
-	case NET_BUFFER_TIME_SQUEEZE:
-		squeeze(ev, e);
-		break;
-	default:
-		break;
-	}
-}
-
-static void forget(void)
+static void forget(struct nb_state *s)
 {
 	unsigned int i;
 
 	for (i = 0; i < NB_NUM_TUNABLES; i++) {
-		state->grown[i].orig = -1;
-		state->grown[i].raised_from = -1;
+		s->grown[i].orig = -1;
+		s->grown[i].raised_from = -1;
 	}
 }
 
-static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
-		     enum bpftune_state s, const char *cause)
+/* Stopped by the admin (its sysctls are global): nothing to shrink back. */
+static void net_buffer_netns_state(struct bpftune_tuner *t, void *priv,
+				   uint64_t cookie, enum bpftune_state state)
 {
-	(void)cause;
-	if (!state || t != state->tuner || s != BPFTUNE_STATE_MANUAL ||
-	    !bpftune_netns_is_global(cookie))
+	struct nb_state *s = priv;
+
+	(void)t;
+	if (state != BPFTUNE_STATE_MANUAL || cookie)
 		return;
-	forget();
-	bpftune_corr_forget(t->id, 0, true);
-	timer_update();
+	forget(s);
+	timer_update(s);
 }
 
-static int net_buffer_init(struct bpftune_tuner *t)
+/* softnet_stat baselines, the wait source, the BPF side's limits */
+static void baselines(struct nb_state *s)
 {
 	uint64_t sq[NB_MAX_CPUS];
-	long hz = 0, flow;
 	unsigned int cpu;
 	double wait;
-	long n;
-	int err;
 
-	state = calloc(1, sizeof(*state));
-	if (!state)
-		return -ENOMEM;
-	state->tuner = t;
-	forget();
+	if (bpftune_proc_cpu_wait(&wait, &s->wait_source))
+		s->wait_source = NULL;
+	if (bpftune_proc_softnet(1, s->dropped, NB_MAX_CPUS) < 0)
+		memset(s->dropped, 0, sizeof(s->dropped));
+	if (bpftune_proc_softnet(2, sq, NB_MAX_CPUS) >= 0)
+		for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
+			s->squeezed += sq[cpu];
+	limits_update(s);
+}
+
+static int net_buffer_init(struct bpftune_tuner *t, void *priv)
+{
+	struct nb_state *s = priv;
+	long hz = 0, flow, n;
+
+	s->tuner = t;
+	forget(s);
 	n = sysconf(_SC_NPROCESSORS_CONF);
-	state->ncpus = n > 0 ? (unsigned int)n : 1;
+	s->ncpus = n > 0 ? (unsigned int)n : 1;
 	/* a long holds the mask: CPUs 0..62 */
-	state->flow_limit = state->ncpus < NB_MAX_CPUS &&
-			    bpftune_sysctl_read(-1, tunables[NB_FLOW_LIMIT].name,
-						&flow, 1) == 1;
-	if (state->ncpus < NB_MAX_CPUS)
-		tunables[NB_FLOW_LIMIT].max = (long)((1ULL << state->ncpus) - 1);
+	s->flow_limit = s->ncpus < NB_MAX_CPUS &&
+			bpftune_proc_sysctl(NULL, tunables[NB_FLOW_LIMIT].name,
+					    &flow, 1) == 1;
+	if (s->ncpus < NB_MAX_CPUS)
+		tunables[NB_FLOW_LIMIT].max = (long)((1ULL << s->ncpus) - 1);
 	/* the kernel's time limit is whole jiffies: allow one for rounding */
 	if (bpftune_kernel_config_long("CONFIG_HZ", &hz) || hz <= 0)
 		hz = 100;	/* the coarsest: no false squeeze is missed */
-	state->slack_ns = 1000000000L / hz;
-	state->wait_source = access("/proc/pressure/cpu", R_OK) ? "run delay" : "PSI";
-	if (cpu_wait(&wait))
-		state->wait_source = NULL;
-	if (softnet_read(1, state->dropped) < 0)
-		memset(state->dropped, 0, sizeof(state->dropped));
-	if (softnet_read(2, sq) >= 0)
-		for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
-			state->squeezed += sq[cpu];
-	state->limits_fd = bpftune_tuner_map_fd(t, "limits");
-	limits_update();
-	state->timer = bpftune_timer_new(on_timer, NULL);
-	if (!state->timer) {
-		err = -errno;
-		free(state);
-		state = NULL;
-		return err;
-	}
-	state->observer.state = on_state;
-	bpftune_observer_add(&state->observer);
+	s->slack_ns = 1000000000L / hz;
+	s->limits_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, net_buffer_tuner_bpf, limits));
+	baselines(s);
 	bpftune_log(LOG_INFO, "tuner net_buffer: caps: netdev_max_backlog %d, netdev_budget %d, netdev_budget_usecs %d; flow limit %s; HZ %ld; wait guard %s",
 		    NB_BACKLOG_CAP, NB_BUDGET_CAP, NB_USECS_CAP,
-		    state->flow_limit ? "on drops" : "unavailable", hz,
-		    state->wait_source ? state->wait_source : "unavailable (no PSI, no schedstat)");
-	if (!state->wait_source)
-		state->wait_source = "none";
+		    s->flow_limit ? "on drops" : "unavailable", hz,
+		    s->wait_source ? s->wait_source : "unavailable (no PSI, no schedstat)");
+	if (!s->wait_source)
+		s->wait_source = "none";
 	return 0;
 }
 
-static void net_buffer_fini(struct bpftune_tuner *t)
-{
-	if (!state)
-		return;
-	bpftune_observer_remove(&state->observer);
-	bpftune_timer_free(state->timer);
-	bpftune_corr_forget(t->id, 0, true);
-	free(state);
-	state = NULL;
-}
+static const struct bpftune_scenario_desc scenarios[] = {
+	[NET_BUFFER_BACKLOG_DROP] = {
+		.name = "backlog full",
+		.description = "packets were dropped because a CPU's receive backlog (netdev_max_backlog) was full",
+		.payload_size = sizeof(struct net_buffer_event),
+		.handle = backlog_drop,
+	},
+	[NET_BUFFER_BUDGET_SQUEEZE] = {
+		.name = "receive budget exhausted",
+		.description = "a receive round used its whole netdev_budget with packets left",
+		.payload_size = sizeof(struct net_buffer_event),
+		.handle = squeeze,
+	},
+	[NET_BUFFER_TIME_SQUEEZE] = {
+		.name = "receive time exhausted",
+		.description = "a receive round ran into netdev_budget_usecs with packets left",
+		.payload_size = sizeof(struct net_buffer_event),
+		.handle = squeeze,
+	},
+	[NET_BUFFER_LATENCY_GUARD] = {
+		.name = "longer receive rounds delayed tasks",
+		.description = "CPU wait time rose together with the receive budget: step back and hold",
+	},
+	[NET_BUFFER_SHRINK] = {
+		.name = "receive limits no longer needed",
+		.description = "no drop or squeeze has asked for the raised limits for a while: one step back",
+	},
+	[NET_BUFFER_HIGH_ORDER] = {
+		.name = "order-0 skb pages on a busy receive path",
+		.description = "high_order_alloc_disable only adds per-packet work where refills no longer stall",
+	},
+};
 
-BPFTUNE_TUNER("net_buffer",
-	      "per-CPU receive backlog, flow limit and the NET_RX budget, with a CPU wait guard",
-	      net_buffer_tuner_bpf, tunables, scenarios, net_buffer_init,
-	      net_buffer_fini, net_buffer_event,
-	      .telemetry = &net_buffer_telemetry);
+BPFTUNE_TUNER(net_buffer_tuner_bpf,
+	.name = "net_buffer",
+	.description = "per-CPU receive backlog, flow limit and the NET_RX budget, with a CPU wait guard",
+	BPFTUNE_TUNABLES(tunables),
+	BPFTUNE_SCENARIOS(scenarios),
+	.priv_size = sizeof(struct nb_state),
+	.init = net_buffer_init,
+	.netns_state = net_buffer_netns_state,
+	.timer = net_buffer_timer,
+	.telemetry = &net_buffer_telemetry);

@@ -18,13 +18,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
+#include <bpftune/libbpftune.h>
+#include <bpftune/proc.h>
+#include <bpftune/table_policy.h>
 
-#include "core/internal.h"
-#include "table_policy.h"
 #include "route_table_tuner.h"
 #include "route_table_tuner.skel.h"
 #include "route_table_tuner.legacy.skel.h"
@@ -47,16 +47,6 @@ static const struct bpftune_tunable_desc tunables[] = {
 	},
 };
 
-static const struct bpftune_scenario_desc scenarios[] = {
-	[ROUTE_TABLE_NEAR_FULL] = {
-		"IPv6 route table near max_size",
-		"IPv6 routes or dst cache entries came within delta of net.ipv6.route.max_size",
-	},
-	[ROUTE_TABLE_EMPTYING] = {
-		"IPv6 route table emptied",
-		"a max_size we raised sees a quarter of it in use: step back towards its original value",
-	},
-};
 
 struct rt_netns {
 	struct bpftune_netns_priv ns;
@@ -64,151 +54,136 @@ struct rt_netns {
 	long orig;		/* max_size before our first raise */
 };
 
-static struct rt_state {
+struct rt_state {
 	struct bpftune_tuner *tuner;
 	int grown_fd;
 	/* the last growth refusal logged, to log each one once */
 	uint64_t stop_cookie;
 	long stop_at;
-} *state;
-
-/* nothing left to shrink there: the BPF side stops reporting it */
-static void netns_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
-{
-	struct rt_netns *n = (void *)p;
-
-	(void)t;
-	if (state->grown_fd >= 0)
-		bpf_map_delete_elem(state->grown_fd, &n->map_key);
-}
-
-/* at MAX_NETNS, nothing is recycled: a netns without one is not grown */
-static const struct bpftune_netns_table_ops netns_ops = {
-	.size = sizeof(struct rt_netns),
-	.max = MAX_NETNS,
-	.release = netns_release,
 };
 
+/* nothing left to shrink there: the BPF side stops reporting it */
+static void netns_release(struct bpftune_tuner *t, void *priv,
+			  struct bpftune_netns_priv *p)
+{
+	struct rt_netns *n = (void *)p;
+	struct rt_state *s = priv;
+
+	(void)t;
+	if (s->grown_fd >= 0)
+		bpf_map_delete_elem(s->grown_fd, &n->map_key);
+}
+
 /* Tell the BPF side the max_size we set, or that there is none (0). */
-static void grown_set(uint64_t cookie, long max_size)
+static void grown_set(struct rt_state *s, uint64_t cookie, long max_size)
 {
 	struct route_table_grown g = { .max_size = max_size };
 
-	if (state->grown_fd < 0)
+	if (s->grown_fd < 0)
 		return;
 	if (max_size)
-		bpf_map_update_elem(state->grown_fd, &cookie, &g, BPF_ANY);
+		bpf_map_update_elem(s->grown_fd, &cookie, &g, BPF_ANY);
 	else
-		bpf_map_delete_elem(state->grown_fd, &cookie);
+		bpf_map_delete_elem(s->grown_fd, &cookie);
 }
 
-static void decide(const struct bpftune_event *ev, unsigned int scenario,
-		   const char *inputs, const char *action)
+static void decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		   unsigned int scenario, const char *inputs, const char *action)
 {
-	bpftune_decide(state->tuner, ev, scenario, 0,
+	bpftune_decide(t, ev, scenario, 0,
 		       scenario == ROUTE_TABLE_NEAR_FULL ? "grow-near-limit" :
 		       "shrink-when-empty", inputs, action);
 }
 
-static void near_full(const struct bpftune_event *ev,
-		      const struct route_table_event *e)
+static void near_full(struct bpftune_tuner *t, void *priv,
+		      const struct bpftune_event *ev)
 {
+	const struct route_table_event *e = (const void *)ev->payload;
+	struct rt_state *s = priv;
 	long cur, used, want, delta;
 	char inputs[256], reason[256], where[128];
 	struct rt_netns *n;
 	int err;
 
-	if (bpftune_tunable_get(state->tuner, 0, ev, &cur) != 1)
+	if (bpftune_tunable_get(t, 0, ev, &cur) != 1)
 		return;
 	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
 	delta = bpftune_delta(cur);
-	want = route_grow(cur, used, delta, bpftune_delta(used), ROUTE_HARD_CAP);
+	want = bpftune_route_grow(cur, used, delta, bpftune_delta(used), ROUTE_HARD_CAP);
 	snprintf(inputs, sizeof(inputs), "max_size=%ld routes=%lld dst_entries=%lld gc_thresh=%u",
 		 cur, (long long)e->routes, (long long)e->dst_entries,
 		 e->gc_thresh);
-	n = bpftune_netns_table_find(state->tuner, ev->netns_cookie);
+	n = bpftune_netns_table_find(t, ev->netns_cookie);
 	if (!want) {
-		decide(ev, ROUTE_TABLE_NEAR_FULL, inputs,
+		decide(t, ev, ROUTE_TABLE_NEAR_FULL, inputs,
 		       cur >= ROUTE_HARD_CAP ? "none: at the hard cap" :
 		       "none: not near max_size any more");
 		if (cur >= ROUTE_HARD_CAP &&
-		    (state->stop_cookie != ev->netns_cookie || state->stop_at != cur)) {
-			state->stop_cookie = ev->netns_cookie;
-			state->stop_at = cur;
+		    (s->stop_cookie != ev->netns_cookie || s->stop_at != cur)) {
+			s->stop_cookie = ev->netns_cookie;
+			s->stop_at = cur;
 			bpftune_log(LOG_NOTICE, "tuner route_table: net.ipv6.route.max_size stays at %ld in %s: the hard cap is %ld (%s)",
 				    cur, bpftune_netns_describe(ev->netns_cookie, where, sizeof(where)),
 				    ROUTE_HARD_CAP, tunables[0].cap_reason);
 		}
 		return;
 	}
-	decide(ev, ROUTE_TABLE_NEAR_FULL, inputs, "raise");
+	decide(t, ev, ROUTE_TABLE_NEAR_FULL, inputs, "raise");
 	snprintf(reason, sizeof(reason), "%lld IPv6 routes and %lld dst cache entries, within %ld of max_size %ld",
 		 (long long)e->routes, (long long)e->dst_entries, delta, cur);
-	err = bpftune_tunable_set(state->tuner, 0, ev, ROUTE_TABLE_NEAR_FULL,
+	err = bpftune_tunable_set(t, 0, ev, ROUTE_TABLE_NEAR_FULL,
 				  &want, 1, reason);
 	if (err <= 0)
 		return;
 	if (!n) {
-		n = bpftune_netns_table_get(state->tuner, ev);
+		n = bpftune_netns_table_get(t, ev);
 		if (n) {
 			n->map_key = ev->netns_cookie;
 			n->orig = cur;
 		}
 	}
 	/* without a record of the original we would not know where to stop */
-	grown_set(ev->netns_cookie, n ? want : 0);
+	grown_set(s, ev->netns_cookie, n ? want : 0);
 }
 
-static void emptying(const struct bpftune_event *ev,
-		     const struct route_table_event *e)
+static void emptying(struct bpftune_tuner *t, void *priv,
+		     const struct bpftune_event *ev)
 {
-	struct rt_netns *n = bpftune_netns_table_find(state->tuner, ev->netns_cookie);
+	const struct route_table_event *e = (const void *)ev->payload;
+	struct rt_netns *n = bpftune_netns_table_find(t, ev->netns_cookie);
+	struct rt_state *s = priv;
 	char inputs[256], reason[256];
 	long cur, used, want;
 	int err;
 
 	if (!n) {
-		grown_set(ev->netns_cookie, 0);
+		grown_set(s, ev->netns_cookie, 0);
 		return;
 	}
-	if (bpftune_tunable_get(state->tuner, 0, ev, &cur) != 1)
+	if (bpftune_tunable_get(t, 0, ev, &cur) != 1)
 		return;
 	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
-	want = route_shrink(cur, used, n->orig, bpftune_delta(cur));
+	want = bpftune_route_shrink(cur, used, n->orig, bpftune_delta(cur));
 	snprintf(inputs, sizeof(inputs), "max_size=%ld routes=%lld dst_entries=%lld orig=%ld",
 		 cur, (long long)e->routes, (long long)e->dst_entries, n->orig);
-	decide(ev, ROUTE_TABLE_EMPTYING, inputs, want ? "lower" : "none");
+	decide(t, ev, ROUTE_TABLE_EMPTYING, inputs, want ? "lower" : "none");
 	if (!want) {
 		if (cur <= n->orig)
-			bpftune_netns_table_remove(state->tuner, n->ns.cookie);
+			bpftune_netns_table_remove(t, n->ns.cookie);
 		return;
 	}
 	snprintf(reason, sizeof(reason), "%ld of max_size %ld in use: back towards %ld",
 		 used, cur, n->orig);
-	err = bpftune_tunable_set(state->tuner, 0, ev, ROUTE_TABLE_EMPTYING,
+	err = bpftune_tunable_set(t, 0, ev, ROUTE_TABLE_EMPTYING,
 				  &want, 1, reason);
 	if (err < 0)
 		return;
-	if (state->stop_cookie == n->map_key)
-		state->stop_at = -1;
+	if (s->stop_cookie == n->map_key)
+		s->stop_at = -1;
 	if (want <= n->orig)
-		bpftune_netns_table_remove(state->tuner, n->ns.cookie);
+		bpftune_netns_table_remove(t, n->ns.cookie);
 	else
-		grown_set(n->map_key, want);
-}
-
-static void route_table_event(struct bpftune_tuner *t,
-			      const struct bpftune_event *ev)
-{
-	const struct route_table_event *e = (const void *)ev->payload;
-
-	(void)t;
-	if (ev->payload_len < sizeof(*e))
-		return;
-	if (ev->scenario_id == ROUTE_TABLE_NEAR_FULL)
-		near_full(ev, e);
-	else if (ev->scenario_id == ROUTE_TABLE_EMPTYING)
-		emptying(ev, e);
+		grown_set(s, n->map_key, want);
 }
 
 /* Does this kernel still enforce max_size (before 6.3)? */
@@ -222,27 +197,18 @@ static bool kernel_enforces(void)
 	return major < 6 || (major == 6 && minor < 3);
 }
 
-static int route_table_init(struct bpftune_tuner *t)
+static int route_table_init(struct bpftune_tuner *t, void *priv)
 {
+	struct rt_state *s = priv;
 	long cur;
 	int err;
 
 	/* IPv6 disabled: no max_size to tune */
-	err = bpftune_sysctl_read(-1, tunables[0].name, &cur, 1);
+	err = bpftune_proc_sysctl(NULL, tunables[0].name, &cur, 1);
 	if (err != 1)
 		return err < 0 ? err : -EINVAL;
-	state = calloc(1, sizeof(*state));
-	if (!state)
-		return -ENOMEM;
-	state->tuner = t;
-	state->grown_fd = bpftune_tuner_map_fd(t, "grown");
-	/* a netns gone or taken over by the admin: nothing left to shrink */
-	err = bpftune_netns_table_init(t, &netns_ops);
-	if (err) {
-		free(state);
-		state = NULL;
-		return err;
-	}
+	s->tuner = t;
+	s->grown_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, route_table_tuner_bpf, grown));
 	bpftune_log(LOG_INFO, "tuner route_table: caps: net.ipv6.route.max_size at most %ld; %s",
 		    ROUTE_HARD_CAP, kernel_enforces() ?
 		    "this kernel drops IPv6 packets past it" :
@@ -250,16 +216,34 @@ static int route_table_init(struct bpftune_tuner *t)
 	return 0;
 }
 
-static void route_table_fini(struct bpftune_tuner *t)
-{
-	if (!state)
-		return;
-	bpftune_netns_table_fini(t);
-	free(state);
-	state = NULL;
-}
+static const struct bpftune_scenario_desc scenarios[] = {
+	[ROUTE_TABLE_NEAR_FULL] = {
+		.name = "IPv6 route table near max_size",
+		.description = "IPv6 routes or dst cache entries came within delta of net.ipv6.route.max_size",
+		.payload_size = sizeof(struct route_table_event),
+		.handle = near_full,
+	},
+	[ROUTE_TABLE_EMPTYING] = {
+		.name = "IPv6 route table emptied",
+		.description = "a max_size we raised sees a quarter of it in use: step back towards its original value",
+		.payload_size = sizeof(struct route_table_event),
+		.handle = emptying,
+	},
+};
 
-BPFTUNE_TUNER("route_table",
-	      "IPv6 route table size limit (net.ipv6.route.max_size), per netns: grown near full, shrunk when empty",
-	      route_table_tuner_bpf, tunables, scenarios, route_table_init,
-	      route_table_fini, route_table_event);
+/*
+ * A netns gone or taken over by the admin: the library frees its entry,
+ * release() tells the BPF side.  At MAX_NETNS nothing is recycled: a
+ * netns without an entry is not grown.
+ */
+BPFTUNE_TUNER(route_table_tuner_bpf,
+	.name = "route_table",
+	.description = "IPv6 route table size limit (net.ipv6.route.max_size), per netns: grown near full, shrunk when empty",
+	BPFTUNE_TUNABLES(tunables),
+	BPFTUNE_SCENARIOS(scenarios),
+	.priv_size = sizeof(struct rt_state),
+	.netns = {
+		.size = sizeof(struct rt_netns), .max = MAX_NETNS,
+		.release = netns_release,
+	},
+	.init = route_table_init);

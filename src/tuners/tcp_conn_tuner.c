@@ -21,8 +21,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +31,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpftune/libbpftune.h>
+#include <bpftune/kernel.h>
 
-#include "core/internal.h"
 #include "tcp_conn_tuner.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"
@@ -49,18 +50,6 @@
 #define DEST_BUCKETS		1024
 #define DEST_MAX		4096	/* userspace cost tables kept */
 
-static const struct bpftune_tunable_desc tunables[0];
-
-static const struct bpftune_scenario_desc scenarios[] = {
-	[TCP_CONN_SCENARIO_LOSS] = {
-		"lossy connection",
-		"a connection retransmitted more than the threshold: moved to bbr",
-	},
-	[TCP_CONN_SCENARIO_CHOICE] = {
-		"congestion control choice",
-		"epsilon-greedy choice of the algorithm per destination, by RTT and delivery rate",
-	},
-};
 
 static const char *const candidates[] = { "cubic", "bbr", "htcp", "dctcp" };
 
@@ -86,7 +75,6 @@ struct dest {
 
 struct conn_priv {
 	struct bpftune_tuner *tuner;
-	struct bpftune_observer observer;
 	struct tcp_conn_config cfg;
 	int choice_fd, stats_fd;
 	struct dest *buckets[DEST_BUCKETS];
@@ -95,24 +83,7 @@ struct conn_priv {
 	uint64_t placed[3], lossy, lossy_dests, evicted;
 };
 
-static struct conn_priv *the_priv;
-
 /* ---- algorithms ---------------------------------------------------- */
-
-static bool cc_available(const char *name)
-{
-	char buf[512], *tok, *save;
-	int n;
-
-	n = bpftune_sysctl_read_string(-1, "net.ipv4.tcp_available_congestion_control",
-				       buf, sizeof(buf));
-	if (n < 0)
-		return false;
-	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-		if (!strcmp(tok, name))
-			return true;
-	return false;
-}
 
 /* Does this kernel load modules, and does it have any installed? */
 static bool have_modules(void)
@@ -127,26 +98,6 @@ static bool have_modules(void)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/*
- * Setting TCP_CONGESTION from userspace with CAP_NET_ADMIN makes the
- * kernel load tcp_<name> itself (request_module()), which a BPF program's
- * setsockopt never does.
- */
-static int cc_load(const char *name)
-{
-	int fd, err = 0;
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	bpftune_cap_raise();
-	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name)))
-		err = -errno;
-	bpftune_cap_lower();
-	close(fd);
-	return err;
-}
-
 static void cc_discover(struct tcp_conn_config *cfg)
 {
 	bool modules = have_modules();
@@ -159,9 +110,9 @@ static void cc_discover(struct tcp_conn_config *cfg)
 	for (i = 0; i < BPFTUNE_ARRAY_SIZE(candidates); i++) {
 		const char *name = candidates[i];
 
-		if (!cc_available(name)) {
-			err = modules ? cc_load(name) : -ENOENT;
-			if (err || !cc_available(name)) {
+		if (!bpftune_tcp_cc_available(name)) {
+			err = modules ? bpftune_tcp_cc_load(name) : -ENOENT;
+			if (err || !bpftune_tcp_cc_available(name)) {
 				snprintf(skipped + strlen(skipped),
 					 sizeof(skipped) - strlen(skipped), " %s", name);
 				continue;
@@ -337,15 +288,17 @@ static void update_greedy(struct conn_priv *p, struct dest *d)
 
 /* ---- events -------------------------------------------------------------- */
 
-static void on_loss(struct conn_priv *p, const struct bpftune_event *ev)
+static void on_loss(struct bpftune_tuner *t, void *priv,
+		    const struct bpftune_event *ev)
 {
 	const struct tcp_conn_loss *l = (const void *)ev->payload;
+	struct conn_priv *p = priv;
 	char desc[256], inputs[256], from[TCP_CONN_CC_NAME + 1];
 	char local[INET6_ADDRSTRLEN] = "?";
 	double pct, limit = LOSS_PER_MILLE / 10.0;
 	struct dest *d;
 
-	if (ev->payload_len < sizeof(*l) || !l->segs_out)
+	if (!l->segs_out)
 		return;
 	memcpy(from, l->from, TCP_CONN_CC_NAME);
 	from[TCP_CONN_CC_NAME] = '\0';
@@ -354,17 +307,15 @@ static void on_loss(struct conn_priv *p, const struct bpftune_event *ev)
 	d = dest_get(p, &l->dest);
 	snprintf(inputs, sizeof(inputs), "retrans=%u segs_out=%u loss_pct=%.2f threshold_pct=%.1f srtt_us=%u cc=%s",
 		 l->retrans, l->segs_out, pct, limit, l->srtt_us, from);
-	bpftune_decision(p->tuner, ev, &(struct bpftune_decision){
-		.scenario = TCP_CONN_SCENARIO_LOSS, .policy = "bbr-on-loss",
-		.inputs = inputs, .action = "cc=bbr", .tunable = -1,
-		.epsilon = -1, .explored = -1 });
+	bpftune_decide(t, ev, TCP_CONN_SCENARIO_LOSS, -1, "bbr-on-loss", inputs,
+		       "cc=bbr");
 	dest_describe(&l->dest, desc, sizeof(desc));
 	inet_ntop(l->dest.family == AF_INET ? AF_INET : AF_INET6, l->laddr,
 		  local, sizeof(local));
 	/* one line per destination; the others are counted */
 	bpftune_log(d && d->lossy++ ? LOG_DEBUG : LOG_NOTICE,
-		    "tuner tcp_conn: %s: connection from %s port %u to %s port %u: congestion control %s -> bbr: %u of %u data segments retransmitted (%.2f %% > %.1f %%), srtt %u us",
-		    scenarios[TCP_CONN_SCENARIO_LOSS].name, local, l->lport,
+		    "tuner tcp_conn: lossy connection: connection from %s port %u to %s port %u: congestion control %s -> bbr: %u of %u data segments retransmitted (%.2f %% > %.1f %%), srtt %u us",
+		    local, l->lport,
 		    desc, l->rport, from, l->retrans, l->segs_out, pct, limit,
 		    l->srtt_us);
 	if (d && d->lossy == 1)
@@ -395,16 +346,16 @@ static void learn(struct dest *d, int cc,
 	d->outcomes++;
 }
 
-static void on_done(struct conn_priv *p, const struct bpftune_event *ev)
+static void on_done(struct bpftune_tuner *t, void *priv,
+		    const struct bpftune_event *ev)
 {
 	const struct tcp_conn_done *c = (const void *)ev->payload;
+	struct conn_priv *p = priv;
 	char cc_name[TCP_CONN_CC_NAME + 1], costs[256], inputs[512], action[32];
 	unsigned int how;
 	struct dest *d;
 	int cc;
 
-	if (ev->payload_len < sizeof(*c))
-		return;
 	how = c->how < BPFTUNE_ARRAY_SIZE(how_names) ? c->how : TCP_CONN_DEFAULT;
 	memcpy(cc_name, c->cc, TCP_CONN_CC_NAME);
 	cc_name[TCP_CONN_CC_NAME] = '\0';
@@ -423,7 +374,7 @@ static void on_done(struct conn_priv *p, const struct bpftune_event *ev)
 		 (unsigned long long)c->bytes_acked, c->retrans, c->lossy, c->ecn);
 	snprintf(action, sizeof(action), how == TCP_CONN_DEFAULT ? "none" : "cc=%s",
 		 cc_name);
-	bpftune_decision(p->tuner, ev, &(struct bpftune_decision){
+	bpftune_decision(t, ev, &(struct bpftune_decision){
 		.scenario = TCP_CONN_SCENARIO_CHOICE, .policy = "epsilon-greedy",
 		.inputs = inputs, .action = action, .tunable = -1,
 		.epsilon = how == TCP_CONN_DEFAULT ? -1 : EPSILON,
@@ -433,22 +384,6 @@ static void on_done(struct conn_priv *p, const struct bpftune_event *ev)
 		return;
 	learn(d, cc, c);
 	update_greedy(p, d);
-}
-
-static void conn_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
-{
-	struct conn_priv *p = bpftune_tuner_priv(t);
-
-	if (!p)
-		return;
-	switch (ev->scenario_id) {
-	case TCP_CONN_SCENARIO_LOSS:
-		on_loss(p, ev);
-		break;
-	case TCP_CONN_SCENARIO_CHOICE:
-		on_done(p, ev);
-		break;
-	}
 }
 
 /* ---- netns destruction ------------------------------------------------- */
@@ -488,39 +423,31 @@ static void forget_netns(struct conn_priv *p, uint64_t cookie)
 			    (unsigned long long)cookie, n);
 }
 
-static void observe_state(const struct bpftune_tuner *t, uint64_t cookie,
-			  enum bpftune_state state, const char *cause)
+/* a netns is gone: its destinations go with it */
+static void conn_netns_state(struct bpftune_tuner *t, void *priv,
+			     uint64_t cookie, enum bpftune_state state)
 {
-	(void)cause;
-	if (the_priv && t == the_priv->tuner && state == BPFTUNE_STATE_GONE &&
-	    !bpftune_netns_is_global(cookie))
-		forget_netns(the_priv, cookie);
+	(void)t;
+	if (state == BPFTUNE_STATE_GONE && cookie)
+		forget_netns(priv, cookie);
 }
 
 /* ---- init/fini ----------------------------------------------------------- */
 
-static int conn_init(struct bpftune_tuner *t)
+static int conn_init(struct bpftune_tuner *t, void *priv)
 {
-	struct conn_priv *p;
+	struct conn_priv *p = priv;
 	__u32 zero = 0;
 	int cfg_fd;
 
-	if (the_priv)
-		return -EEXIST;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
 	p->tuner = t;
-	cfg_fd = bpftune_tuner_map_fd(t, "conn_config");
-	p->choice_fd = bpftune_tuner_map_fd(t, "dest_choice");
-	p->stats_fd = bpftune_tuner_map_fd(t, "dest_stats");
-	if (cfg_fd < 0 || p->choice_fd < 0 || p->stats_fd < 0) {
-		free(p);
+	cfg_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, tcp_conn_tuner_bpf, conn_config));
+	p->choice_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, tcp_conn_tuner_bpf, dest_choice));
+	p->stats_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, tcp_conn_tuner_bpf, dest_stats));
+	if (cfg_fd < 0 || p->choice_fd < 0 || p->stats_fd < 0)
 		return -ENOENT;
-	}
 	cc_discover(&p->cfg);
 	if (!p->cfg.num_cc) {
-		free(p);
 		bpftune_log(LOG_NOTICE, "tcp_conn: none of cubic, bbr, htcp, dctcp is available");
 		return -EOPNOTSUPP;
 	}
@@ -531,16 +458,8 @@ static int conn_init(struct bpftune_tuner *t)
 	p->cfg.learn_min_bytes = LEARN_MIN_BYTES;
 	p->cfg.prefix4 = PREFIX4;
 	p->cfg.prefix6 = PREFIX6;
-	if (bpf_map_update_elem(cfg_fd, &zero, &p->cfg, BPF_ANY)) {
-		int err = -errno;
-
-		free(p);
-		return err;
-	}
-	p->observer.state = observe_state;
-	the_priv = p;
-	bpftune_observer_add(&p->observer);
-	bpftune_tuner_set_priv(t, p);
+	if (bpf_map_update_elem(cfg_fd, &zero, &p->cfg, BPF_ANY))
+		return -errno;
 	bpftune_log(LOG_INFO, "tcp_conn: choosing among %u algorithm%s: %s%s%s%s%s%s%s; %s",
 		    p->cfg.num_cc, p->cfg.num_cc == 1 ? "" : "s",
 		    p->cfg.names[0], p->cfg.num_cc > 1 ? " " : "", p->cfg.names[1],
@@ -551,14 +470,13 @@ static int conn_init(struct bpftune_tuner *t)
 	return 0;
 }
 
-static void conn_fini(struct bpftune_tuner *t)
+static void conn_fini(struct bpftune_tuner *t, void *priv)
 {
-	struct conn_priv *p = bpftune_tuner_priv(t);
+	struct conn_priv *p = priv;
 	struct dest *d, *dn;
 	unsigned int b;
 
-	if (!p)
-		return;
+	(void)t;
 	bpftune_log(LOG_INFO, "tcp_conn: connections reported: %llu greedy, %llu explored, %llu left to the default; %llu lossy connections moved to bbr (%llu destinations); %u destinations known, %llu evicted",
 		    (unsigned long long)p->placed[TCP_CONN_GREEDY],
 		    (unsigned long long)p->placed[TCP_CONN_EXPLORE],
@@ -566,17 +484,33 @@ static void conn_fini(struct bpftune_tuner *t)
 		    (unsigned long long)p->lossy,
 		    (unsigned long long)p->lossy_dests, p->num_dests,
 		    (unsigned long long)p->evicted);
-	bpftune_observer_remove(&p->observer);
 	for (b = 0; b < DEST_BUCKETS; b++)
 		for (d = p->buckets[b]; d; d = dn) {
 			dn = d->next;
 			free(d);
 		}
-	the_priv = NULL;
-	bpftune_tuner_set_priv(t, NULL);
-	free(p);
 }
 
-BPFTUNE_TUNER("tcp_conn", "per-connection congestion control: bbr on loss, epsilon-greedy per destination",
-	      tcp_conn_tuner_bpf, tunables, scenarios, conn_init, conn_fini,
-	      conn_event);
+static const struct bpftune_scenario_desc scenarios[] = {
+	[TCP_CONN_SCENARIO_LOSS] = {
+		.name = "lossy connection",
+		.description = "a connection retransmitted more than the threshold: moved to bbr",
+		.payload_size = sizeof(struct tcp_conn_loss),
+		.handle = on_loss,
+	},
+	[TCP_CONN_SCENARIO_CHOICE] = {
+		.name = "congestion control choice",
+		.description = "epsilon-greedy choice of the algorithm per destination, by RTT and delivery rate",
+		.payload_size = sizeof(struct tcp_conn_done),
+		.handle = on_done,
+	},
+};
+
+BPFTUNE_TUNER(tcp_conn_tuner_bpf,
+	.name = "tcp_conn",
+	.description = "per-connection congestion control: bbr on loss, epsilon-greedy per destination",
+	BPFTUNE_SCENARIOS(scenarios),
+	.priv_size = sizeof(struct conn_priv),
+	.init = conn_init,
+	.fini = conn_fini,
+	.netns_state = conn_netns_state);

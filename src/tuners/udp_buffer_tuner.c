@@ -17,14 +17,13 @@
  *    first raise, never below it (udp_mem only while UDP holds less than
  *    the lower value would allow).
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <bpftune/libbpftune.h>
+#include <bpftune/grow.h>
+#include <bpftune/proc.h>
 
-#include "core/internal.h"
-#include "kit/grow.h"
 #include "udp_buffer_tuner.h"
 #include "tuner_tables.h"
 #include "udp_buffer_tuner.skel.h"
@@ -65,20 +64,6 @@ static struct bpftune_tunable_desc tunables[] = {
 	},
 };
 
-static const struct bpftune_scenario_desc scenarios[] = {
-	[UDP_BUFFER_RCVBUF_FULL] = {
-		"UDP receive buffer full",
-		"a UDP socket sized by rmem_default dropped datagrams: its receive buffer was full",
-	},
-	[UDP_BUFFER_MEM_EXHAUSTED] = {
-		"UDP memory exhausted",
-		"the kernel refused UDP socket memory at the udp_mem limit",
-	},
-	[UDP_BUFFER_SHRINK] = {
-		"UDP buffers no longer needed",
-		"no UDP drop has asked for the raised limits for a while: one step back",
-	},
-};
 
 #define SHRINK_QUIET_MS		(30 * 1000ULL)
 #define SHRINK_EVERY_MS		(5 * 1000ULL)
@@ -91,85 +76,74 @@ struct grown {
 struct ub_state {
 	struct bpftune_tuner *tuner;
 	struct grown grown[UB_NUM_TUNABLES];
-	struct bpftune_timer *timer;
-	struct bpftune_observer observer;
 };
 
-static struct ub_state *state;
-
-static void timer_update(void)
+static void timer_update(struct ub_state *s)
 {
 	bool want = false;
 	unsigned int i;
 
 	for (i = 0; i < UB_NUM_TUNABLES; i++)
-		want |= state->grown[i].orig[0] >= 0;
-	if (want != bpftune_timer_armed(state->timer))
-		bpftune_timer_set(state->timer, want ? SHRINK_EVERY_MS : 0);
+		want |= s->grown[i].orig[0] >= 0;
+	bpftune_timer_keep(s->tuner, want, SHRINK_EVERY_MS);
 }
 
 /* Set @tunable; remember where it started on the first change. */
-static int set_grown(const struct bpftune_event *ev, unsigned int tunable,
-		     unsigned int scenario, const long *old, const long *want,
-		     const char *reason)
+static int set_grown(struct ub_state *s, const struct bpftune_event *ev,
+		     unsigned int tunable, unsigned int scenario,
+		     const long *old, const long *want, const char *reason)
 {
-	struct grown *g = &state->grown[tunable];
+	struct grown *g = &s->grown[tunable];
 	int ret;
 
-	ret = bpftune_tunable_set(state->tuner, tunable, ev, scenario, want,
+	ret = bpftune_tunable_set(s->tuner, tunable, ev, scenario, want,
 				  tunables[tunable].num_values, reason);
 	if (ret == 1 && g->orig[0] < 0 && scenario != UDP_BUFFER_SHRINK)
 		memcpy(g->orig, old, tunables[tunable].num_values * sizeof(long));
-	timer_update();
+	timer_update(s);
 	return ret;
 }
 
 /* pages UDP holds (/proc/net/sockstat "UDP: inuse N mem M") */
 static long udp_pages(void)
 {
-	char line[256];
-	long inuse, mem = -1;
-	FILE *f;
+	static const char *const key[] = { "UDP.mem" };
+	uint64_t mem;
 
-	f = fopen("/proc/net/sockstat", "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "UDP: inuse %ld mem %ld", &inuse, &mem) == 2)
-			break;
-	fclose(f);
-	return mem;
+	return bpftune_proc_sockstat(NULL, key, &mem, 1) == 1 ? (long)mem : -1;
 }
 
 /* A socket sized by rmem_default dropped: raise the default (and max). */
-static void rcvbuf_full(const struct bpftune_event *ev,
-			const struct udp_buffer_event *e)
+static void rcvbuf_full(struct bpftune_tuner *t, void *priv,
+			const struct bpftune_event *ev)
 {
+	const struct udp_buffer_event *e = (const void *)ev->payload;
+	struct ub_state *s = priv;
 	long def, max, want, want_max;
 	char inputs[256], reason[320];
 
-	if (bpftune_tunable_get(state->tuner, UB_RMEM_DEFAULT, ev, &def) != 1 ||
-	    bpftune_tunable_get(state->tuner, UB_RMEM_MAX, ev, &max) != 1)
+	if (bpftune_tunable_get(t, UB_RMEM_DEFAULT, ev, &def) != 1 ||
+	    bpftune_tunable_get(t, UB_RMEM_MAX, ev, &max) != 1)
 		return;
 	snprintf(inputs, sizeof(inputs),
 		 "port=%u family=%u rcvbuf=%d queued=%d rmem_default=%ld rmem_max=%ld udp_pages=%lld udp_mem1=%lld",
 		 e->port, e->family, e->rcvbuf, e->rmem_alloc, def, max,
 		 (long long)e->allocated, (long long)e->udp_mem[1]);
-	state->grown[UB_RMEM_DEFAULT].need_ms = bpftune_now_ms();
-	state->grown[UB_RMEM_MAX].need_ms = bpftune_now_ms();
+	s->grown[UB_RMEM_DEFAULT].need_ms = bpftune_now_ms();
+	s->grown[UB_RMEM_MAX].need_ms = bpftune_now_ms();
 	if (e->rcvbuf < def) {
-		bpftune_decide(state->tuner, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+		bpftune_decide(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
 			       inputs, "none: the socket predates the current default");
 		return;
 	}
 	/* past the cap the library clamps, and says so */
 	want = bpftune_grow_step(def, LONG_MAX, bpftune_learning_rate());
 	if (def >= RMEM_DEFAULT_CAP) {
-		bpftune_decide(state->tuner, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+		bpftune_decide(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
 			       inputs, "none: at the cap");
 		return;
 	}
-	bpftune_decide(state->tuner, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+	bpftune_decide(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
 		       inputs, "raise");
 	snprintf(reason, sizeof(reason),
 		 "a UDP socket on port %u dropped datagrams with its receive buffer (%d bytes, the rmem_default size) full",
@@ -177,25 +151,27 @@ static void rcvbuf_full(const struct bpftune_event *ev,
 	/* rmem_max first: the default stays within what SO_RCVBUF may ask */
 	if (want > max) {
 		want_max = want < RMEM_DEFAULT_CAP ? want : RMEM_DEFAULT_CAP;
-		if (set_grown(ev, UB_RMEM_MAX, UDP_BUFFER_RCVBUF_FULL, &max,
+		if (set_grown(s, ev, UB_RMEM_MAX, UDP_BUFFER_RCVBUF_FULL, &max,
 			      &want_max, reason) < 0)
 			return;
 	}
-	set_grown(ev, UB_RMEM_DEFAULT, UDP_BUFFER_RCVBUF_FULL, &def, &want, reason);
+	set_grown(s, ev, UB_RMEM_DEFAULT, UDP_BUFFER_RCVBUF_FULL, &def, &want, reason);
 }
 
 /* The kernel refused UDP memory: grow udp_mem while there is room. */
-static void mem_exhausted(const struct bpftune_event *ev,
-			  const struct udp_buffer_event *e)
+static void mem_exhausted(struct bpftune_tuner *t, void *priv,
+			  const struct bpftune_event *ev)
 {
+	const struct udp_buffer_event *e = (const void *)ev->payload;
 	const struct bpftune_tunable_desc *d = &tunables[UB_UDP_MEM];
+	struct ub_state *s = priv;
 	long cur[3], want[3], pages, avail, ceiling;
 	char inputs[256], reason[320];
 	unsigned int i;
 
-	if (bpftune_tunable_get(state->tuner, UB_UDP_MEM, NULL, cur) != 3)
+	if (bpftune_tunable_get(t, UB_UDP_MEM, NULL, cur) != 3)
 		return;
-	state->grown[UB_UDP_MEM].need_ms = bpftune_now_ms();
+	s->grown[UB_UDP_MEM].need_ms = bpftune_now_ms();
 	pages = udp_pages();
 	if (pages < 0)
 		pages = e->allocated;
@@ -208,33 +184,33 @@ static void mem_exhausted(const struct bpftune_event *ev,
 		 pages, (long long)e->allocated, cur[0], cur[1], cur[2], avail,
 		 ceiling, e->port);
 	if (cur[2] >= ceiling) {
-		bpftune_decide(state->tuner, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
+		bpftune_decide(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
 			       inputs, "none: at the ceiling");
 		return;
 	}
 	for (i = 0; i < 3; i++)
 		want[i] = bpftune_grow_step(cur[i], ceiling, bpftune_learning_rate());
-	bpftune_decide(state->tuner, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem", inputs,
+	bpftune_decide(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem", inputs,
 		       "raise");
 	snprintf(reason, sizeof(reason),
 		 "the kernel refused UDP socket memory (UDP holds %ld pages, udp_mem %ld %ld %ld); growing up to %ld pages at most (what UDP holds plus a quarter of available memory)",
 		 pages, cur[0], cur[1], cur[2], ceiling);
-	set_grown(ev, UB_UDP_MEM, UDP_BUFFER_MEM_EXHAUSTED, cur, want, reason);
+	set_grown(s, ev, UB_UDP_MEM, UDP_BUFFER_MEM_EXHAUSTED, cur, want, reason);
 }
 
 /* One step back toward the original value of @tunable, if it is due. */
-static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
-		       uint64_t now)
+static void shrink_one(struct ub_state *s, const struct bpftune_event *ev,
+		       unsigned int tunable, uint64_t now)
 {
 	const struct bpftune_tunable_desc *d = &tunables[tunable];
-	struct grown *g = &state->grown[tunable];
+	struct grown *g = &s->grown[tunable];
 	long cur[3], want[3], def, pages = -1;
 	char inputs[192], reason[256];
 	unsigned int n = d->num_values;
 
 	if (g->orig[0] < 0 || !bpftune_quiet_for(now, g->need_ms, SHRINK_QUIET_MS))
 		return;
-	if (bpftune_tunable_get(state->tuner, tunable, NULL, cur) != (int)n)
+	if (bpftune_tunable_get(s->tuner, tunable, NULL, cur) != (int)n)
 		return;
 	if (!bpftune_shrink_toward(cur, g->orig, n, bpftune_learning_rate(), want)) {
 		g->orig[0] = -1;	/* back where it started */
@@ -242,7 +218,7 @@ static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
 	}
 	/* rmem_max stays at or above rmem_default */
 	if (tunable == UB_RMEM_MAX &&
-	    bpftune_tunable_get(state->tuner, UB_RMEM_DEFAULT, NULL, &def) == 1 &&
+	    bpftune_tunable_get(s->tuner, UB_RMEM_DEFAULT, NULL, &def) == 1 &&
 	    want[0] < def)
 		want[0] = def;
 	if (tunable == UB_UDP_MEM) {
@@ -254,113 +230,94 @@ static void shrink_one(const struct bpftune_event *ev, unsigned int tunable,
 		 (unsigned long long)(now - g->need_ms), cur[n - 1],
 		 g->orig[n - 1], pages);
 	if (!memcmp(want, cur, n * sizeof(long))) {
-		bpftune_decide(state->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+		bpftune_decide(s->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
 			       "none: held by rmem_default");
 		return;
 	}
-	bpftune_decide(state->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
+	bpftune_decide(s->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
 		       "shrink");
 	snprintf(reason, sizeof(reason),
 		 "no UDP drop has needed it for %llu s: one step back toward %ld",
 		 (unsigned long long)(now - g->need_ms) / 1000, g->orig[n - 1]);
-	set_grown(ev, tunable, UDP_BUFFER_SHRINK, cur, want, reason);
+	set_grown(s, ev, tunable, UDP_BUFFER_SHRINK, cur, want, reason);
 }
 
 /* global tunables: the event has no netns */
-static void on_timer(void *ctx)
+static void udp_buffer_timer(struct bpftune_tuner *t, void *priv)
 {
 	uint64_t now = bpftune_now_ms();
+	struct ub_state *s = priv;
 	struct bpftune_event ev;
 
-	(void)ctx;
-	bpftune_event_init(&ev, state->tuner, UDP_BUFFER_SHRINK, 0, 0);
+	bpftune_event_init(&ev, t, UDP_BUFFER_SHRINK, 0, 0);
 	/* the default first: rmem_max may then follow it down */
-	shrink_one(&ev, UB_RMEM_DEFAULT, now);
-	shrink_one(&ev, UB_RMEM_MAX, now);
-	shrink_one(&ev, UB_UDP_MEM, now);
-	timer_update();
+	shrink_one(s, &ev, UB_RMEM_DEFAULT, now);
+	shrink_one(s, &ev, UB_RMEM_MAX, now);
+	shrink_one(s, &ev, UB_UDP_MEM, now);
+	timer_update(s);
 }
 
-static void udp_buffer_event(struct bpftune_tuner *t,
-			     const struct bpftune_event *ev)
-{
-	const struct udp_buffer_event *e = (const void *)ev->payload;
-
-	(void)t;
-	if (ev->payload_len < sizeof(*e))
-		return;
-	switch (ev->scenario_id) {
-	case UDP_BUFFER_RCVBUF_FULL:
-		rcvbuf_full(ev, e);
-		break;
-	case UDP_BUFFER_MEM_EXHAUSTED:
-		mem_exhausted(ev, e);
-		break;
-	default:
-		break;
-	}
-}
-
-static void forget(void)
+static void forget(struct ub_state *s)
 {
 	unsigned int i;
 
 	for (i = 0; i < UB_NUM_TUNABLES; i++)
-		state->grown[i].orig[0] = -1;
+		s->grown[i].orig[0] = -1;
 }
 
 /* The admin took the tuner over (its tunables are global): stop shrinking. */
-static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
-		     enum bpftune_state s, const char *cause)
+static void udp_buffer_netns_state(struct bpftune_tuner *t, void *priv,
+				   uint64_t cookie, enum bpftune_state state)
 {
-	(void)cause;
-	if (!state || t != state->tuner || s != BPFTUNE_STATE_MANUAL ||
-	    !bpftune_netns_is_global(cookie))
+	struct ub_state *s = priv;
+
+	(void)t;
+	if (state != BPFTUNE_STATE_MANUAL || cookie)
 		return;
-	forget();
-	timer_update();
+	forget(s);
+	timer_update(s);
 }
 
-static int udp_buffer_init(struct bpftune_tuner *t)
+static int udp_buffer_init(struct bpftune_tuner *t, void *priv)
 {
-	long pages;
-	int err;
+	struct ub_state *s = priv;
+	long pages = bpftune_ram_quarter_pages();
 
-	state = calloc(1, sizeof(*state));
-	if (!state)
-		return -ENOMEM;
-	state->tuner = t;
-	forget();
-	pages = bpftune_ram_quarter_pages();
+	s->tuner = t;
+	forget(s);
 	if (pages > 0)
 		tunables[UB_UDP_MEM].max = pages;
-	state->timer = bpftune_timer_new(on_timer, NULL);
-	if (!state->timer) {
-		err = -errno;
-		free(state);
-		state = NULL;
-		return err;
-	}
-	state->observer.state = on_state;
-	bpftune_observer_add(&state->observer);
 	bpftune_log(LOG_INFO, "tuner udp_buffer: caps: rmem_default %ld bytes, rmem_max %ld bytes, udp_mem %ld pages (a quarter of RAM)",
 		    RMEM_DEFAULT_CAP, RMEM_MAX_CAP, tunables[UB_UDP_MEM].max);
 	return 0;
 }
 
-static void udp_buffer_fini(struct bpftune_tuner *t)
-{
-	(void)t;
-	if (!state)
-		return;
-	bpftune_observer_remove(&state->observer);
-	bpftune_timer_free(state->timer);
-	free(state);
-	state = NULL;
-}
+static const struct bpftune_scenario_desc scenarios[] = {
+	[UDP_BUFFER_RCVBUF_FULL] = {
+		.name = "UDP receive buffer full",
+		.description = "a UDP socket sized by rmem_default dropped datagrams: its receive buffer was full",
+		.payload_size = sizeof(struct udp_buffer_event),
+		.handle = rcvbuf_full,
+	},
+	[UDP_BUFFER_MEM_EXHAUSTED] = {
+		.name = "UDP memory exhausted",
+		.description = "the kernel refused UDP socket memory at the udp_mem limit",
+		.payload_size = sizeof(struct udp_buffer_event),
+		.handle = mem_exhausted,
+	},
+	[UDP_BUFFER_SHRINK] = {
+		.name = "UDP buffers no longer needed",
+		.description = "no UDP drop has asked for the raised limits for a while: one step back",
+	},
+};
 
-BPFTUNE_TUNER("udp_buffer",
-	      "UDP receive buffers (rmem_default, rmem_max) and udp_mem",
-	      udp_buffer_tuner_bpf, tunables, scenarios, udp_buffer_init,
-	      udp_buffer_fini, udp_buffer_event,
-	      .telemetry = &udp_buffer_telemetry);
+BPFTUNE_TUNER(udp_buffer_tuner_bpf,
+	.name = "udp_buffer",
+	.description = "UDP receive buffers (rmem_default, rmem_max) and udp_mem",
+	BPFTUNE_TUNABLES(tunables),
+	BPFTUNE_SCENARIOS(scenarios),
+	.priv_size = sizeof(struct ub_state),
+	.init = udp_buffer_init,
+	.netns_state = udp_buffer_netns_state,
+	.timer = udp_buffer_timer,
+	.telemetry = &udp_buffer_telemetry);

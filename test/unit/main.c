@@ -25,6 +25,12 @@ int main(void)
 	failed += unit_run_correlation();
 	failed += unit_run_table_policy();
 	failed += unit_run_grow();
+	failed += unit_run_tcp_buffer_policy();
+	failed += unit_run_kit();
+	failed += unit_run_refusal();
+	failed += unit_run_btf_min();
+	failed += unit_run_policy();
+	failed += unit_run_ship();
 	failed += unit_run_perf_scale();
 
 	if (failed)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Logging stub for the unit-test binary: plugin_dir.c calls bpftune_log(),
- * whose real implementation (log.c) pulls in syslog and daemon state.
- * Only logging is stubbed; the logic under test is the real code.
+ * Stubs for the unit-test binary: logging (plugin_dir.c calls
+ * bpftune_log(), whose real implementation pulls in syslog and daemon
+ * state) and the netns cache the kit's readers go through.  The logic
+ * under test is the real code.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,4 +23,25 @@ void bpftune_log(int level, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/*
+ * The netns cache (netns.c) for the kit's readers under test: they are
+ * called with no event, i.e. in the test's own netns, which needs no fd.
+ */
+int bpftune_netns_fd_for_event(const struct bpftune_event *ev)
+{
+	(void)ev;
+	return -ESRCH;
+}
+
+int bpftune_netns_enter(int netns_fd, int *saved_fd)
+{
+	*saved_fd = -1;
+	return netns_fd == -1 ? 0 : -EBADF;
+}
+
+void bpftune_netns_leave(int saved_fd)
+{
+	(void)saved_fd;
 }

@@ -73,6 +73,8 @@ static void test_parse_good(void **state)
 	expect_ok("jrollback", BPFTUNE_Q_ROLLBACK, true);
 	expect_ok("jhelp", BPFTUNE_Q_HELP, true);
 	expect_ok("metrics", BPFTUNE_Q_METRICS, false);
+	expect_ok("config", BPFTUNE_Q_CONFIG, false);
+	expect_ok("jconfig", BPFTUNE_Q_CONFIG, true);
 }
 
 static void test_parse_bad(void **state)

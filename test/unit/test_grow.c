@@ -13,7 +13,7 @@
 #include <linux/types.h>
 
 #include "core/internal.h"
-#include "kit/grow.h"
+#include <bpftune/grow.h>
 #include "kit/softnet_parse.h"
 #include "../../src/tuners/net_buffer_tuner.h"
 #include "unit.h"

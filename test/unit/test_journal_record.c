@@ -297,6 +297,54 @@ static void test_same_key(void **state)
 			.sysctl = "net.core.rmem_max" }));
 }
 
+static bool drop_cookie(const struct bpftune_jrec *r, void *ctx)
+{
+	return r->scope == BPFTUNE_JSCOPE_NETNS && r->cookie == *(uint64_t *)ctx;
+}
+
+/* Compaction: the records of one netns go, everything else stays as it is. */
+static void test_filter(void **state)
+{
+	struct bpftune_jrec r[5] = {
+		rec('O', BPFTUNE_JSCOPE_NETNS, "a", "net.core.somaxconn", 1, 128),
+		rec('W', BPFTUNE_JSCOPE_NETNS, "a", "net.core.somaxconn", 1, 256),
+		rec('O', BPFTUNE_JSCOPE_GLOBAL, "", "net.core.somaxconn", 1, 4096),
+		rec('O', BPFTUNE_JSCOPE_NETNS, "b", "net.core.somaxconn", 1, 64),
+		rec('M', BPFTUNE_JSCOPE_ALL, "", "net.ipv4.tcp_rmem", 0, 0),
+	};
+	char in[4096], copy[4096], want[4096];
+	size_t len = 0, wlen = 0, n;
+	uint64_t gone = 4100, other = 1;
+	unsigned int i;
+	int l;
+
+	(void)state;
+	r[2].cookie = 0;
+	r[3].cookie = 4200;
+	r[4].cookie = 0;
+	for (i = 0; i < 5; i++) {
+		l = bpftune_jrec_encode(&r[i], in + len, sizeof(in) - len);
+		assert_true(l > 0);
+		if (i >= 2) {
+			memcpy(want + wlen, in + len, l);
+			wlen += l;
+		}
+		len += l;
+	}
+	/* a damaged line and a torn one stay, for the restore to report */
+	memcpy(in + len, "garbage\nO torn", 14);
+	memcpy(want + wlen, "garbage\nO torn", 14);
+	len += 14;
+	wlen += 14;
+	memcpy(copy, in, len);
+	n = bpftune_jrec_filter(in, len, drop_cookie, &gone, in);
+	assert_int_equal(n, wlen);
+	assert_memory_equal(in, want, wlen);
+	/* nothing of that netns: unchanged */
+	assert_int_equal(bpftune_jrec_filter(copy, len, drop_cookie, &other, copy), len);
+	assert_int_equal(bpftune_jrec_filter(copy, 0, drop_cookie, &other, copy), 0);
+}
+
 int unit_run_journal_record(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +354,7 @@ int unit_run_journal_record(void)
 		cmocka_unit_test(test_decode_checksum),
 		cmocka_unit_test(test_decode_random_damage),
 		cmocka_unit_test(test_same_key),
+		cmocka_unit_test(test_filter),
 	};
 
 	return cmocka_run_group_tests_name("journal_record", tests, NULL, NULL);

@@ -42,9 +42,11 @@ static bool my_busy(const struct bpftune_netns_priv *p)
 	return ((const struct my_ns *)p)->pending;
 }
 
-static void my_release(struct bpftune_tuner *t, struct bpftune_netns_priv *p)
+static void my_release(struct bpftune_tuner *t, void *priv,
+		       struct bpftune_netns_priv *p)
 {
 	(void)t;
+	(void)priv;
 	(void)p;
 	released++;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Hard caps and the learning-rate delta (src/lib/core/tunable_cap.c). */
 #include <limits.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "unit.h"
@@ -136,6 +137,49 @@ static void test_delta_small_and_large(void **state)
 			    LONG_MAX / (64L >> r));
 }
 
+/* Extreme starting values against a one-value and a three-value tunable. */
+static void test_audit_extremes(void **state)
+{
+	static const struct bpftune_tunable_desc one = {
+		.name = "net.core.netdev_max_backlog", .num_values = 1,
+		.min = 1000, .max = 65536, .cap_reason = "test",
+	};
+	static const struct {
+		const struct bpftune_tunable_desc *d;
+		long v[3];
+		unsigned int out;
+		const char *why;
+	} cases[] = {
+		{ &one, { 0 }, 1, "0 below the floor 1000" },
+		{ &one, { 1 }, 1, "1 below the floor 1000" },
+		{ &one, { 1000 }, 0, "" },
+		{ &one, { 65536 }, 0, "" },
+		{ &one, { 65537 }, 1, "65537 above the cap 65536" },
+		{ &one, { INT_MAX }, 1, "2147483647 above the cap 65536" },
+		{ &one, { LONG_MAX }, 1, "9223372036854775807 above the cap 65536" },
+		{ &one, { -1 }, 1, "-1 below the floor 1000" },
+		{ &rmem, { 4096, 131072, 64L << 20 }, 0, "" },
+		{ &rmem, { 0, 0, 0 }, 3, "value 1 (0) below the floor 4096, value 2 (0) below the floor 4096, value 3 (0) below the floor 4096" },
+		{ &rmem, { 4096, 131072, INT_MAX }, 1, "value 3 (2147483647) above the cap 67108864" },
+		/* min > max (the kernel takes it): each value on its own */
+		{ &rmem, { 8388608, 131072, 4096 }, 0, "" },
+		{ &rmem, { 1L << 40, 1, 4096 }, 2, "value 1 (1099511627776) above the cap 67108864, value 2 (1) below the floor 4096" },
+	};
+	char why[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(bpftune_cap_audit(cases[i].d, cases[i].v,
+						   cases[i].d->num_values, why, sizeof(why)),
+				 cases[i].out);
+		assert_string_equal(why, cases[i].why);
+	}
+	/* a short buffer: cut, terminated, the count still right */
+	assert_int_equal(bpftune_cap_audit(&rmem, cases[9].v, 3, why, 20), 3);
+	assert_true(strlen(why) < 20);
+}
+
 int unit_run_tunable_cap(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +192,7 @@ int unit_run_tunable_cap(void)
 		cmocka_unit_test(test_delta_rates),
 		cmocka_unit_test(test_delta_rate_clamped),
 		cmocka_unit_test(test_delta_small_and_large),
+		cmocka_unit_test(test_audit_extremes),
 	};
 
 	return cmocka_run_group_tests_name("tunable_cap", tests, NULL, NULL);

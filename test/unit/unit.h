@@ -27,6 +27,12 @@ int unit_run_telemetry_decl(void);
 int unit_run_correlation(void);
 int unit_run_table_policy(void);
 int unit_run_grow(void);
+int unit_run_tcp_buffer_policy(void);
+int unit_run_kit(void);
+int unit_run_refusal(void);
+int unit_run_btf_min(void);
+int unit_run_policy(void);
+int unit_run_ship(void);
 int unit_run_perf_scale(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */

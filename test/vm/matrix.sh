@@ -7,6 +7,12 @@
 #   full     the kernel-dependent bats files (tag "kernel") with
 #            BPFTUNE_TEST_MODE=full
 #   legacy   the same with BPFTUNE_TEST_MODE=legacy (the suite passes -L)
+#   full-asan, legacy-asan   the same against the ASan/UBSan build
+#            (build/asan: make SAN=1 all fixtures), through
+#            test/run-tests.sh, which runs the unit tests too and fails on
+#            any sanitizer report (make test-asan in a guest)
+#   systemd  the packages of make deb (build/deb) under systemd as PID 1:
+#            test/vm/systemd.bats in a guest booted with --systemd
 # Run from the top of the tree after "make all".  Every step runs even if an
 # earlier one failed; the exit status is non-zero if any step failed or did
 # not run.  See test/vm/README.md.
@@ -16,7 +22,7 @@
 #   "6.1:legacy 6.12:full" picks the modes per kernel (the CI subset).
 #
 # Environment:
-#   VM_MODES            bats modes (default "full legacy")
+#   VM_MODES            bats modes (default "full legacy systemd")
 #   VM_BATS=0           skip the bats steps (which otherwise fail when test/
 #                       has no *.bats)
 #   VM_BATS_ARGS        bats arguments (default "--timing --filter-tags
@@ -34,6 +40,11 @@
 #                       and counts as failed.
 #   VM_SUPPORT_TIMEOUT  timeout of a support step (default 300)
 #   VM_LOGDIR           logs (default test/vm/cache/logs/matrix)
+#   VM_SNAPSHOT=1       run the guests on a copy of the tree and its build
+#                       taken at the start (in test/vm/cache, removed at
+#                       the end), so that host work running meanwhile
+#                       (make test relinks the daemon for its install) does
+#                       not change what the guests run (.ci/run)
 
 set -u -o pipefail
 
@@ -41,7 +52,7 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 RUNNER=$VM_DIR/run-in-vm.sh
 SPECS=("$@")
 [ ${#SPECS[@]} -gt 0 ] || SPECS=(6.1 6.12)
-read -r -a MODES <<<"${VM_MODES-full legacy}"
+read -r -a MODES <<<"${VM_MODES-full legacy systemd}"
 BATS=${VM_BATS:-1}
 SUPPORT_TIMEOUT=${VM_SUPPORT_TIMEOUT:-300}
 BATS_TIMEOUT=${VM_BATS_TIMEOUT:-1800}
@@ -53,6 +64,21 @@ SUPPORT_RESERVE=60
 
 mkdir -p "$LOGDIR" || exit 1
 [ -x "$BPFTUNE" ] || { echo "matrix: $BPFTUNE missing: run make all first" >&2; exit 1; }
+
+if [ "${VM_SNAPSHOT:-0}" = 1 ]; then
+	SNAP=$VM_DIR/cache/snapshot.$$
+	rm -rf "$SNAP"
+	mkdir -p "$SNAP" || exit 1
+	tar -C "$VM_DIR/../.." --exclude=./.git --exclude='./test/vm/cache*' \
+		--exclude=./build/fuzz --exclude=./build/deb/src -cf - . |
+		tar -xf - -C "$SNAP" ||
+		{ echo "matrix: cannot copy the tree to $SNAP" >&2; exit 1; }
+	trap 'rm -rf "$SNAP"' EXIT
+	export VM_CACHE=${VM_CACHE:-$VM_DIR/cache}
+	RUNNER=$SNAP/test/vm/run-in-vm.sh
+	cd "$SNAP" || exit 1
+	echo "matrix: running on a snapshot of the tree in $SNAP"
+fi
 
 # spec_modes SPEC: the bats modes of one KERNEL[:MODE,...] argument
 spec_modes() {
@@ -68,9 +94,17 @@ BATS_LEFT=0
 for spec in "${SPECS[@]}"; do
 	for mode in $(spec_modes "$spec"); do
 		case $mode in
-		full|legacy) ;;
-		*) echo "matrix: unknown mode '$mode' in '$spec' (full, legacy)" >&2; exit 1 ;;
+		full|legacy|full-asan|legacy-asan|systemd) ;;
+		*) echo "matrix: unknown mode '$mode' in '$spec' (full, legacy, full-asan, legacy-asan, systemd)" >&2; exit 1 ;;
 		esac
+		if [ "$mode" = systemd ] && ! ls build/deb/bpftune_*.deb >/dev/null 2>&1; then
+			echo "matrix: build/deb/bpftune_*.deb missing: run make deb first" >&2
+			exit 1
+		fi
+		if [[ $mode == *-asan ]] && [ ! -x build/asan/bin/bpftune ]; then
+			echo "matrix: build/asan/bin/bpftune missing: run make SAN=1 all fixtures first" >&2
+			exit 1
+		fi
 		[ "$BATS" = 1 ] && BATS_LEFT=$((BATS_LEFT + 1))
 	done
 done
@@ -151,9 +185,18 @@ for spec in "${SPECS[@]}"; do
 			record "$name" FAIL "no test/*.bats (VM_BATS=0 skips the bats steps)"
 			continue
 		fi
-		read -r -a args <<<"$(bats_args "$mode")"
-		step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
-			bats "${args[@]}"
+		read -r -a args <<<"$(bats_args "${mode%-asan}")"
+		if [ "$mode" = systemd ]; then
+			step "$name" "$(bats_timeout)" --systemd "$k" -- \
+				bats --timing test/vm/systemd.bats
+		elif [[ $mode == *-asan ]]; then
+			step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=${mode%-asan}" \
+				-e BPFTUNE_BUILD=build/asan -e BPFTUNE_SAN=1 "$k" -- \
+				test/run-tests.sh "${args[@]}"
+		else
+			step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
+				bats "${args[@]}"
+		fi
 		BATS_LEFT=$((BATS_LEFT - 1))
 		nok=$(grep -cE '^ok ' "$LOGDIR/$name.log")
 		nfail=$(grep -cE '^not ok ' "$LOGDIR/$name.log")

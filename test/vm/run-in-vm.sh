@@ -31,6 +31,8 @@ Options:
   -m, --mem SIZE      guest memory (default \$VM_MEM or 2G)
   -s, --smp N         guest CPUs (default \$VM_SMP or 2)
   -k, --keep          keep the run directory (console log, status) afterwards
+      --systemd       boot with systemd as PID 1 (the host's /lib/systemd/systemd)
+                      and run COMMAND as a service once basic.target is reached
   -q, --quiet         no "vm:" progress lines on stderr
       --fetch         only download and prepare the kernels, busybox and kmod
       --list          list the prepared kernels in the cache
@@ -43,7 +45,7 @@ only report those).
 
 Environment: VM_CACHE (default test/vm/cache), VM_TIMEOUT, VM_MEM, VM_SMP,
 VM_TCG_THREAD (single, the default, or multi: see the comment at its use),
-VM_QEMU (qemu binary), VM_FLAVOUR (kernel flavour, default amd64), VM_QEMU_ARGS (extra qemu arguments), VM_APPEND (extra
+VM_INIT (bash or systemd, as --systemd), VM_QEMU (qemu binary), VM_FLAVOUR (kernel flavour, default amd64), VM_QEMU_ARGS (extra qemu arguments), VM_APPEND (extra
 kernel command line), VM_REFRESH=1 (look for a newer kernel package even if
 one matching KERNEL is cached), VM_KEEP=1, VM_SPLAT_FATAL.
 EOF
@@ -66,6 +68,7 @@ REFRESH=${VM_REFRESH:-0}
 SPLAT_FATAL=${VM_SPLAT_FATAL:-1}
 ARCH=${VM_FLAVOUR:-amd64}
 QUIET=0
+INIT=${VM_INIT:-bash}		# bash: guest-init.sh is PID 1; systemd
 MODE=run
 CWD=$PWD
 ENVS=()
@@ -82,6 +85,7 @@ while [ $# -gt 0 ]; do
 	-m|--mem)	[ $# -ge 2 ] || fail "$1 needs an argument"; MEM=$2; shift 2 ;;
 	-s|--smp)	[ $# -ge 2 ] || fail "$1 needs an argument"; SMP=$2; shift 2 ;;
 	-k|--keep)	KEEP=1; shift ;;
+	--systemd)	INIT=systemd; shift ;;
 	-q|--quiet)	QUIET=1; shift ;;
 	--fetch)	MODE=fetch; shift ;;
 	--list)		MODE=list; shift ;;
@@ -401,6 +405,8 @@ fi
 	echo "VM_CWD=$(shq "$CWD")"
 	echo "VM_PATH=$(shq "$GUEST_PATH")"
 	echo "VM_ROOT_CACHE=$(shq "${VM_ROOT_CACHE:-loose}")"
+	echo "VM_INIT=$(shq "$INIT")"
+	echo "VM_SYSTEMD_STAGE2=$(shq "$VM_DIR/systemd-stage2.sh")"
 } >"$RUN/vm.env" || fail "cannot write $RUN/vm.env"
 {
 	echo "# SPDX-License-Identifier: GPL-2.0-only"
@@ -416,7 +422,12 @@ fi
 # vCPUs, but 6.1 marks it unstable and falls back to the (emulated MMIO)
 # HPET, which also takes clock_gettime out of the vDSO.
 APPEND="console=ttyS0,115200 rdinit=/init panic=-1 loglevel=5 mitigations=off tsc=reliable"
-APPEND+=" 8250.nr_uarts=4 printk.time=1 ${VM_APPEND-}"
+APPEND+=" 8250.nr_uarts=4 printk.time=1"
+# systemd: the test target only (basic.target and the command), no
+# colours or status lines that would make the console log unreadable
+[ "$INIT" = systemd ] &&
+	APPEND+=" systemd.unit=vm-test.target systemd.show_status=false systemd.log_color=0"
+APPEND+=" ${VM_APPEND-}"
 
 # shellcheck disable=SC2054,SC2206  # commas are qemu syntax; VM_QEMU_ARGS splits
 QEMU_CMD=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
@@ -433,7 +444,9 @@ QEMU_CMD=("$QEMU" -nodefaults -no-user-config -nographic -no-reboot
 	-serial stdio
 	${VM_QEMU_ARGS-})
 
-info "booting $KVER ($(cat "$KDIR/PACKAGE")), timeout ${TIMEOUT}s: ${CMD[*]}"
+[ "$INIT" = systemd ] && [ ! -x /lib/systemd/systemd ] &&
+	fail "--systemd: no /lib/systemd/systemd on this host (apt-get install systemd)"
+info "booting $KVER ($(cat "$KDIR/PACKAGE")), init $INIT, timeout ${TIMEOUT}s: ${CMD[*]}"
 T0=$EPOCHREALTIME
 # If this script dies without its traps running (SIGKILL), the kernel kills
 # qemu too.

@@ -20,7 +20,7 @@ KERNEL=${1:-6.12}
 WORK=$VM_DIR/cache/selftest
 TREE=$WORK/tree
 BAD_TARGET=bpftune_no_such_function
-SRC=src/tuners/netns_tuner.bpf.c
+SRC=src/lib/core/netns_watch.bpf.c
 
 say() { echo "selftest: $*"; }
 die() { echo "selftest: $*" >&2; exit 1; }

@@ -6,9 +6,13 @@ import os
 import sqlite3
 import sys
 
+from .workloads import category_of
+
 DEFAULT_DIR = "/var/lib/bpftune/telemetry"
 SPLITS = ("train", "test_seen", "test_unseen")
 NO_LABEL = "unlabelled"
+# the columns every exported CSV carries, so that no join with runs is needed
+RUN_COLUMNS = ("label", "category", "trace_id")
 
 
 def die(msg):
@@ -76,6 +80,7 @@ class Sources:
                             continue
                         seen.add(r["run_id"])
                         r["_file"] = path
+                        r["_category"] = run_category(db, r)
                         self.runs.append(r)
                 db.close()
             except sqlite3.DatabaseError as e:
@@ -83,6 +88,23 @@ class Sources:
         if "meta" in self.columns and "run_id" not in self.columns["meta"]:
             # meta rows carry no run_id: add it so merged meta stays readable
             self.columns["meta"].insert(0, "run_id")
+        assign_trace_ids(self.runs)
+        self.by_id = {r["run_id"]: r for r in self.runs}
+
+    def csv_columns(self, table):
+        """A table's columns as exported: its own, then label, category and
+        trace_id (runs has its label already)."""
+        cols = list(self.columns[table])
+        return cols + [c for c in RUN_COLUMNS if c not in cols]
+
+    def csv_rows(self, table, run_ids=None):
+        """rows() with each row's label, category and trace_id filled in."""
+        for r in self.rows(table, run_ids):
+            run = self.by_id.get(r.get("run_id"))
+            if run is not None:
+                for k, v in run_columns(run).items():
+                    r.setdefault(k, v)	# a table's own column wins (runs.label)
+            yield r
 
     def rows(self, table, run_ids=None):
         """Rows of @table from every file as dicts, optionally only some runs."""
@@ -103,6 +125,80 @@ class Sources:
                     if run_ids is None or r["run_id"] in run_ids:
                         yield dict(r)
             db.close()
+
+
+# ---- who a run is: label, category, trace_id -----------------------------------
+
+def run_category(db, run):
+    """The workload category of a run: what collect recorded in the run
+    file (collect_runs.category), else the catalogue's for its label, else
+    the label."""
+    if "collect_runs" in tables_of(db):
+        row = db.execute("SELECT category FROM collect_runs WHERE run_id = ?",
+                         (run["run_id"],)).fetchone()
+        if row and row[0]:
+            return row[0]
+    return category_of(run.get("label")) or NO_LABEL
+
+
+def assign_trace_ids(runs):
+    """trace_id of each run: '<label>_<first 8 hex digits of run_id>'
+    (seed 003 names a trace '<workload>_run<N>'; a run id prefix stays the
+    same whichever runs a dataset holds).  Two runs that would share one
+    get their full run ids."""
+    ids = {}
+    for r in runs:
+        short = "%s_%s" % (r.get("label") or NO_LABEL, r["run_id"].replace("-", "")[:8])
+        ids.setdefault(short, []).append(r)
+    for short, rs in ids.items():
+        for r in rs:
+            r["_trace_id"] = short if len(rs) == 1 else "%s_%s" % (
+                r.get("label") or NO_LABEL, r["run_id"])
+
+
+def run_columns(run):
+    return {"label": run.get("label") or NO_LABEL, "category": run["_category"],
+            "trace_id": run["_trace_id"]}
+
+
+# ---- files handed back to the user behind sudo -----------------------------------
+
+def sudo_owner():
+    """(uid, gid) of the user who ran us through sudo, or None."""
+    if os.geteuid() != 0 or not os.environ.get("SUDO_USER"):
+        return None
+    try:
+        return int(os.environ["SUDO_UID"]), int(os.environ["SUDO_GID"])
+    except (KeyError, ValueError):
+        return None
+
+
+def make_dirs(path):
+    """os.makedirs, returning the directories it created (outermost first)."""
+    made = []
+    p = os.path.abspath(path)
+    while not os.path.isdir(p):
+        made.insert(0, p)
+        p = os.path.dirname(p)
+    os.makedirs(path, exist_ok=True)
+    return made
+
+
+def give_back(paths):
+    """chown what we wrote to the sudo user (seed 003: output files belong
+    to the user, not to root).  Directories are given back with their
+    whole content."""
+    who = sudo_owner()
+    if not who:
+        return
+    for p in paths:
+        if not os.path.lexists(p):
+            continue
+        os.lchown(p, *who)
+        if os.path.isdir(p) and not os.path.islink(p):
+            for d, dirs, files in os.walk(p):
+                for x in dirs + files:
+                    os.lchown(os.path.join(d, x), *who)
 
 
 def write_csv(path, columns, rows):

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""export: one CSV per table, all runs merged."""
+"""export: one CSV per table, all runs merged; every row with its run's
+label, category and trace_id."""
 
 import os
 
-from .common import Sources, die, write_csv
+from .common import Sources, die, give_back, make_dirs, write_csv
 
 
 # ---- export -------------------------------------------------------------------
@@ -12,8 +13,12 @@ def cmd_export(args):
     if not args.csv:
         die("export: --csv DIR is the only format")
     src = Sources(args.sources)
-    os.makedirs(args.csv, exist_ok=True)
+    made = make_dirs(args.csv)
+    written = []
     for t in src.tables:
-        n = write_csv(os.path.join(args.csv, t + ".csv"), src.columns[t], src.rows(t))
+        path = os.path.join(args.csv, t + ".csv")
+        n = write_csv(path, src.csv_columns(t), src.csv_rows(t))
+        written.append(path)
         print("%-16s %8d rows" % (t, n))
+    give_back(made[:1] or written)
     print("%d run(s) from %d file(s) -> %s" % (len(src.runs), len(src.files), args.csv))

@@ -50,29 +50,77 @@ void bpftune_ringbuf_close(void)
 }
 
 int bpftune_bpf_open(const struct bpftune_bpf_image *image, const char *name,
-		     bool legacy, struct bpf_object **objp, char *why,
-		     size_t why_len)
+		     bool legacy, void **skelp, struct bpf_object **objp,
+		     char *why, size_t why_len)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = name);
-	struct bpf_object *obj;
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	const char *variant = legacy ? "legacy" : "full";
 	const void *bytes;
+	char btf_path[64];
 	size_t size = 0;
+	int btf_fd = -1, err;
+	void *skel;
 
-	bytes = image->bytes(&size);
-	if (!bytes || !size) {
-		snprintf(why, why_len, "no %s BPF object", legacy ? "legacy" : "full");
+	*skelp = NULL;
+	*objp = NULL;
+	if (!image->open || !image->object || !image->load || !image->destroy ||
+	    !image->configure || !image->read || !image->bytes) {
+		snprintf(why, why_len, "no %s BPF skeleton", variant);
 		return -ENOENT;
 	}
-	obj = bpf_object__open_mem(bytes, size, &opts);
-	if (!obj) {
-		int err = -errno;
-
-		snprintf(why, why_len, "cannot open %s BPF object: %s",
-			 legacy ? "legacy" : "full", strerror(errno));
-		return err;
+	/* CO-RE against the types the object needs, not the whole kernel BTF */
+	bytes = image->bytes(&size);
+	err = bytes && size ? bpftune_bpf_min_btf(bytes, size, btf_path,
+						  sizeof(btf_path), &btf_fd) : -ENOENT;
+	if (!err)
+		opts.btf_custom_path = btf_path;
+	else if (err != -ENOENT)
+		bpftune_log(LOG_DEBUG, "%s: no minimal BTF (%s): libbpf reads the kernel's",
+			    name, strerror(-err));
+	/* the skeleton's own object name: its global data maps are named after it */
+	skel = image->open(&opts);
+	if (!skel) {
+		err = -errno;
+		if (btf_fd >= 0)
+			close(btf_fd);
+		snprintf(why, why_len, "cannot open %s BPF object: %s", variant,
+			 strerror(-err));
+		return err ? err : -EINVAL;
 	}
-	*objp = obj;
+	*skelp = skel;
+	*objp = image->object(skel);
+	bpftune_bpf_min_btf_keep(*objp, btf_fd);
 	return 0;
+}
+
+static const struct bpftune_bpf_image *image_of(const struct bpftune_tuner *t)
+{
+	return t->legacy ? &t->ops->legacy : &t->ops->full;
+}
+
+void bpftune_bpf_close(struct bpftune_tuner *t)
+{
+	if (t->skel)
+		image_of(t)->destroy(t->skel);
+	t->skel = NULL;
+	t->obj = NULL;
+}
+
+int bpftune_bpf_read_config(const struct bpftune_tuner *t,
+			    struct bpftune_bpf_config *c, uint64_t *lost)
+{
+	uint64_t dummy;
+
+	memset(c, 0, sizeof(*c));
+	if (!t->skel)
+		return -ENOENT;
+	image_of(t)->read(t->skel, c, lost ? lost : &dummy);
+	return 0;
+}
+
+bool bpftune_bpf_prefer_legacy(const struct bpftune_support *s)
+{
+	return !s->ok[BPFTUNE_FEAT_FENTRY] && s->ok[BPFTUNE_FEAT_RAW_TP];
 }
 
 /* The hook type a program needs; BPFTUNE_FEAT_MAX if it needs nothing special. */
@@ -151,8 +199,7 @@ static bool same_group(const char *a, const char *b)
  * Function hooks are left to the load (module functions are not in the
  * kernel's BTF).
  */
-static bool target_exists(const struct btf *vmlinux,
-			  const struct bpf_program *prog)
+static bool target_exists(int in_btf, const struct bpf_program *prog)
 {
 	static const char *const events[] = {
 		"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events",
@@ -168,11 +215,8 @@ static bool target_exists(const struct btf *vmlinux,
 	if (!target || (f != BPFTUNE_FEAT_TP_BTF && f != BPFTUNE_FEAT_RAW_TP))
 		return true;
 	target++;
-	if (vmlinux) {
-		snprintf(name, sizeof(name), "btf_trace_%s", target);
-		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0)
-			return true;
-	}
+	if (in_btf > 0)
+		return true;
 	for (i = 0; i < BPFTUNE_ARRAY_SIZE(events); i++) {
 		if (access(events[i], X_OK))
 			continue;
@@ -184,7 +228,63 @@ static bool target_exists(const struct btf *vmlinux,
 		}
 		globfree(&g);
 	}
-	return !vmlinux && !checked;
+	return in_btf < 0 && !checked;
+}
+
+/*
+ * Per program: 1 if the kernel's BTF has its tracepoint, 0 if not, -1 if
+ * that cannot be told (no BTF; not a tracepoint program).  One lookup for
+ * the whole object.  NULL on allocation failure.
+ */
+static int *tracepoints_in_btf(struct bpf_object *obj)
+{
+	const char **tps;
+	struct bpf_program *prog;
+	unsigned int n = 0, i = 0;
+	bool *exists;
+	int *in_btf;
+
+	bpf_object__for_each_program(prog, obj)
+		n++;
+	in_btf = calloc(n ? n : 1, sizeof(*in_btf));
+	tps = calloc(n ? n : 1, sizeof(*tps));
+	exists = calloc(n ? n : 1, sizeof(*exists));
+	if (!in_btf || !tps || !exists) {
+		free(tps);
+		free(exists);
+		free(in_btf);
+		return NULL;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		const char *sec = bpf_program__section_name(prog);
+		enum bpftune_feature f = prog_feature(prog);
+		const char *target = sec ? strchr(sec, '/') : NULL;
+
+		tps[i++] = (target && (f == BPFTUNE_FEAT_TP_BTF || f == BPFTUNE_FEAT_RAW_TP)) ?
+			   target + 1 : "";
+	}
+	if (bpftune_kernel_tracepoints(tps, n, exists))
+		for (i = 0; i < n; i++)
+			in_btf[i] = -1;
+	else
+		for (i = 0; i < n; i++)
+			in_btf[i] = tps[i][0] ? exists[i] : -1;
+	free(tps);
+	free(exists);
+	return in_btf;
+}
+
+static int prog_index(struct bpf_object *obj, const struct bpf_program *prog)
+{
+	struct bpf_program *p;
+	int i = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		if (p == prog)
+			return i;
+		i++;
+	}
+	return -1;
 }
 
 int bpftune_bpf_select_programs(struct bpf_object *obj,
@@ -192,11 +292,13 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 				size_t why_len)
 {
 	struct bpf_program *prog, *other, *best;
-	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int *in_btf = tracepoints_in_btf(obj);
 	int enabled = 0, programs = 0, err = 0;
 
-	if (libbpf_get_error(vmlinux))
-		vmlinux = NULL;
+	if (!in_btf) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
 
 	bpf_object__for_each_program(prog, obj) {
 		bpf_program__set_autoload(prog, false);
@@ -223,7 +325,8 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 
 			if (!same_group(bpf_program__name(other), name))
 				continue;
-			if (feature_ok(s, f) && !target_exists(vmlinux, other)) {
+			if (feature_ok(s, f) &&
+			    !target_exists(in_btf[prog_index(obj, other)], other)) {
 				snprintf(needs + strlen(needs), sizeof(needs) - strlen(needs),
 					 "%s%s (this kernel has no %s)", needs[0] ? " or " : "",
 					 bpftune_feature_name(f),
@@ -264,59 +367,7 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 		snprintf(why, why_len, "no hook this kernel supports");
 		err = -EOPNOTSUPP;
 	}
-	btf__free(vmlinux);
-	return err;
-}
-
-/* Find variable @var in datasec @sec; returns its offset or -ENOENT. */
-static int datasec_var(const struct btf *btf, const char *sec, const char *var,
-		       const struct btf_type **typep)
-{
-	const struct btf_var_secinfo *vsi;
-	const struct btf_type *t;
-	int id, i;
-
-	id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
-	if (id < 0)
-		return -ENOENT;
-	t = btf__type_by_id(btf, id);
-	vsi = btf_var_secinfos(t);
-	for (i = 0; i < btf_vlen(t); i++, vsi++) {
-		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
-
-		if (strcmp(btf__name_by_offset(btf, v->name_off), var))
-			continue;
-		if (typep)
-			*typep = v;
-		return vsi->offset;
-	}
-	return -ENOENT;
-}
-
-int bpftune_bpf_set_global(struct bpf_object *obj, const char *sec,
-			   const char *var, const void *val, size_t len)
-{
-	struct bpf_map *map = bpf_object__find_map_by_name(obj, sec);
-	const struct btf *btf = bpf_object__btf(obj);
-	const void *cur;
-	size_t size = 0;
-	char *data;
-	int off, err;
-
-	if (!map || !btf)
-		return -ENOENT;
-	cur = bpf_map__initial_value(map, &size);
-	off = datasec_var(btf, sec, var, NULL);
-	if (!cur || off < 0 || (size_t)off + len > size)
-		return -ENOENT;
-	/* libbpf 1.1 hands out the initial value read-only: copy and set */
-	data = malloc(size);
-	if (!data)
-		return -ENOMEM;
-	memcpy(data, cur, size);
-	memcpy(data + off, val, len);
-	err = bpf_map__set_initial_value(map, data, size);
-	free(data);
+	free(in_btf);
 	return err;
 }
 
@@ -342,33 +393,27 @@ static int share_ringbuf(struct bpf_object *obj)
 int bpftune_bpf_load_attach(struct bpftune_tuner *t,
 			    const struct bpftune_bpf_opts *opts)
 {
-	__u32 id = t->id, tgid = getpid(), rate = bpftune_learning_rate();
+	const struct bpftune_bpf_config config = {
+		.tuner_id = t->id, .daemon_tgid = getpid(),
+		.learning_rate = bpftune_learning_rate(),
+	};
 	struct bpf_program *prog;
 	unsigned int n = 0;
 	int err;
 
-	err = bpftune_bpf_set_global(t->obj, ".rodata", "bpftune_tuner_id",
-				     &id, sizeof(id));
-	err = err ?: bpftune_bpf_set_global(t->obj, ".rodata",
-					    "bpftune_daemon_tgid", &tgid,
-					    sizeof(tgid));
-	err = err ?: bpftune_bpf_set_global(t->obj, ".rodata",
-					    "bpftune_learning_rate", &rate,
-					    sizeof(rate));
-	if (err) {
-		bpftune_log(LOG_ERR, "tuner %s: object lacks the bpftune globals (include bpftune/bpftune.bpf.h)",
-			    t->ops->name);
-		return err;
-	}
+	/* typed, through the plugin's skeleton (its rodata) */
+	image_of(t)->configure(t->skel, &config);
 	err = share_ringbuf(t->obj);
 	if (err) {
 		bpftune_log(LOG_ERR, "tuner %s: cannot share the ring buffer: %s",
 			    t->ops->name, strerror(-err));
 		return err;
 	}
+	/* the skeleton's load also maps its data sections */
 	bpftune_cap_raise();
-	err = bpf_object__load(t->obj);
+	err = image_of(t)->load(t->skel);
 	bpftune_cap_lower();
+	bpftune_bpf_min_btf_done(t->obj);
 	if (err) {
 		bpftune_log(LOG_ERR, "tuner %s: BPF load failed: %s%s",
 			    t->ops->name, strerror(-err),
@@ -439,17 +484,27 @@ static bool is_sampler(const struct btf *btf, const struct btf_type *var)
 	       !strcmp(btf__name_by_offset(btf, t->name_off), "bpftune_sampler");
 }
 
-/* Print every bpftune_sampler of the object, and ring buffer losses. */
+/*
+ * Print every bpftune_sampler of the object, and ring buffer losses.
+ * Samplers are globals a plugin author names as they like, any number of
+ * them: the library cannot know them through a typed skeleton, so it
+ * finds them by their BTF type in the .bss datasec.
+ */
 void bpftune_bpf_print_stats(struct bpftune_tuner *t)
 {
 	const struct btf *btf = bpf_object__btf(t->obj);
 	struct bpf_map *map = bpf_object__find_map_by_name(t->obj, ".bss");
 	const struct btf_var_secinfo *vsi;
+	struct bpftune_bpf_config config;
 	const struct btf_type *sec;
+	uint64_t lost = 0;
 	__u32 zero = 0;
 	char *data;
 	int id, i;
 
+	if (!bpftune_bpf_read_config(t, &config, &lost) && lost)
+		bpftune_log(LOG_WARNING, "tuner %s: %llu events lost (ring buffer full)",
+			    t->ops->name, (unsigned long long)lost);
 	if (!btf || !map || bpf_map__fd(map) < 0)
 		return;
 	data = calloc(1, bpf_map__value_size(map));
@@ -463,25 +518,16 @@ void bpftune_bpf_print_stats(struct bpftune_tuner *t)
 	for (i = 0; i < btf_vlen(sec); i++, vsi++) {
 		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
 		const char *name = btf__name_by_offset(btf, v->name_off);
+		struct bpftune_sampler smp;
 
-		if (is_sampler(btf, v)) {
-			struct bpftune_sampler s;
-
-			memcpy(&s, data + vsi->offset, sizeof(s));
-			bpftune_log(LOG_INFO, "sampling: tuner %s hook %s: %llu calls, %llu sampled, 1 in %u now, 1 in %u at most",
-				    t->ops->name, name,
-				    (unsigned long long)s.calls,
-				    (unsigned long long)s.sampled,
-				    s.every ? s.every : 1,
-				    s.max_every ? s.max_every : 1);
-		} else if (!strcmp(name, "bpftune_ringbuf_lost")) {
-			__u64 lost;
-
-			memcpy(&lost, data + vsi->offset, sizeof(lost));
-			if (lost)
-				bpftune_log(LOG_WARNING, "tuner %s: %llu events lost (ring buffer full)",
-					    t->ops->name, (unsigned long long)lost);
-		}
+		if (!is_sampler(btf, v))
+			continue;
+		memcpy(&smp, data + vsi->offset, sizeof(smp));
+		bpftune_log(LOG_INFO, "sampling: tuner %s hook %s: %llu calls, %llu sampled, 1 in %u now, 1 in %u at most",
+			    t->ops->name, name, (unsigned long long)smp.calls,
+			    (unsigned long long)smp.sampled,
+			    smp.every ? smp.every : 1,
+			    smp.max_every ? smp.max_every : 1);
 	}
 out:
 	free(data);

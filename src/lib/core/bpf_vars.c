@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Reading a loaded BPF object's global variables back from the kernel:
- * the samplers and ring buffer loss counter in .bss for metrics, and the
- * learning rate in .rodata to check that both sides use the same one.
+ * Reading a loaded BPF object's global variables back from the kernel.
+ * bpftune's own globals (tuner id, learning rate, ring buffer losses) are
+ * read typed, through the plugin's skeleton (bpftune_bpf_read_config()).
+ * What stays generic here is for globals whose names the library cannot
+ * know: the samplers a plugin author declares (metrics), found by their
+ * BTF type, and the telemetry's gauge mask.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,19 +110,18 @@ int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
 
 int bpftune_check_learning_rate(const struct bpftune_tuner *t)
 {
-	__u32 rate = 0;
+	struct bpftune_bpf_config c;
 	int err;
 
-	err = bpftune_bpf_var_read(t->obj, ".rodata", "bpftune_learning_rate",
-				   &rate, sizeof(rate));
+	err = bpftune_bpf_read_config(t, &c, NULL);
 	if (err) {
 		bpftune_log(LOG_WARNING, "tuner %s: cannot read back the learning rate of its BPF programs: %s",
 			    t->ops->name, strerror(-err));
 		return err;
 	}
-	if (rate != bpftune_learning_rate()) {
+	if (c.learning_rate != bpftune_learning_rate()) {
 		bpftune_log(LOG_WARNING, "tuner %s: its BPF programs use learning rate %u, the daemon %u",
-			    t->ops->name, rate, bpftune_learning_rate());
+			    t->ops->name, c.learning_rate, bpftune_learning_rate());
 		return -EINVAL;
 	}
 	return 0;

@@ -7,23 +7,29 @@
 #ifndef BPFTUNE_INTERNAL_H
 #define BPFTUNE_INTERNAL_H
 
+#include "core/daemon_api.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <bpftune/libbpftune.h>
+#include <bpftune/grow.h>
+#include <bpftune/kernel.h>
+#include <bpftune/proc.h>
 
 struct bpf_link;
+struct bpf_object;
 
 /* ---- logging (log.c) ---- */
 enum bpftune_log_dest { BPFTUNE_LOG_SYSLOG, BPFTUNE_LOG_STDERR };
-void bpftune_log_init(enum bpftune_log_dest dest, int max_level);
-bool bpftune_log_debug_enabled(void);
+BPFTUNE_DAEMON void bpftune_log_init(enum bpftune_log_dest dest, int max_level);
+BPFTUNE_DAEMON bool bpftune_log_debug_enabled(void);
 /* identical consecutive lines are collapsed; this reports the count */
-void bpftune_log_flush(void);
+BPFTUNE_DAEMON void bpftune_log_flush(void);
 
 /* ---- capabilities (cap.c) ---- */
-int bpftune_cap_init(void);	/* keep only what the daemon needs */
+BPFTUNE_DAEMON int bpftune_cap_init(void);	/* keep only what the daemon needs */
 void bpftune_cap_raise(void);	/* effective = permitted, nests */
 void bpftune_cap_lower(void);
 
@@ -60,11 +66,13 @@ struct bpftune_support {
 	enum bpftune_support_level level;
 };
 
-const char *bpftune_feature_name(enum bpftune_feature f);
-const char *bpftune_support_level_name(enum bpftune_support_level l);
-int bpftune_support_level_exit(enum bpftune_support_level l);
-int bpftune_support_probe(struct bpftune_support *s);
-const struct bpftune_support *bpftune_support(void);
+BPFTUNE_DAEMON const char *bpftune_feature_name(enum bpftune_feature f);
+BPFTUNE_DAEMON const char *bpftune_support_level_name(enum bpftune_support_level l);
+BPFTUNE_DAEMON int bpftune_support_level_exit(enum bpftune_support_level l);
+BPFTUNE_DAEMON int bpftune_support_probe(struct bpftune_support *s);
+/* undo what the probe did to the system: a tracefs it mounted */
+BPFTUNE_DAEMON void bpftune_support_fini(void);
+BPFTUNE_DAEMON const struct bpftune_support *bpftune_support(void);
 
 /* ---- BPF objects (bpf_load.c) ---- */
 struct bpftune_bpf_opts {
@@ -72,32 +80,62 @@ struct bpftune_bpf_opts {
 	int cgroup_fd;
 };
 /*
- * Open @image, decide per program whether it loads; on failure to observe
- * anything required, return -EOPNOTSUPP with the reason in @why.
+ * Open the skeleton of @image into *@skelp (its object in *@objp); on
+ * failure, the reason in @why.
  */
-int bpftune_bpf_open(const struct bpftune_bpf_image *image,
-		     const char *name, bool legacy,
+BPFTUNE_DAEMON int bpftune_bpf_open(const struct bpftune_bpf_image *image,
+		     const char *name, bool legacy, void **skelp,
 		     struct bpf_object **objp, char *why, size_t why_len);
-int bpftune_bpf_select_programs(struct bpf_object *obj,
+BPFTUNE_DAEMON int bpftune_bpf_select_programs(struct bpf_object *obj,
 				const struct bpftune_support *s,
 				char *why, size_t why_len);
-int bpftune_bpf_set_global(struct bpf_object *obj, const char *sec,
-			   const char *var, const void *val, size_t len);
 int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
 			    const struct bpftune_bpf_opts *opts);
 void bpftune_bpf_detach(struct bpftune_tuner *tuner);
+/* the BPF object's skeleton is destroyed (the object closed with it) */
+void bpftune_bpf_close(struct bpftune_tuner *tuner);
 void bpftune_bpf_print_stats(struct bpftune_tuner *tuner);
-int bpftune_ringbuf_fd(void);
+/* bpftune's globals as the kernel has them, through the skeleton; -ENOENT if not loaded */
+int bpftune_bpf_read_config(const struct bpftune_tuner *tuner,
+			    struct bpftune_bpf_config *config,
+			    uint64_t *ringbuf_lost);
+BPFTUNE_DAEMON int bpftune_ringbuf_fd(void);
+/*
+ * Full objects pay off only where fentry loads; elsewhere the legacy ones
+ * attach the same tracepoints as raw_tp, which needs no kernel BTF (and
+ * kprobes where the kernel has them).  True: use the legacy objects.
+ */
+BPFTUNE_DAEMON bool bpftune_bpf_prefer_legacy(const struct bpftune_support *s);
 /* the shared gauges map (struct bpftune_gauges by netns cookie), or -1 */
 int bpftune_gauges_fd(void);
 /* closes the ring buffer and the gauges map */
-void bpftune_ringbuf_close(void);
+BPFTUNE_DAEMON void bpftune_ringbuf_close(void);
+
+/* ---- the kernel's BTF while loading (bpf_btf.c) ---- */
+struct bpftune_kbtf;
+/* the in-place kernel BTF reader, opened on first use; NULL if none */
+struct bpftune_kbtf *bpftune_kernel_btf(void);
+/* loading is over: free the reader's index (it is rebuilt when needed) */
+void bpftune_kernel_btf_release(void);
+/*
+ * The minimal BTF for @image's CO-RE relocations in a memfd (*@fdp), its
+ * /proc/self/fd path in @path for btf_custom_path.  -ENOENT: the object
+ * needs none, or there is no kernel BTF; other -errno: use the kernel's.
+ */
+int bpftune_bpf_min_btf(const void *image, size_t size, char *path,
+			size_t path_len, int *fdp);
+/* keep @fd open until @obj is loaded (bpftune_bpf_min_btf_done) */
+void bpftune_bpf_min_btf_keep(const struct bpf_object *obj, int fd);
+void bpftune_bpf_min_btf_done(const struct bpf_object *obj);
+/* Which of @n tracepoints the kernel has (its btf_trace_<name> typedef). */
+int bpftune_kernel_tracepoints(const char *const *tps, unsigned int n,
+			       bool *exists);
 
 /* ---- plugins (plugin.c) ---- */
 /* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
 int bpftune_dir_open_trusted(const char *dir, char *why, size_t why_len);
+/* NAME_tuner.so or NAME_collector.so, NAME of [A-Za-z0-9_-] */
 bool bpftune_plugin_name_valid(const char *name);
-/* NAME_collector.so: a collector, loaded only when named (--collectors) */
 bool bpftune_plugin_is_collector(const char *name);
 /* dlopen a plugin from a trusted dir; returns its ops or NULL with why */
 const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
@@ -106,13 +144,18 @@ const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 						    char *why, size_t why_len);
 
 /* ---- netns (netns.c) ---- */
-int bpftune_netns_init(void);
-void bpftune_netns_fini(void);
+BPFTUNE_DAEMON int bpftune_netns_init(void);
+BPFTUNE_DAEMON void bpftune_netns_fini(void);
 int bpftune_netns_cookie_of_fd(int fd, uint64_t *cookie);
+/*
+ * An fd for the network namespace an event came from, found through the
+ * event's pid and checked against its cookie: -1 (global) when the
+ * cookie is the global one; -errno if it cannot be found.  Released by
+ * bpftune_netns_release() (after each event and timer).
+ */
+int bpftune_netns_fd_for_event(const struct bpftune_event *event);
 /* fd for a known netns cookie: -1 global, -ESRCH if gone or unknown */
 int bpftune_netns_fd_for_cookie(uint64_t cookie);
-/* "global" or the /run/netns name, else "cookie N"; for logs */
-const char *bpftune_netns_describe(uint64_t cookie, char *buf, size_t len);
 const char *bpftune_netns_exec_prefix(uint64_t cookie, char *buf, size_t len);
 int bpftune_netns_enter(int netns_fd, int *saved_fd);
 void bpftune_netns_leave(int saved_fd);
@@ -145,13 +188,7 @@ unsigned int bpftune_netns_sample_list(struct bpftune_netns_ref *refs,
 /* Any thread: enter a listed netns; leave with bpftune_netns_leave(). */
 int bpftune_netns_enter_ref(const struct bpftune_netns_ref *ref, int *saved);
 
-/* ---- tuners (tuner.c) ---- */
-enum bpftune_state {
-	BPFTUNE_STATE_ACTIVE,
-	BPFTUNE_STATE_MANUAL,	/* an admin wrote a tunable we manage */
-	BPFTUNE_STATE_GONE,	/* netns destroyed */
-};
-
+/* ---- tuners (tuner.c, lifecycle.c) ---- */
 struct bpftune_change {
 	struct bpftune_change *next;
 	uint64_t netns_cookie;
@@ -177,23 +214,31 @@ struct bpftune_netns_state {
 	enum bpftune_state state;
 };
 
+struct bpftune_timer;
+
 struct bpftune_tuner {
 	unsigned int id;
 	const struct bpftune_tuner_ops *ops;
-	void *handle;			/* dlopen handle */
+	void *handle;			/* dlopen handle; NULL for core ones */
 	int plugin_fd;			/* kept open while loaded */
 	char file[NAME_MAX + 1];
 	enum bpftune_state state;	/* global state */
-	struct bpf_object *obj;
+	void *skel;			/* its skeleton, open or loaded */
+	bool legacy;			/* the skeleton is the legacy one */
+	struct bpf_object *obj;		/* the skeleton's object */
 	struct bpf_link **links;
 	unsigned int num_links;
-	void *priv;
+	void *priv;			/* ops->priv_size bytes, the plugin's */
+	struct bpftune_timer *timer;	/* when ops->timer */
 	struct bpftune_change **changes;	/* per tunable */
 	struct bpftune_tunable_writer *writers;	/* per tunable, or NULL */
 	struct bpftune_netns_state *netns;
-	struct bpftune_netns_table *netns_priv;	/* the tuner's, or NULL */
+	struct bpftune_netns_table *netns_priv;	/* ops->netns, or NULL */
 	uint64_t events;
 	uint64_t events_ignored;
+	/* events rejected per scenario: unknown one, payload too short */
+	uint64_t *rejected;		/* num_scenarios + 1; the last: unknown */
+	bool started;			/* init() ran: fini() is due */
 };
 
 struct bpftune_daemon_opts {
@@ -211,13 +256,14 @@ struct bpftune_observer {
 	void (*event)(const struct bpftune_tuner *t,
 		      const struct bpftune_event *ev);
 	/*
-	 * Before every write of a tunable (old holds the live value): a
-	 * negative return vetoes the write, e.g. when the original value
-	 * could not be saved to the rollback journal.
+	 * Before every write of a tunable (old holds the live value, new
+	 * what is about to be written): a negative return vetoes the write,
+	 * e.g. when the original value could not be saved to the rollback
+	 * journal.
 	 */
 	int (*pre_change)(const struct bpftune_tuner *t, unsigned int tunable,
 			  uint64_t netns_cookie, const long *old,
-			  unsigned int n);
+			  const long *new, unsigned int n);
 	/* after a write; err is 0 or the write's -errno */
 	void (*change)(const struct bpftune_tuner *t, unsigned int tunable,
 		       uint64_t netns_cookie, unsigned int scenario,
@@ -236,10 +282,17 @@ struct bpftune_observer {
 };
 
 void bpftune_observer_add(struct bpftune_observer *o);
+/* the per-netns table of a plugin (netns_priv.c) */
+int bpftune_netns_table_init(struct bpftune_tuner *t,
+			     const struct bpftune_netns_table_ops *ops);
+void bpftune_netns_table_fini(struct bpftune_tuner *t);
 /* drop what a tuner's netns table holds for a netns stopped or gone */
 void bpftune_netns_table_state(struct bpftune_tuner *t, uint64_t cookie,
 			       enum bpftune_state state);
 void bpftune_observer_remove(struct bpftune_observer *o);
+/* every observer's event() */
+void bpftune_notify_event(const struct bpftune_tuner *t,
+			  const struct bpftune_event *ev);
 /* whoever restores an original value tells the observers (telemetry) */
 void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,
 			     const long *restored, unsigned int n, int err);
@@ -247,18 +300,27 @@ void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,
  * --observe: bpftune_tunable_set() writes nothing and returns 0; change
  * observers get err -ECANCELED (pre_change is not called).
  */
-void bpftune_set_observe_only(bool on);
+BPFTUNE_DAEMON void bpftune_set_observe_only(bool on);
 bool bpftune_observe_only(void);
 
-void bpftune_set_learning_rate(unsigned int rate);
-unsigned int bpftune_num_tuners(void);
-struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
-struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
+BPFTUNE_DAEMON void bpftune_set_learning_rate(unsigned int rate);
+BPFTUNE_DAEMON unsigned int bpftune_num_tuners(void);
+BPFTUNE_DAEMON struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
+BPFTUNE_DAEMON struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
 					void *handle, int plugin_fd,
 					const char *file);
-void bpftune_tuner_remove(struct bpftune_tuner *tuner);
-int bpftune_tuner_start(struct bpftune_tuner *tuner,
+BPFTUNE_DAEMON void bpftune_tuner_remove(struct bpftune_tuner *tuner);
+BPFTUNE_DAEMON int bpftune_tuner_start(struct bpftune_tuner *tuner,
 			const struct bpftune_bpf_opts *opts);
+/* fini() and what the library made for the plugin (lifecycle.c) */
+void bpftune_tuner_stop(struct bpftune_tuner *tuner);
+/* tell the plugin about a netns state change (its netns_state()) */
+void bpftune_tuner_notify_state(struct bpftune_tuner *tuner, uint64_t cookie,
+				enum bpftune_state state);
+/* "tuner", "collector" or "core" */
+BPFTUNE_DAEMON const char *bpftune_kind_name(enum bpftune_plugin_kind kind);
+/* events rejected so far for scenario @s (num_scenarios: unknown scenario) */
+uint64_t bpftune_tuner_rejected(const struct bpftune_tuner *t, unsigned int s);
 enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
 					     uint64_t cookie);
 void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
@@ -272,13 +334,28 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *tuner, uint64_t cookie,
 unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause);
 /* per-netns state entries held by all tuners, for statistics */
 unsigned int bpftune_netns_states(void);
-void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
-void bpftune_print_summary(void);
-void bpftune_tuners_fini(void);
+BPFTUNE_DAEMON void bpftune_dispatch(const struct bpftune_event *ev, size_t size);
+/* events that named no loaded tuner or were cut short, so far */
+uint64_t bpftune_events_malformed(void);
+BPFTUNE_DAEMON void bpftune_print_summary(void);
+BPFTUNE_DAEMON void bpftune_tuners_fini(void);
 
-/* ---- kernel build configuration (kconfig.c) ---- */
-/* CONFIG_* value from /boot/config-$(uname -r) or /proc/config.gz */
-int bpftune_kernel_config_long(const char *name, long *val);
+
+/* ---- sysctl I/O (sysctl.c): the library's, not the plugins' ---- */
+/*
+ * Read or write a sysctl, by dotted ("net.core.somaxconn") or slash name,
+ * in the network namespace netns_fd (-1: the daemon's own).  Values are
+ * whitespace-separated integers; return the number of values read, or
+ * -errno.  Tuners write only through bpftune_tunable_set().
+ */
+int bpftune_sysctl_read(int netns_fd, const char *name, long *values,
+			unsigned int max_values);
+int bpftune_sysctl_write(int netns_fd, const char *name, const long *values,
+			 unsigned int num_values);
+int bpftune_sysctl_read_string(int netns_fd, const char *name, char *buf,
+			       size_t len);
+int bpftune_sysctl_write_string(int netns_fd, const char *name,
+				const char *value);
 
 /* ---- pure helpers, unit-tested (sysctl_value.c, tunable_cap.c) ---- */
 int bpftune_sysctl_path(const char *name, char *path, size_t len);
@@ -293,6 +370,17 @@ int bpftune_cpumask_format(long mask, char *buf, size_t len);
 /* clamp to [min, max]; returns how many values were changed */
 unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
 				long *values, unsigned int n);
-long bpftune_delta_for_rate(long value, unsigned int rate);
+/*
+ * Values outside [min, max], described into @buf ("2147483647 above the
+ * cap 65536", "value 3 (0) below the floor 1"); returns how many.
+ */
+unsigned int bpftune_cap_audit(const struct bpftune_tunable_desc *d,
+			       const long *values, unsigned int n, char *buf,
+			       size_t len);
+/*
+ * At start: one line per tunable whose value (global netns) is outside
+ * the tuner's caps, saying it is left alone until the tuner acts.
+ */
+void bpftune_tunables_audit(const struct bpftune_tuner *t);
 
 #endif /* BPFTUNE_INTERNAL_H */

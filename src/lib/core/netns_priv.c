@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A tuner's private per-netns state: one entry per network namespace,
- * keyed by netns cookie (0 for the global netns).  The library drops an
- * entry when its netns is destroyed or the admin takes the tuner over
- * there (every entry when over the global netns), before the observers
- * hear of it, so a tuner's own state observer already sees the table
- * without it.
+ * A plugin's private per-netns state (ops->netns): one entry per network
+ * namespace, keyed by netns cookie (0 for the global netns).  The library
+ * drops an entry when its netns is destroyed or the admin takes the tuner
+ * over there (every entry when over the global netns), before the plugin's
+ * netns_state() hears of it, and with the entry the plugin's correlation
+ * windows in that netns.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "core/internal.h"
+#include "kit/correlation.h"
 
 struct bpftune_netns_table {
 	struct bpftune_netns_priv *head;
@@ -64,7 +65,8 @@ static void entry_free(struct bpftune_tuner *t, struct bpftune_netns_priv *e)
 		*p = e->next;
 		tbl->count--;
 		if (tbl->ops.release)
-			tbl->ops.release(t, e);
+			tbl->ops.release(t, t->priv, e);
+		bpftune_corr_forget(t->id, e->cookie, false);
 		free(e);
 		return;
 	}

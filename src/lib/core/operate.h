@@ -9,6 +9,8 @@
 #ifndef BPFTUNE_OPERATE_H
 #define BPFTUNE_OPERATE_H
 
+#include "core/daemon_api.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,7 +36,7 @@ int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
 			 const char *var, void *out, size_t len);
 /* Do the tuner's BPF programs use the daemon's learning rate?  0 or -errno (logged) */
-int bpftune_check_learning_rate(const struct bpftune_tuner *t);
+BPFTUNE_DAEMON int bpftune_check_learning_rate(const struct bpftune_tuner *t);
 
 /* ---- finding a netns again (netns_id.c) ---- */
 struct bpftune_netns_id {
@@ -62,8 +64,8 @@ const char *bpftune_netns_id_describe(const struct bpftune_netns_id *id,
 /* Prometheus text exposition of everything; 0 or -errno */
 int bpftune_metrics_format(struct bpftune_buf *out);
 /* Write DIR/bpftune.prom atomically after changes (coalesced), and at exit. */
-int bpftune_metrics_init(const char *dir);
-void bpftune_metrics_fini(void);
+BPFTUNE_DAEMON int bpftune_metrics_init(const char *dir);
+BPFTUNE_DAEMON void bpftune_metrics_fini(void);
 /* something changed: write the metrics file soon (no-op without one) */
 void bpftune_metrics_dirty(void);
 
@@ -76,12 +78,18 @@ const char *bpftune_strategy_name(const struct bpftune_tuner *t,
 uint64_t bpftune_strategy_switches(const struct bpftune_tuner *t);
 /* BPF links the active strategy holds (besides the tuner's own) */
 unsigned int bpftune_strategy_links(const struct bpftune_tuner *t);
+/*
+ * @drain delivers pending ring buffer events: called when a strategy's
+ * programs are detached, before the next one is active, so that every
+ * event is handled under the strategy whose program sent it.
+ */
+BPFTUNE_DAEMON void bpftune_strategies_set_drain(void (*drain)(void));
 
 /* ---- plugin hot plug (hotplug.c) ---- */
 /* @drain delivers pending ring buffer events before a tuner is unloaded */
-int bpftune_hotplug_init(const char *dir, const struct bpftune_allow *allow,
+BPFTUNE_DAEMON int bpftune_hotplug_init(const char *dir, const struct bpftune_allow *allow,
 			 const struct bpftune_bpf_opts *opts, void (*drain)(void));
-void bpftune_hotplug_fini(void);
+BPFTUNE_DAEMON void bpftune_hotplug_fini(void);
 
 /* Internal timers (bpftune_now_ms() is in libbpftune.h): */
 /* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */

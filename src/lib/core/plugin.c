@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Plugin trust: a tuner plugin runs as root, so it is loaded only from a
+ * Plugin trust and descriptor checks: a plugin runs as root, so it is loaded only from a
  * directory whose every path component is a real directory (no symlink)
  * owned by root and not writable by group or others, and only if the file
  * itself passes the same test.  The file is opened with O_NOFOLLOW and
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,8 +19,8 @@
 
 #include "core/internal.h"
 
-#define PLUGIN_SUFFIX "_tuner.so"
-#define COLLECTOR_SUFFIX "_collector.so"	/* loaded only when named (--collectors) */
+#define TUNER_SUFFIX		"_tuner.so"
+#define COLLECTOR_SUFFIX	"_collector.so"
 
 static int untrusted(const struct stat *st, const char *what, const char *path,
 		     char *why, size_t len)
@@ -118,6 +119,19 @@ err:
 	return err;
 }
 
+const char *bpftune_kind_name(enum bpftune_plugin_kind kind)
+{
+	switch (kind) {
+	case BPFTUNE_KIND_TUNER:
+		return "tuner";
+	case BPFTUNE_KIND_COLLECTOR:
+		return "collector";
+	case BPFTUNE_KIND_CORE:
+		return "core";
+	}
+	return "?";
+}
+
 static bool has_suffix(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), s = strlen(suffix);
@@ -132,36 +146,32 @@ bool bpftune_plugin_is_collector(const char *name)
 
 bool bpftune_plugin_name_valid(const char *name)
 {
-	size_t n = strlen(name), s, i;
+	size_t n, i;
 
-	if (has_suffix(name, PLUGIN_SUFFIX))
-		s = strlen(PLUGIN_SUFFIX);
+	if (has_suffix(name, TUNER_SUFFIX))
+		n = strlen(name) - strlen(TUNER_SUFFIX);
 	else if (has_suffix(name, COLLECTOR_SUFFIX))
-		s = strlen(COLLECTOR_SUFFIX);
+		n = strlen(name) - strlen(COLLECTOR_SUFFIX);
 	else
 		return false;
-	for (i = 0; i < n - s; i++)
+	for (i = 0; i < n; i++)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_' &&
 		    name[i] != '-')
 			return false;
 	return true;
 }
 
-static bool ops_valid(const struct bpftune_tuner_ops *ops, char *why,
-		      size_t len)
+static bool image_valid(const struct bpftune_bpf_image *i)
+{
+	return i->open && i->object && i->load && i->destroy && i->configure &&
+	       i->read && i->bytes;
+}
+
+static bool tables_valid(const struct bpftune_tuner_ops *ops, char *why,
+			 size_t len)
 {
 	unsigned int i;
 
-	if (ops->abi_version != BPFTUNE_ABI_VERSION) {
-		snprintf(why, len, "built for plugin ABI %u, this daemon has %u",
-			 ops->abi_version, (unsigned int)BPFTUNE_ABI_VERSION);
-		return false;
-	}
-	if (!ops->name || !*ops->name || strlen(ops->name) > 32 ||
-	    !ops->event_handler || !ops->full.bytes || !ops->legacy.bytes) {
-		snprintf(why, len, "descriptor lacks a name, BPF objects or an event handler");
-		return false;
-	}
 	if (ops->num_tunables > 64 || (ops->num_tunables && !ops->tunables) ||
 	    ops->num_scenarios > 64 || (ops->num_scenarios && !ops->scenarios)) {
 		snprintf(why, len, "bad tunable or scenario table");
@@ -176,13 +186,127 @@ static bool ops_valid(const struct bpftune_tuner_ops *ops, char *why,
 			return false;
 		}
 	}
+	for (i = 0; i < ops->num_scenarios; i++) {
+		if (!ops->scenarios[i].name ||
+		    ops->scenarios[i].payload_size > BPFTUNE_PAYLOAD_LEN) {
+			snprintf(why, len, "scenario %u: no name, or a payload over %d bytes",
+				 i, BPFTUNE_PAYLOAD_LEN);
+			return false;
+		}
+	}
 	return true;
+}
+
+/* The file name says what the plugin is: NAME_tuner.so, NAME_collector.so */
+static bool kind_matches(const struct bpftune_tuner_ops *ops, const char *file,
+			 char *why, size_t len)
+{
+	bool collector_file = bpftune_plugin_is_collector(file);
+
+	if (ops->kind != BPFTUNE_KIND_TUNER && ops->kind != BPFTUNE_KIND_COLLECTOR) {
+		snprintf(why, len, "declares kind %d: a plugin is a tuner or a collector",
+			 (int)ops->kind);
+		return false;
+	}
+	if (collector_file != (ops->kind == BPFTUNE_KIND_COLLECTOR)) {
+		snprintf(why, len, "is a %s, but its file is named like a %s",
+			 bpftune_kind_name(ops->kind),
+			 collector_file ? "collector" : "tuner");
+		return false;
+	}
+	if (ops->kind == BPFTUNE_KIND_COLLECTOR && ops->num_tunables) {
+		snprintf(why, len, "a collector manages no tunable, it declares %u",
+			 ops->num_tunables);
+		return false;
+	}
+	return true;
+}
+
+static bool ops_valid(const struct bpftune_tuner_ops *ops, const char *file,
+		      char *why, size_t len)
+{
+	/* abi_version comes first in every ABI: safe to read whatever it is */
+	if (ops->abi_version != BPFTUNE_ABI_VERSION) {
+		snprintf(why, len, "built for plugin ABI %u, but this daemon speaks plugin ABI %u: rebuild it against this bpftune's headers (<bpftune/libbpftune.h>)",
+			 ops->abi_version, (unsigned int)BPFTUNE_ABI_VERSION);
+		return false;
+	}
+	if (ops->ops_size < offsetof(struct bpftune_tuner_ops, telemetry) +
+			    sizeof(ops->telemetry)) {
+		snprintf(why, len, "descriptor of %u bytes is too short for plugin ABI %u",
+			 ops->ops_size, (unsigned int)BPFTUNE_ABI_VERSION);
+		return false;
+	}
+	if (!ops->name || !*ops->name || strlen(ops->name) > 32 ||
+	    !image_valid(&ops->full) || !image_valid(&ops->legacy)) {
+		snprintf(why, len, "descriptor lacks a name or BPF skeletons (define it with BPFTUNE_TUNER())");
+		return false;
+	}
+	return kind_matches(ops, file, why, len) && tables_valid(ops, why, len);
+}
+
+/*
+ * The abi_version of the descriptor, read from the file before dlopen():
+ * a plugin built for another ABI may use library functions this one no
+ * longer has, and would only get "undefined symbol" from dlopen().  The
+ * first member is a plain integer in every ABI, stored as is in the file.
+ * 0, -ENOENT without a bpftune_tuner_ops symbol, -EINVAL if unreadable.
+ */
+static int file_abi_version(Elf *e, int fd, unsigned int *ver)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, dsh;
+	GElf_Sym sym;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			const char *name;
+
+			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || strcmp(name, BPFTUNE_TUNER_OPS_SYMBOL))
+				continue;
+			if (!gelf_getshdr(elf_getscn(e, sym.st_shndx), &dsh) ||
+			    dsh.sh_type != SHT_PROGBITS || sym.st_value < dsh.sh_addr ||
+			    sym.st_value + sizeof(*ver) > dsh.sh_addr + dsh.sh_size ||
+			    pread(fd, ver, sizeof(*ver), dsh.sh_offset +
+				  (sym.st_value - dsh.sh_addr)) != sizeof(*ver))
+				return -EINVAL;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static bool abi_matches(Elf *e, int fd, char *why, size_t len)
+{
+	unsigned int ver = 0;
+	int err = file_abi_version(e, fd, &ver);
+
+	if (err == -ENOENT)
+		snprintf(why, len, "no %s symbol: not a bpftune tuner",
+			 BPFTUNE_TUNER_OPS_SYMBOL);
+	else if (err)
+		snprintf(why, len, "its %s cannot be read", BPFTUNE_TUNER_OPS_SYMBOL);
+	else if (ver != BPFTUNE_ABI_VERSION)
+		snprintf(why, len, "built for plugin ABI %u, but this daemon speaks plugin ABI %u: rebuild it against this bpftune's headers (<bpftune/libbpftune.h>)",
+			 ver, (unsigned int)BPFTUNE_ABI_VERSION);
+	return !err && ver == BPFTUNE_ABI_VERSION;
 }
 
 /*
  * dlopen() maps segments without checking the file is long enough, so a
  * truncated plugin would kill the daemon with SIGBUS: check with libelf
- * that it is a shared object whose loadable segments lie inside the file.
+ * that it is a shared object whose loadable segments lie inside the file,
+ * and that its descriptor is of this ABI.
  */
 static bool elf_sane(int fd, off_t size, char *why, size_t len)
 {
@@ -211,7 +335,7 @@ static bool elf_sane(int fd, off_t size, char *why, size_t len)
 			goto out;
 		}
 	}
-	ok = true;
+	ok = abi_matches(e, fd, why, len);
 out:
 	elf_end(e);
 	return ok;
@@ -232,7 +356,7 @@ const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 	*fdp = -1;
 	if (!bpftune_plugin_name_valid(file)) {
 		snprintf(why, len, "name does not match <name>%s or <name>%s",
-			 PLUGIN_SUFFIX, COLLECTOR_SUFFIX);
+			 TUNER_SUFFIX, COLLECTOR_SUFFIX);
 		return NULL;
 	}
 	fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -261,7 +385,7 @@ const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
 		dlclose(h);
 		goto err;
 	}
-	if (!ops_valid(ops, why, len)) {
+	if (!ops_valid(ops, file, why, len)) {
 		dlclose(h);
 		goto err;
 	}

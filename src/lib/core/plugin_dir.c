@@ -63,7 +63,7 @@ bool bpftune_plugin_allowed(const struct bpftune_allow *allow, const char *file)
 		return true;
 	for (i = 0; i < allow->num; i++) {
 		bpftune_plugin_normalize(allow->names[i], norm, sizeof(norm));
-		if (!strcmp(norm, file))
+		if (!strcmp(norm, file) || names_collector(allow->names[i], file))
 			return true;
 	}
 	return false;
@@ -142,6 +142,8 @@ int bpftune_plugin_dir_scan(const char *dir, const struct bpftune_allow *allow,
 				    names[i], why);
 		cb(names[i], ops, handle, pfd, ctx);
 	}
+	/* every plugin here is loaded: the kernel BTF index is not needed now */
+	bpftune_kernel_btf_release();
 	for (i = 0; i < num; i++)
 		free(names[i]);
 	free(names);

@@ -2,6 +2,8 @@
 #ifndef BPFTUNE_PLUGIN_DIR_H
 #define BPFTUNE_PLUGIN_DIR_H
 
+#include "core/daemon_api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,7 +27,7 @@ typedef void (*bpftune_plugin_cb)(const char *file,
 
 void bpftune_plugin_normalize(const char *name, char *buf, size_t len);
 bool bpftune_plugin_allowed(const struct bpftune_allow *allow, const char *file);
-int bpftune_plugin_dir_scan(const char *dir, const struct bpftune_allow *allow,
+BPFTUNE_DAEMON int bpftune_plugin_dir_scan(const char *dir, const struct bpftune_allow *allow,
 			    bpftune_plugin_cb cb, void *ctx);
 
 #endif

@@ -114,11 +114,21 @@ static void deactivate(struct strategy_set *s)
 	s->num_links = 0;
 }
 
+static void (*drain_events)(void);
+
+void bpftune_strategies_set_drain(void (*drain)(void))
+{
+	drain_events = drain;
+}
+
 static void activate(struct strategy_set *s, unsigned int idx)
 {
 	struct bpf_program **p;
 
 	deactivate(s);
+	/* what the old strategy's programs sent is handled under it */
+	if (drain_events)
+		drain_events();
 	s->active = idx;
 	s->activations[idx]++;
 	s->deadline_ms = bpftune_now_ms() + s->s[idx].timeout_ms;

@@ -17,6 +17,7 @@
 
 #include "core/internal.h"
 #include "core/cgroup.h"
+#include "core/kbtf.h"
 #include "support_probe.skel.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -99,6 +100,52 @@ static bool kprobes_configured(void)
 	       !access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
 }
 
+/*
+ * fentry and tp_btf: load "return 0" against the kernel BTF id found by the
+ * in-place reader and attach it; through libbpf the attach target would
+ * cost a parse of the whole kernel BTF.  0 or -errno with the reason set.
+ */
+static int probe_tracing(enum bpftune_feature f)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	bool fentry = f == BPFTUNE_FEAT_FENTRY;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = fentry ? BPF_TRACE_FENTRY : BPF_TRACE_RAW_TP);
+	struct bpftune_kbtf *k = bpftune_kernel_btf();
+	int id, fd, link;
+
+	if (!k) {
+		set_why(f, "no kernel BTF: %s (errno %d)", ENOENT);
+		return -ENOENT;
+	}
+	id = fentry ? bpftune_kbtf_find(k, "tcp_sendmsg", BTF_KIND_FUNC) :
+		      bpftune_kbtf_find(k, "btf_trace_inet_sock_set_state", BTF_KIND_TYPEDEF);
+	if (id < 0) {
+		set_why(f, "probe target not in the kernel BTF: %s (errno %d)", -id);
+		return id;
+	}
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, probe_prog[f], "GPL", ret0, 2, &opts);
+	if (fd < 0) {
+		set_why(f, "program load failed: %s (errno %d)", -fd);
+		return fd;
+	}
+	link = fentry ? bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL) :
+			bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0) {
+		link = -errno;
+		set_why(f, "attach failed: %s (errno %d)", -link);
+		close(fd);
+		return link;
+	}
+	close(link);
+	close(fd);
+	return 0;
+}
+
 /* Load and attach one probe program; 0 or -errno with the reason set. */
 static int probe_one(enum bpftune_feature f, int cgroup_fd)
 {
@@ -147,13 +194,37 @@ out:
 	return err;
 }
 
+struct cookie_ctx {
+	struct bpftune_kbtf *k;
+	__u32 member_off;
+	bool found;
+};
+
+/* a struct net: does it have the member? */
+static void net_has_member(__u32 id, const struct btf_type *t, unsigned int which,
+			   void *ctx)
+{
+	struct cookie_ctx *c = ctx;
+	const struct btf_member *m;
+	int i;
+
+	if (!btf_is_struct(t) || which != 0)
+		return;
+	t = bpftune_kbtf_type(c->k, id);
+	for (i = 0, m = t ? btf_members(t) : NULL; m && i < btf_vlen(t); i++, m++)
+		if (m->name_off == c->member_off)
+			c->found = true;
+}
+
 static void probe_netns_cookie(void)
 {
+	static const char *const names[] = { "net", "net_cookie" };
 	enum bpftune_feature f = BPFTUNE_FEAT_NETNS_COOKIE;
+	struct cookie_ctx c = { .found = false };
 	uint64_t cookie = 0;
 	socklen_t len = sizeof(cookie);
-	struct btf *btf;
-	int fd, id;
+	__u32 offs[2];
+	int fd, err;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len)) {
@@ -163,42 +234,54 @@ static void probe_netns_cookie(void)
 		return;
 	}
 	close(fd);
-	btf = btf__load_vmlinux_btf();
-	if (!btf) {
-		set_why(f, "no kernel BTF: %s (errno %d)", errno);
+	c.k = bpftune_kernel_btf();
+	if (!c.k) {
+		set_why(f, "no kernel BTF: %s (errno %d)", ENOENT);
 		return;
 	}
-	id = btf__find_by_name_kind(btf, "net", BTF_KIND_STRUCT);
-	support.ok[f] = false;
-	if (id > 0) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_member *m = btf_members(t);
-		int i;
-
-		for (i = 0; i < btf_vlen(t); i++, m++)
-			if (!strcmp(btf__name_by_offset(btf, m->name_off),
-				    "net_cookie"))
-				support.ok[f] = true;
-	}
+	err = bpftune_kbtf_find_strs(c.k, names, 2, offs);
+	c.member_off = offs[1];
+	if (!err && offs[0] && offs[1])
+		err = bpftune_kbtf_find_types(c.k, offs, 1, net_has_member, &c);
+	support.ok[f] = !err && c.found;
 	if (!support.ok[f])
 		snprintf(support.why[f], sizeof(support.why[f]),
 			 "struct net has no net_cookie: netns inode numbers are used instead");
-	btf__free(btf);
 }
+
+#define TRACEFS "/sys/kernel/tracing"
+static bool tracefs_mounted;	/* by us: unmounted at exit */
 
 /*
  * Tracepoint programs find their event ids in tracefs, which a minimal
- * system may not have mounted: mount it where the kernel expects it.
+ * system may not have mounted: mount it where the kernel expects it, for
+ * as long as the daemon runs (hot plug and strategies attach later).
  */
 static void ensure_tracefs(void)
 {
-	if (!access("/sys/kernel/tracing/events", F_OK) ||
+	if (tracefs_mounted || !access(TRACEFS "/events", F_OK) ||
 	    !access("/sys/kernel/debug/tracing/events", F_OK))
 		return;
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+	if (mount("tracefs", TRACEFS, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
 		bpftune_log(LOG_DEBUG, "cannot mount tracefs: %s", strerror(errno));
+		return;
+	}
+	tracefs_mounted = true;
+	bpftune_log(LOG_INFO, "mounted tracefs on " TRACEFS " (unmounted at exit)");
+}
+
+void bpftune_support_fini(void)
+{
+	if (!tracefs_mounted)
+		return;
+	tracefs_mounted = false;
+	bpftune_cap_raise();
+	if (umount2(TRACEFS, UMOUNT_NOFOLLOW))
+		bpftune_log(LOG_NOTICE, "tracefs on " TRACEFS ", mounted at start, left mounted: %s",
+			    strerror(errno));
 	else
-		bpftune_log(LOG_INFO, "mounted tracefs on /sys/kernel/tracing");
+		bpftune_log(LOG_INFO, "unmounted tracefs from " TRACEFS);
+	bpftune_cap_lower();
 }
 
 int bpftune_support_probe(struct bpftune_support *out)
@@ -213,7 +296,10 @@ int bpftune_support_probe(struct bpftune_support *out)
 	for (f = 0; f < BPFTUNE_FEAT_MAX; f++) {
 		if (!probe_prog[f])
 			continue;
-		support.ok[f] = probe_one(f, cgroup_fd) == 0;
+		if (f == BPFTUNE_FEAT_FENTRY || f == BPFTUNE_FEAT_TP_BTF)
+			support.ok[f] = probe_tracing(f) == 0;
+		else
+			support.ok[f] = probe_one(f, cgroup_fd) == 0;
 		bpftune_log(LOG_DEBUG, "support: %s: %s", feature_names[f],
 			    support.ok[f] ? "yes" : support.why[f]);
 	}

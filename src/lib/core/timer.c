@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One-shot timers for the main loop (timerfd, CLOCK_MONOTONIC).  They are
- * armed only while something is pending, so an idle daemon never wakes.
+ * One-shot timers for the main loop (timerfd, CLOCK_MONOTONIC): a
+ * plugin's timer (lifecycle.c) is one.  They are armed only while
+ * something is pending, so an idle daemon never wakes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 struct bpftune_timer {
 	int fd;
 	bool armed;
-	bpftune_timer_fn fn;
+	bpftune_loop_timer_fn fn;
 	void *ctx;
 };
 
@@ -56,7 +57,7 @@ static void timer_fired(int fd, uint32_t events, void *ctx)
 	bpftune_netns_release();
 }
 
-struct bpftune_timer *bpftune_timer_new(bpftune_timer_fn fn, void *ctx)
+struct bpftune_timer *bpftune_loop_timer_new(bpftune_loop_timer_fn fn, void *ctx)
 {
 	struct bpftune_timer *tm;
 	int err;
@@ -87,7 +88,7 @@ struct bpftune_timer *bpftune_timer_new(bpftune_timer_fn fn, void *ctx)
 	return tm;
 }
 
-int bpftune_timer_set(struct bpftune_timer *tm, uint64_t delay_ms)
+int bpftune_loop_timer_set(struct bpftune_timer *tm, uint64_t delay_ms)
 {
 	struct itimerspec its;
 
@@ -102,12 +103,12 @@ int bpftune_timer_set(struct bpftune_timer *tm, uint64_t delay_ms)
 	return 0;
 }
 
-bool bpftune_timer_armed(const struct bpftune_timer *tm)
+bool bpftune_loop_timer_armed(const struct bpftune_timer *tm)
 {
 	return tm && tm->armed;
 }
 
-void bpftune_timer_free(struct bpftune_timer *tm)
+void bpftune_loop_timer_free(struct bpftune_timer *tm)
 {
 	if (!tm)
 		return;

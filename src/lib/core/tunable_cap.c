@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Pure tunable arithmetic: hard caps and the learning-rate delta. */
+#include <stdio.h>
+
 #include "core/internal.h"
 
 unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
@@ -25,4 +27,41 @@ long bpftune_delta_for_rate(long value, unsigned int rate)
 	if (rate > BPFTUNE_LEARNING_RATE_MAX)
 		rate = BPFTUNE_LEARNING_RATE_MAX;
 	return value >> (6 - rate);
+}
+
+unsigned int bpftune_cap_audit(const struct bpftune_tunable_desc *d,
+			       const long *values, unsigned int n, char *buf,
+			       size_t len)
+{
+	unsigned int i, out = 0;
+	size_t off = 0;
+	int w;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *side;
+		long cap;
+
+		if (values[i] > d->max) {
+			side = "above the cap";
+			cap = d->max;
+		} else if (values[i] < d->min) {
+			side = "below the floor";
+			cap = d->min;
+		} else {
+			continue;
+		}
+		out++;
+		if (off >= len)
+			continue;
+		if (n > 1)
+			w = snprintf(buf + off, len - off, "%svalue %u (%ld) %s %ld",
+				     off ? ", " : "", i + 1, values[i], side, cap);
+		else
+			w = snprintf(buf + off, len - off, "%s%ld %s %ld",
+				     off ? ", " : "", values[i], side, cap);
+		off += w > 0 ? (size_t)w : 0;
+	}
+	return out;
 }

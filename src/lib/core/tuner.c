@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The tuner registry: starting tuners, dispatching ring buffer events to
- * the tuner that owns them, per-netns tuner state, capped and recorded
- * tunable changes, and the summary printed at exit.
+ * The tuner registry: adding and removing tuners, per-netns tuner state,
+ * observers, capped and recorded tunable changes -- the one write path,
+ * bpftune_tunable_set() -- and the summary printed at exit.  A plugin's
+ * life cycle (start, events, timer, stop) is in lifecycle.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -14,12 +15,13 @@
 #include <bpf/libbpf.h>
 
 #include "core/internal.h"
+#include "core/refusal.h"
 #include "telemetry/telemetry.h"
 #include "core/operate.h"
+#include "ops/policy_daemon.h"
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
-static uint64_t bad_events;
 static uint64_t change_seq;
 static struct bpftune_observer *observers;
 
@@ -64,13 +66,23 @@ void bpftune_notify_rollback(const char *sysctl, uint64_t cookie,
 			o->rollback(sysctl, cookie, restored, n, err);
 }
 
+void bpftune_notify_event(const struct bpftune_tuner *t,
+			  const struct bpftune_event *ev)
+{
+	struct bpftune_observer *o;
+
+	for_each_observer(o)
+		if (o->event)
+			o->event(t, ev);
+}
+
 static void notify_state(struct bpftune_tuner *t, uint64_t cookie,
 			 enum bpftune_state state, const char *cause)
 {
 	struct bpftune_observer *o;
 
-	/* first, so that the tuner's own observer sees the table without it */
-	bpftune_netns_table_state(t, cookie, state);
+	/* the plugin hears of it with its netns entry already gone */
+	bpftune_tuner_notify_state(t, cookie, state);
 	for_each_observer(o)
 		if (o->state)
 			o->state(t, cookie, state, cause);
@@ -102,33 +114,6 @@ struct bpftune_tuner *bpftune_tuner_get(unsigned int id)
 	return id < BPFTUNE_MAX_TUNERS ? tuners[id] : NULL;
 }
 
-const char *bpftune_tuner_name(const struct bpftune_tuner *t)
-{
-	return t->ops->name;
-}
-
-struct bpf_object *bpftune_tuner_bpf_object(const struct bpftune_tuner *t)
-{
-	return t->obj;
-}
-
-int bpftune_tuner_map_fd(const struct bpftune_tuner *t, const char *name)
-{
-	struct bpf_map *map = t->obj ? bpf_object__find_map_by_name(t->obj, name) : NULL;
-
-	return map ? bpf_map__fd(map) : -ENOENT;
-}
-
-void bpftune_tuner_set_priv(struct bpftune_tuner *t, void *priv)
-{
-	t->priv = priv;
-}
-
-void *bpftune_tuner_priv(const struct bpftune_tuner *t)
-{
-	return t->priv;
-}
-
 struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
 					void *handle, int plugin_fd,
 					const char *file)
@@ -155,7 +140,11 @@ struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
 		return NULL;
 	t->changes = calloc(ops->num_tunables ? ops->num_tunables : 1,
 			    sizeof(*t->changes));
-	if (!t->changes) {
+	/* one counter per scenario and one for unknown scenarios */
+	t->rejected = calloc(ops->num_scenarios + 1, sizeof(*t->rejected));
+	if (!t->changes || !t->rejected) {
+		free(t->changes);
+		free(t->rejected);
 		free(t);
 		return NULL;
 	}
@@ -177,15 +166,13 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 		return;
 	/* before fini() and dlclose(): no sample callback runs after this */
 	bpftune_telemetry_tuner_removed(t);
-	if (t->obj) {
+	if (t->obj)
 		bpftune_bpf_print_stats(t);
-		if (t->ops->fini)
-			t->ops->fini(t);
-	}
-	bpftune_netns_table_fini(t);
+	bpftune_tuner_stop(t);
+	bpftune_refusal_forget_tuner(t->id);
 	bpftune_strategies_free(t);
 	bpftune_bpf_detach(t);
-	bpf_object__close(t->obj);
+	bpftune_bpf_close(t);
 	for (i = 0; i < t->ops->num_tunables; i++) {
 		struct bpftune_change *c, *next;
 
@@ -200,61 +187,13 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 	}
 	free(t->changes);
 	free(t->writers);
+	free(t->rejected);
 	tuners[t->id] = NULL;
 	if (t->handle)
 		dlclose(t->handle);
 	if (t->plugin_fd >= 0)
 		close(t->plugin_fd);
 	free(t);
-}
-
-int bpftune_tuner_start(struct bpftune_tuner *t,
-			const struct bpftune_bpf_opts *opts)
-{
-	const struct bpftune_tuner_ops *ops = t->ops;
-	char why[512] = "";
-	int err;
-
-	err = bpftune_telemetry_tuner_check(t, why, sizeof(why));
-	if (err) {
-		bpftune_log(LOG_ERR, "tuner %s refused: telemetry: %s", ops->name, why);
-		return err;
-	}
-	err = bpftune_bpf_open(opts->legacy ? &ops->legacy : &ops->full,
-			       ops->name, opts->legacy, &t->obj, why, sizeof(why));
-	if (!err)
-		err = bpftune_bpf_select_programs(t->obj, bpftune_support(),
-						  why, sizeof(why));
-	if (err) {
-		bpftune_log(LOG_NOTICE, "tuner %s skipped: %s", ops->name, why);
-		goto err;
-	}
-	err = bpftune_bpf_load_attach(t, opts);
-	if (err) {
-		bpftune_log(LOG_NOTICE, "tuner %s skipped: could not load or attach its BPF programs",
-			    ops->name);
-		goto err;
-	}
-	if (ops->init) {
-		err = ops->init(t);
-		if (err) {
-			bpftune_log(LOG_NOTICE, "tuner %s skipped: init failed: %s",
-				    ops->name, strerror(err < 0 ? -err : err));
-			bpftune_bpf_detach(t);
-			goto err;
-		}
-	}
-	t->state = BPFTUNE_STATE_ACTIVE;
-	bpftune_log(LOG_INFO, "tuner %s started (%s objects, %u hooks): %s",
-		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
-		    ops->description ? ops->description : "");
-	/* a tuner hot-plugged into a running daemon gets its telemetry rows */
-	bpftune_telemetry_tuner_added(t);
-	return 0;
-err:
-	bpf_object__close(t->obj);
-	t->obj = NULL;
-	return err ? err : -EINVAL;
 }
 
 enum bpftune_state bpftune_tuner_netns_state(const struct bpftune_tuner *t,
@@ -303,29 +242,6 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
 	bpftune_log(LOG_NOTICE, "tuner %s stopped in %s: %s", t->ops->name,
 		    bpftune_netns_describe(cookie, desc, sizeof(desc)), why);
 	notify_state(t, cookie, BPFTUNE_STATE_MANUAL, why);
-}
-
-void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
-{
-	struct bpftune_observer *o;
-	struct bpftune_tuner *t;
-
-	if (size < offsetof(struct bpftune_event, payload) ||
-	    !(t = bpftune_tuner_get(ev->tuner_id)) || !t->obj) {
-		bad_events++;
-		bpftune_log(LOG_DEBUG, "dropped malformed event (size %zu)", size);
-		return;
-	}
-	t->events++;
-	for_each_observer(o)
-		if (o->event)
-			o->event(t, ev);
-	if (bpftune_tuner_netns_state(t, ev->netns_cookie) != BPFTUNE_STATE_ACTIVE)
-		t->events_ignored++;
-	else
-		t->ops->event_handler(t, ev);
-	/* no netns fd outlives the event: it would pin the netns */
-	bpftune_netns_release();
 }
 
 void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
@@ -498,6 +414,58 @@ static int writer_apply(struct bpftune_tuner *t, unsigned int index,
 	return err > 0 ? 0 : err;
 }
 
+/*
+ * Veto check, the write, its observers and what a refusal means: a write
+ * the kernel refused is not tried again before a back-off (refusal.h),
+ * however many events ask for it; 0 or -errno.
+ */
+static int apply_change(struct bpftune_tuner *t, unsigned int index, int fd,
+			uint64_t cookie, unsigned int scenario, const long *old,
+			const long *new, unsigned int n, const char *reason,
+			const char *snew, const char *where)
+{
+	const struct bpftune_tunable_writer *w = tunable_writer(t, index);
+	const char *name = t->ops->tunables[index].name;
+	struct bpftune_refusal *r;
+	struct bpftune_observer *o;
+	uint64_t refused, skipped;
+	int err = 0;
+
+	if (bpftune_refusal_holds(t->id, index, cookie, bpftune_now_ms()))
+		return -EAGAIN;
+	for_each_observer(o)
+		if (o->pre_change && (err = o->pre_change(t, index, cookie, old, new, n)))
+			break;
+	if (err) {
+		r = bpftune_refusal_note(t->id, index, cookie, err, true, bpftune_now_ms());
+		bpftune_log(!r || r->refusals == 1 ? LOG_WARNING : LOG_DEBUG,
+			    "tuner %s: not setting %s to %s in %s: %s", t->ops->name,
+			    name, snew, where, strerror(-err));
+		return err;
+	}
+	if (w)
+		err = writer_apply(t, index, w, fd, new, n);
+	else
+		err = bpftune_sysctl_write(fd, name, new, n);
+	for_each_observer(o)
+		if (o->change)
+			o->change(t, index, cookie, scenario, old, new, n, reason, err);
+	if (err) {
+		r = bpftune_refusal_note(t->id, index, cookie, err, false, bpftune_now_ms());
+		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s; not tried again there for %llu s",
+			    t->ops->name, name, snew, where, strerror(-err),
+			    r ? (unsigned long long)(r->until_ms - bpftune_now_ms() + 999) / 1000 : 0ULL);
+		return err;
+	}
+	refused = bpftune_refusal_clear(t->id, index, cookie, &skipped);
+	if (refused)
+		bpftune_log(LOG_NOTICE, "tuner %s: %s in %s can be set again, after %llu refusal%s (%llu attempt%s held back)",
+			    t->ops->name, name, where, (unsigned long long)refused,
+			    refused == 1 ? "" : "s", (unsigned long long)skipped,
+			    skipped == 1 ? "" : "s");
+	return 0;
+}
+
 int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			const struct bpftune_event *ev, unsigned int scenario,
 			const long *values, unsigned int n, const char *reason)
@@ -507,7 +475,6 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	struct bpftune_observer *o;
 	char sold[96], snew[96], where[128];
 	unsigned int capped;
-	const struct bpftune_tunable_writer *w;
 	uint64_t cookie;
 	int fd, err;
 
@@ -531,11 +498,14 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    t->ops->name, d->name, strerror(-err));
 		return err;
 	}
-	w = tunable_writer(t, index);
-	if (w && writer_overridden(t, index, cookie, old, n))
+	if (tunable_writer(t, index) && writer_overridden(t, index, cookie, old, n))
 		return -EPERM;
 	memcpy(new, values, n * sizeof(*new));
 	capped = bpftune_cap_values(d, new, n);
+	/* the admin's policy file: bounds, do-not-touch, netns scope */
+	err = bpftune_policy_check(t, index, ev, scenario, cookie, old, new, n);
+	if (err)
+		return err;
 	if (!memcmp(old, new, n * sizeof(*new)))
 		return 0;
 	format_values(old, n, sold, sizeof(sold));
@@ -552,28 +522,10 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 			    sold, snew, where, reason ? reason : "");
 		return 0;
 	}
-	for_each_observer(o) {
-		if (!o->pre_change)
-			continue;
-		err = o->pre_change(t, index, cookie, old, n);
-		if (err) {
-			bpftune_log(LOG_WARNING, "tuner %s: not setting %s to %s in %s: %s",
-				    t->ops->name, d->name, snew, where, strerror(-err));
-			return err;
-		}
-	}
-	if (w)
-		err = writer_apply(t, index, w, fd, new, n);
-	else
-		err = bpftune_sysctl_write(fd, d->name, new, n);
-	for_each_observer(o)
-		if (o->change)
-			o->change(t, index, cookie, scenario, old, new, n, reason, err);
-	if (err) {
-		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s",
-			    t->ops->name, d->name, snew, where, strerror(-err));
+	err = apply_change(t, index, fd, cookie, scenario, old, new, n, reason,
+			   snew, where);
+	if (err)
 		return err;
-	}
 	record_change(t, index, cookie, scenario, old, new, n);
 	bpftune_log(LOG_NOTICE, "tuner %s: %s: %s %s -> %s in %s: %s%s",
 		    t->ops->name, t->ops->scenarios[scenario].name, d->name,
@@ -582,9 +534,23 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	return 1;
 }
 
+/* events the BPF side could not queue, all plugins (never silent) */
+static uint64_t ringbuf_lost(void)
+{
+	struct bpftune_bpf_config c;
+	uint64_t total = 0, v;
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		if (tuners[id] && !bpftune_bpf_read_config(tuners[id], &c, &v))
+			total += v;
+	return total;
+}
+
 void bpftune_print_summary(void)
 {
 	unsigned int id, i, changes = 0;
+	uint64_t lost;
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
 		struct bpftune_tuner *t = tuners[id];
@@ -619,15 +585,20 @@ void bpftune_print_summary(void)
 					    d->name, snew);
 			}
 		}
-		bpftune_log(LOG_INFO, "summary: tuner %s: %llu events, %llu ignored (tuner stopped for their netns)",
-			    t->ops->name, (unsigned long long)t->events,
+		bpftune_log(LOG_INFO, "summary: %s %s: %llu events, %llu ignored (tuner stopped for their netns)",
+			    bpftune_kind_name(t->ops->kind), t->ops->name,
+			    (unsigned long long)t->events,
 			    (unsigned long long)t->events_ignored);
 	}
 	if (!changes)
 		bpftune_log(LOG_NOTICE, "summary: no sysctl was changed");
-	if (bad_events)
+	if (bpftune_events_malformed())
 		bpftune_log(LOG_WARNING, "summary: %llu malformed events dropped",
-			    (unsigned long long)bad_events);
+			    (unsigned long long)bpftune_events_malformed());
+	lost = ringbuf_lost();
+	if (lost)
+		bpftune_log(LOG_WARNING, "summary: %llu events lost: the ring buffer was full (hooks fired faster than the daemon read)",
+			    (unsigned long long)lost);
 }
 
 unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
@@ -666,6 +637,7 @@ unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
 				}
 		notify_state(t, cookie, BPFTUNE_STATE_GONE, cause);
 	}
+	bpftune_refusal_forget_netns(cookie);
 	bpftune_netns_forget(cookie);
 	return n;
 }

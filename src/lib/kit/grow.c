@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Growth and shrink steps (see grow.h). */
 #include "core/internal.h"
-#include "kit/grow.h"
+#include <bpftune/grow.h>
 
 long bpftune_grow_step(long cur, long cap, unsigned int rate)
 {

@@ -5,7 +5,10 @@
  * client has its own bounded request buffer and a deadline; sockets are
  * non-blocking, replies go out as the client reads them, and a timerfd
  * is armed only while a client is connected, so an idle daemon does not
- * wake up.  One request per connection: one reply, then close.
+ * wake up.  One request per connection: one reply, then close.  When
+ * every slot is taken, the client that has waited longest without a whole
+ * request makes room for a new one: idle clients cannot keep the operator
+ * out.
  *
  * Also the client side, bpftune -q.
  */
@@ -34,6 +37,7 @@ struct client {
 	struct client *next;
 	int fd;
 	bool replying;
+	uint64_t accepted_ms;
 	uint64_t deadline_ms;
 	size_t in_len;
 	char in[BPFTUNE_CTL_MAX_REQUEST + 1];
@@ -48,7 +52,7 @@ static struct stat sock_st;
 static struct client *clients;
 static unsigned int num_clients;
 static struct bpftune_daemon_info daemon_info;
-static uint64_t refused, timeouts;
+static uint64_t refused, timeouts, evicted;
 
 static void rearm(void)
 {
@@ -132,6 +136,8 @@ static void answer(struct client *c, size_t len)
 
 	ret = bpftune_request_parse(c->in, len, &req, err, sizeof(err));
 	if (!ret) {
+		if (daemon_info.drain)
+			daemon_info.drain();
 		ret = bpftune_query_answer(&req, &daemon_info, &c->out);
 		/* netns fds opened for live reads would pin those netns */
 		bpftune_netns_release();
@@ -199,6 +205,31 @@ static void on_client(int fd, uint32_t events, void *ctx)
 		answer(c, c->in_len);
 }
 
+/*
+ * All slots taken: drop the client that has waited longest without a whole
+ * request, if it has had BPFTUNE_CTL_GRACE_MS.  true if a slot is free now.
+ */
+static bool evict_idle(uint64_t now)
+{
+	struct client *c, *oldest = NULL;
+	char msg[128];
+
+	for (c = clients; c; c = c->next)
+		if (!c->replying && (!oldest || c->accepted_ms < oldest->accepted_ms))
+			oldest = c;
+	if (!oldest || now - oldest->accepted_ms < BPFTUNE_CTL_GRACE_MS)
+		return false;
+	evicted++;
+	snprintf(msg, sizeof(msg), BPFTUNE_CTL_ERROR_PREFIX
+		 "dropped: no complete request after %llu ms, and another client was waiting\n",
+		 (unsigned long long)(now - oldest->accepted_ms));
+	send_line(oldest->fd, msg);
+	bpftune_log(LOG_DEBUG, "control: dropped a client idle for %llu ms to make room",
+		    (unsigned long long)(now - oldest->accepted_ms));
+	client_close(oldest);
+	return true;
+}
+
 static void on_accept(int fd, uint32_t events, void *ctx)
 {
 	struct ucred cred;
@@ -225,7 +256,8 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 			close(cfd);
 			continue;
 		}
-		if (num_clients >= BPFTUNE_CTL_MAX_CLIENTS) {
+		if (num_clients >= BPFTUNE_CTL_MAX_CLIENTS &&
+		    !evict_idle(bpftune_now_ms())) {
 			snprintf(msg, sizeof(msg), BPFTUNE_CTL_ERROR_PREFIX
 				 "busy: %d queries in progress, try again\n",
 				 BPFTUNE_CTL_MAX_CLIENTS);
@@ -244,10 +276,13 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 		c->fd = cfd;
 		bpftune_buf_init(&c->out, BPFTUNE_CTL_MAX_REPLY);
 		/* the whole request must arrive in time, however it trickles */
-		c->deadline_ms = bpftune_now_ms() + BPFTUNE_CTL_TIMEOUT_MS;
+		c->accepted_ms = bpftune_now_ms();
+		c->deadline_ms = c->accepted_ms + BPFTUNE_CTL_REQUEST_MS;
 		c->next = clients;
 		clients = c;
 		num_clients++;
+		/* a request sent with the connect is here already: take it now */
+		on_client(cfd, EPOLLIN, c);
 	}
 	rearm();
 }
@@ -402,9 +437,10 @@ void bpftune_control_fini(void)
 		bpftune_loop_del(timer_fd);
 		close(timer_fd);
 	}
-	if (refused || timeouts)
-		bpftune_log(LOG_INFO, "control: %llu queries refused (not root), %llu timed out",
-			    (unsigned long long)refused, (unsigned long long)timeouts);
+	if (refused || timeouts || evicted)
+		bpftune_log(LOG_INFO, "control: %llu queries refused (not root), %llu timed out, %llu idle clients dropped for others",
+			    (unsigned long long)refused, (unsigned long long)timeouts,
+			    (unsigned long long)evicted);
 	listen_fd = timer_fd = -1;
 	sock_path[0] = '\0';
 }

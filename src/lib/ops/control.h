@@ -12,6 +12,8 @@
 #ifndef BPFTUNE_CONTROL_H
 #define BPFTUNE_CONTROL_H
 
+#include "core/daemon_api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,7 +22,14 @@
 #define BPFTUNE_CTL_MAX_REQUEST		256		/* bytes, newline included */
 #define BPFTUNE_CTL_MAX_REPLY		(4 << 20)	/* bytes */
 #define BPFTUNE_CTL_MAX_CLIENTS		32
-#define BPFTUNE_CTL_TIMEOUT_MS		5000	/* to send a whole request */
+#define BPFTUNE_CTL_REQUEST_MS		2000	/* to send a whole request */
+#define BPFTUNE_CTL_TIMEOUT_MS		5000	/* to take more of a reply */
+/*
+ * With every slot taken, a new client takes the place of the one that has
+ * waited longest without sending a whole request, if that one has had at
+ * least this long: idle clients cannot lock the operator out.
+ */
+#define BPFTUNE_CTL_GRACE_MS		100
 #define BPFTUNE_CTL_ERROR_PREFIX	"error: "
 
 enum bpftune_query {
@@ -31,6 +40,7 @@ enum bpftune_query {
 	BPFTUNE_Q_SUMMARY,
 	BPFTUNE_Q_ROLLBACK,
 	BPFTUNE_Q_METRICS,
+	BPFTUNE_Q_CONFIG,
 	BPFTUNE_Q_MAX,
 };
 
@@ -69,6 +79,11 @@ int bpftune_buf_printf(struct bpftune_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* @s as a JSON string, quoted and escaped (NULL is null) */
 int bpftune_buf_json_str(struct bpftune_buf *b, const char *s);
+/* @n values as a JSON array: [1,2,3] */
+void bpftune_buf_json_values(struct bpftune_buf *b, const long *v, unsigned int n);
+/* @n values as text into @buf, separated by @sep: "1 2 3" */
+void bpftune_values_text(const long *v, unsigned int n, const char *sep,
+			 char *buf, size_t len);
 
 /* ---- server (control.c) ---- */
 struct bpftune_daemon_info {
@@ -76,10 +91,16 @@ struct bpftune_daemon_info {
 	bool rollback;
 	const char *journal;	/* NULL if none */
 	const char *metrics_dir;	/* NULL if none */
+	/*
+	 * Delivers the events the kernel has queued; called before every
+	 * answer, so that an answer covers every event reported before the
+	 * query (tests use a query as a barrier).  May be NULL.
+	 */
+	void (*drain)(void);
 };
 
-int bpftune_control_init(const char *path, const struct bpftune_daemon_info *info);
-void bpftune_control_fini(void);
+BPFTUNE_DAEMON int bpftune_control_init(const char *path, const struct bpftune_daemon_info *info);
+BPFTUNE_DAEMON void bpftune_control_fini(void);
 
 /* ---- queries (control_query.c) ---- */
 /* Answer @req into @out; returns 0 or -errno with an error line in @out. */
@@ -88,6 +109,6 @@ int bpftune_query_answer(const struct bpftune_request *req,
 			 struct bpftune_buf *out);
 
 /* ---- client (control.c): bpftune -q ---- */
-int bpftune_control_client(const char *path, const char *query, bool json);
+BPFTUNE_DAEMON int bpftune_control_client(const char *path, const char *query, bool json);
 
 #endif /* BPFTUNE_CONTROL_H */

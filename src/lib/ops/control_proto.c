@@ -30,6 +30,8 @@ static const struct {
 	[BPFTUNE_Q_ROLLBACK] = { "rollback",
 		"the sysctl -w commands that would restore the original values", true },
 	[BPFTUNE_Q_METRICS] = { "metrics", "Prometheus text format metrics", false },
+	[BPFTUNE_Q_CONFIG] = { "config",
+		"the policy in force (bpftune.conf) and where each value came from", true },
 };
 
 const char *bpftune_query_name(enum bpftune_query q)
@@ -280,4 +282,27 @@ int bpftune_buf_json_str(struct bpftune_buf *b, const char *s)
 		}
 	}
 	return err ?: bpftune_buf_add(b, "\"", 1);
+}
+
+void bpftune_buf_json_values(struct bpftune_buf *b, const long *v, unsigned int n)
+{
+	unsigned int i;
+
+	bpftune_buf_add(b, "[", 1);
+	for (i = 0; i < n; i++)
+		bpftune_buf_printf(b, "%s%ld", i ? "," : "", v[i]);
+	bpftune_buf_add(b, "]", 1);
+}
+
+void bpftune_values_text(const long *v, unsigned int n, const char *sep,
+			 char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%ld", i ? sep : "", v[i]);
 }

@@ -12,6 +12,7 @@
 
 #include "ops/control.h"
 #include "core/operate.h"
+#include "ops/policy_daemon.h"
 
 #define VALUES_LEN	96
 
@@ -26,26 +27,6 @@ static const char *state_name(enum bpftune_state s)
 		return "gone";
 	}
 	return "?";
-}
-
-static void values_text(const long *v, unsigned int n, char *buf, size_t len)
-{
-	size_t off = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%ld", i ? " " : "", v[i]);
-}
-
-static void values_json(struct bpftune_buf *o, const long *v, unsigned int n)
-{
-	unsigned int i;
-
-	bpftune_buf_add(o, "[", 1);
-	for (i = 0; i < n; i++)
-		bpftune_buf_printf(o, "%s%ld", i ? "," : "", v[i]);
-	bpftune_buf_add(o, "]", 1);
 }
 
 /* What we did to one tunable in one netns, from the tuner's change records. */
@@ -102,6 +83,38 @@ static void netns_label(uint64_t cookie, struct bpftune_netns_id *id,
 	for ((id) = 0; (id) < BPFTUNE_MAX_TUNERS; (id)++) \
 		if (((t) = bpftune_tuner_get(id)))
 
+/*
+ * Events refused per scenario (a payload shorter than the scenario
+ * declares, or an unknown scenario): a text line per scenario that had
+ * any, or a JSON array.
+ */
+static void rejected(struct bpftune_buf *o, bool json,
+		     const struct bpftune_tuner *t)
+{
+	unsigned int s, n = 0;
+
+	if (json)
+		bpftune_buf_add(o, ",\"events_rejected\":[", 20);
+	for (s = 0; s <= t->ops->num_scenarios; s++) {
+		uint64_t count = bpftune_tuner_rejected(t, s);
+		const char *name = s < t->ops->num_scenarios ?
+				   t->ops->scenarios[s].name : "(unknown scenario)";
+
+		if (!count)
+			continue;
+		if (!json) {
+			bpftune_buf_printf(o, "  events refused for '%s': %llu (payload shorter than declared, or no such scenario)\n",
+					   name, (unsigned long long)count);
+			continue;
+		}
+		bpftune_buf_printf(o, "%s{\"scenario\":", n++ ? "," : "");
+		bpftune_buf_json_str(o, name);
+		bpftune_buf_printf(o, ",\"count\":%llu}", (unsigned long long)count);
+	}
+	if (json)
+		bpftune_buf_add(o, "]", 1);
+}
+
 /* ---- help ----------------------------------------------------------------- */
 
 static int q_help(bool json, struct bpftune_buf *o)
@@ -133,22 +146,112 @@ static int q_help(bool json, struct bpftune_buf *o)
 
 static long bpf_rate(const struct bpftune_tuner *t)
 {
-	__u32 rate;
+	struct bpftune_bpf_config c;
 
-	if (!t->obj || bpftune_bpf_var_read(t->obj, ".rodata", "bpftune_learning_rate",
-					    &rate, sizeof(rate)))
+	if (bpftune_bpf_read_config(t, &c, NULL))
 		return -1;
-	return rate;
+	return c.learning_rate;
+}
+
+/* the netns states and strategies of @t, in JSON */
+static void tuner_json_lists(struct bpftune_buf *o, const struct bpftune_tuner *t)
+{
+	const struct bpftune_netns_state *ns;
+	uint64_t activations;
+	unsigned int i;
+	bool active;
+
+	bpftune_buf_add(o, ",\"netns\":[", 10);
+	for (ns = t->netns, i = 0; ns; ns = ns->next, i++) {
+		struct bpftune_netns_id nid;
+		bool gone;
+
+		netns_label(ns->cookie, &nid, &gone);
+		bpftune_buf_printf(o, "%s{\"netns\":", i ? "," : "");
+		bpftune_buf_json_str(o, nid.name);
+		bpftune_buf_printf(o, ",\"cookie\":%llu,\"state\":\"%s\"}",
+				   (unsigned long long)ns->cookie,
+				   gone && ns->state == BPFTUNE_STATE_ACTIVE ?
+				   "gone" : state_name(ns->state));
+	}
+	bpftune_buf_add(o, "],\"strategies\":[", 16);
+	for (i = 0; i < bpftune_strategy_count(t); i++) {
+		const char *s = bpftune_strategy_name(t, i, &active, &activations);
+
+		bpftune_buf_printf(o, "%s{\"name\":", i ? "," : "");
+		bpftune_buf_json_str(o, s);
+		bpftune_buf_printf(o, ",\"active\":%s,\"activations\":%llu}",
+				   active ? "true" : "false",
+				   (unsigned long long)activations);
+	}
+	bpftune_buf_printf(o, "],\"strategy_switches\":%llu}",
+			   (unsigned long long)bpftune_strategy_switches(t));
+}
+
+static void tuner_json(struct bpftune_buf *o, const struct bpftune_tuner *t,
+		       const char *mode, bool first)
+{
+	unsigned int hooks = t->num_links + bpftune_strategy_links(t);
+
+	bpftune_buf_printf(o, "%s{\"name\":", first ? "" : ",");
+	bpftune_buf_json_str(o, t->ops->name);
+	bpftune_buf_add(o, ",\"description\":", 15);
+	bpftune_buf_json_str(o, t->ops->description);
+	bpftune_buf_add(o, ",\"kind\":", 8);
+	bpftune_buf_json_str(o, bpftune_kind_name(t->ops->kind));
+	bpftune_buf_add(o, ",\"file\":", 8);
+	bpftune_buf_json_str(o, t->file);
+	rejected(o, true, t);
+	bpftune_buf_printf(o, ",\"id\":%u,\"state\":\"%s\",\"mode\":\"%s\",\"hooks\":%u,\"events\":%llu,\"events_ignored\":%llu,\"learning_rate\":%u,\"bpf_learning_rate\":%ld",
+			   t->id, state_name(t->state), mode, hooks,
+			   (unsigned long long)t->events,
+			   (unsigned long long)t->events_ignored,
+			   bpftune_learning_rate(), bpf_rate(t));
+	tuner_json_lists(o, t);
+}
+
+static void tuner_text(struct bpftune_buf *o, const struct bpftune_tuner *t,
+		       const char *mode)
+{
+	unsigned int hooks = t->num_links + bpftune_strategy_links(t);
+	unsigned int rate = bpftune_learning_rate(), i;
+	const struct bpftune_netns_state *ns;
+	long brate = bpf_rate(t);
+	uint64_t activations;
+	char where[160];
+	bool active;
+
+	bpftune_buf_printf(o, "%s: %s, %s objects, %u hook%s, %llu events (%llu ignored), %s%s\n",
+			   t->ops->name, state_name(t->state), mode, hooks,
+			   hooks == 1 ? "" : "s", (unsigned long long)t->events,
+			   (unsigned long long)t->events_ignored,
+			   t->handle ? "file " : "core mechanism, always on",
+			   t->handle ? t->file : "");
+	bpftune_buf_printf(o, "  %s: %s\n", bpftune_kind_name(t->ops->kind),
+			   t->ops->description ? t->ops->description : "");
+	rejected(o, false, t);
+	bpftune_buf_printf(o, "  learning rate: %u here, %ld in its BPF programs%s\n",
+			   rate, brate, brate == (long)rate ? "" : " (MISMATCH)");
+	for (ns = t->netns; ns; ns = ns->next)
+		bpftune_buf_printf(o, "  %s: %s\n",
+				   bpftune_netns_describe(ns->cookie, where, sizeof(where)),
+				   state_name(ns->state));
+	for (i = 0; i < bpftune_strategy_count(t); i++) {
+		const char *s = bpftune_strategy_name(t, i, &active, &activations);
+
+		bpftune_buf_printf(o, "  strategy %s: %s, active %llu time%s\n", s,
+				   active ? "active" : "inactive",
+				   (unsigned long long)activations,
+				   activations == 1 ? "" : "s");
+	}
 }
 
 static int q_tuners(bool json, const struct bpftune_daemon_info *info,
 		    struct bpftune_buf *o)
 {
-	unsigned int rate = bpftune_learning_rate(), id, i, n = 0;
-	const struct bpftune_netns_state *ns;
+	unsigned int rate = bpftune_learning_rate(), id, n = 0;
 	const char *mode = info->legacy ? "legacy" : "full";
 	struct bpftune_tuner *t;
-	char where[160];
 
 	if (json)
 		bpftune_buf_printf(o, "{\"learning_rate\":%u,\"delta_percent\":%.4f,\"mode\":\"%s\",\"tuners\":[",
@@ -157,69 +260,10 @@ static int q_tuners(bool json, const struct bpftune_daemon_info *info,
 		bpftune_buf_printf(o, "learning rate %u: delta %.4g%% of the value (%s BPF objects)\n",
 				   rate, 100.0 / (1 << (6 - rate)), mode);
 	for_each_tuner(t, id) {
-		unsigned int hooks = t->num_links + bpftune_strategy_links(t);
-		uint64_t activations;
-		long brate = bpf_rate(t);
-		bool active;
-
-		if (json) {
-			bpftune_buf_printf(o, "%s{\"name\":", n++ ? "," : "");
-			bpftune_buf_json_str(o, t->ops->name);
-			bpftune_buf_add(o, ",\"description\":", 15);
-			bpftune_buf_json_str(o, t->ops->description);
-			bpftune_buf_add(o, ",\"file\":", 8);
-			bpftune_buf_json_str(o, t->file);
-			bpftune_buf_printf(o, ",\"id\":%u,\"state\":\"%s\",\"mode\":\"%s\",\"hooks\":%u,\"events\":%llu,\"events_ignored\":%llu,\"learning_rate\":%u,\"bpf_learning_rate\":%ld,\"netns\":[",
-					   t->id, state_name(t->state), mode, hooks,
-					   (unsigned long long)t->events,
-					   (unsigned long long)t->events_ignored, rate, brate);
-			for (ns = t->netns, i = 0; ns; ns = ns->next, i++) {
-				struct bpftune_netns_id nid;
-				bool gone;
-
-				netns_label(ns->cookie, &nid, &gone);
-				bpftune_buf_printf(o, "%s{\"netns\":", i ? "," : "");
-				bpftune_buf_json_str(o, nid.name);
-				bpftune_buf_printf(o, ",\"cookie\":%llu,\"state\":\"%s\"}",
-						   (unsigned long long)ns->cookie,
-						   gone && ns->state == BPFTUNE_STATE_ACTIVE ?
-						   "gone" : state_name(ns->state));
-			}
-			bpftune_buf_add(o, "],\"strategies\":[", 16);
-			for (i = 0; i < bpftune_strategy_count(t); i++) {
-				const char *s = bpftune_strategy_name(t, i, &active, &activations);
-
-				bpftune_buf_printf(o, "%s{\"name\":", i ? "," : "");
-				bpftune_buf_json_str(o, s);
-				bpftune_buf_printf(o, ",\"active\":%s,\"activations\":%llu}",
-						   active ? "true" : "false",
-						   (unsigned long long)activations);
-			}
-			bpftune_buf_printf(o, "],\"strategy_switches\":%llu}",
-					   (unsigned long long)bpftune_strategy_switches(t));
-			continue;
-		}
-		bpftune_buf_printf(o, "%s: %s, %s objects, %u hook%s, %llu events (%llu ignored), file %s\n",
-				   t->ops->name, state_name(t->state), mode, hooks,
-				   hooks == 1 ? "" : "s",
-				   (unsigned long long)t->events,
-				   (unsigned long long)t->events_ignored, t->file);
-		if (t->ops->description)
-			bpftune_buf_printf(o, "  %s\n", t->ops->description);
-		bpftune_buf_printf(o, "  learning rate: %u here, %ld in its BPF programs%s\n",
-				   rate, brate, brate == (long)rate ? "" : " (MISMATCH)");
-		for (ns = t->netns; ns; ns = ns->next)
-			bpftune_buf_printf(o, "  %s: %s\n",
-					   bpftune_netns_describe(ns->cookie, where, sizeof(where)),
-					   state_name(ns->state));
-		for (i = 0; i < bpftune_strategy_count(t); i++) {
-			const char *s = bpftune_strategy_name(t, i, &active, &activations);
-
-			bpftune_buf_printf(o, "  strategy %s: %s, active %llu time%s\n", s,
-					   active ? "active" : "inactive",
-					   (unsigned long long)activations,
-					   activations == 1 ? "" : "s");
-		}
+		if (json)
+			tuner_json(o, t, mode, !n++);
+		else
+			tuner_text(o, t, mode);
 	}
 	bpftune_buf_add(o, json ? "]}\n" : "", json ? 3 : 0);
 	return 0;
@@ -295,7 +339,7 @@ static void read_live(const struct bpftune_tunable_desc *d, uint64_t cookie,
 	if (l->err >= 0) {
 		l->n = l->err;
 		l->err = 0;
-		values_text(l->v, l->n, l->str, sizeof(l->str));
+		bpftune_values_text(l->v, l->n, " ", l->str, sizeof(l->str));
 	}
 }
 
@@ -312,8 +356,8 @@ static void status_one(struct bpftune_buf *o, bool json, bool first,
 
 	read_live(d, cookie, &l);
 	if (v) {
-		values_text(v->orig->old_values, v->orig->num_values, orig, sizeof(orig));
-		values_text(v->last->new_values, v->last->num_values, set, sizeof(set));
+		bpftune_values_text(v->orig->old_values, v->orig->num_values, " ", orig, sizeof(orig));
+		bpftune_values_text(v->last->new_values, v->last->num_values, " ", set, sizeof(set));
 	}
 	if (!json) {
 		bpftune_buf_printf(o, "    %s: ",
@@ -343,16 +387,16 @@ static void status_one(struct bpftune_buf *o, bool json, bool first,
 	else if (d->flags & BPFTUNE_TUNABLE_STRING)
 		bpftune_buf_json_str(o, l.str);
 	else
-		values_json(o, l.v, l.n);
+		bpftune_buf_json_values(o, l.v, l.n);
 	if (l.err) {
 		bpftune_buf_add(o, ",\"error\":", 9);
 		bpftune_buf_json_str(o, l.err == -ESRCH ? "netns gone" : strerror(-l.err));
 	}
 	if (v) {
 		bpftune_buf_add(o, ",\"original\":", 12);
-		values_json(o, v->orig->old_values, v->orig->num_values);
+		bpftune_buf_json_values(o, v->orig->old_values, v->orig->num_values);
 		bpftune_buf_add(o, ",\"set\":", 7);
-		values_json(o, v->last->new_values, v->last->num_values);
+		bpftune_buf_json_values(o, v->last->new_values, v->last->num_values);
 		bpftune_buf_printf(o, ",\"changes\":%u,\"changed_since\":%s", v->count,
 				   !l.err && strcmp(set, l.str) ? "true" : "false");
 	}
@@ -375,11 +419,16 @@ static int q_status(bool json, struct bpftune_buf *o)
 		if (json) {
 			bpftune_buf_printf(o, "%s{\"name\":", n++ ? "," : "");
 			bpftune_buf_json_str(o, t->ops->name);
+			bpftune_buf_add(o, ",\"kind\":", 8);
+			bpftune_buf_json_str(o, bpftune_kind_name(t->ops->kind));
+			rejected(o, true, t);
 			bpftune_buf_printf(o, ",\"state\":\"%s\",\"tunables\":[",
 					   state_name(t->state));
 		} else {
-			bpftune_buf_printf(o, "tuner %s (%s)\n", t->ops->name,
-					   state_name(t->state));
+			bpftune_buf_printf(o, "%s %s (%s)\n",
+					   bpftune_kind_name(t->ops->kind),
+					   t->ops->name, state_name(t->state));
+			rejected(o, false, t);
 		}
 		for (i = 0; i < t->ops->num_tunables; i++) {
 			const struct bpftune_tunable_desc *d = &t->ops->tunables[i];
@@ -392,11 +441,14 @@ static int q_status(bool json, struct bpftune_buf *o)
 			if (json) {
 				bpftune_buf_printf(o, "%s{\"sysctl\":", i ? "," : "");
 				bpftune_buf_json_str(o, d->name);
-				bpftune_buf_printf(o, ",\"namespaced\":%s,\"netns\":[",
+				bpftune_buf_printf(o, ",\"namespaced\":%s",
 						   d->flags & BPFTUNE_TUNABLE_NAMESPACED ?
 						   "true" : "false");
+				bpftune_policy_status_line(o, d->name, true);
+				bpftune_buf_add(o, ",\"netns\":[", 10);
 			} else {
 				bpftune_buf_printf(o, "  %s\n", d->name);
+				bpftune_policy_status_line(o, d->name, false);
 			}
 			/* the global value always, then each netns we changed */
 			status_one(o, json, true, t, d, 0, gv);
@@ -435,8 +487,8 @@ static int q_summary(bool json, struct bpftune_buf *o)
 				bool gone;
 
 				total++;
-				values_text(c->old_values, c->num_values, sold, sizeof(sold));
-				values_text(c->new_values, c->num_values, snew, sizeof(snew));
+				bpftune_values_text(c->old_values, c->num_values, " ", sold, sizeof(sold));
+				bpftune_values_text(c->new_values, c->num_values, " ", snew, sizeof(snew));
 				if (!json) {
 					bpftune_buf_printf(o, "tuner %s, scenario '%s': %s changed %u time%s in %s: %s -> %s\n",
 							   t->ops->name, t->ops->scenarios[c->scenario].name,
@@ -458,9 +510,9 @@ static int q_summary(bool json, struct bpftune_buf *o)
 						   (unsigned long long)(nid.global ?
 						   bpftune_global_netns_cookie() : c->netns_cookie),
 						   c->count);
-				values_json(o, c->old_values, c->num_values);
+				bpftune_buf_json_values(o, c->old_values, c->num_values);
 				bpftune_buf_add(o, ",\"new\":", 7);
-				values_json(o, c->new_values, c->num_values);
+				bpftune_buf_json_values(o, c->new_values, c->num_values);
 				bpftune_buf_add(o, "}", 1);
 			}
 		}
@@ -508,8 +560,8 @@ static int q_rollback(bool json, struct bpftune_buf *o)
 				const char *note = NULL;
 				bool gone;
 
-				values_text(v[k].orig->old_values, v[k].orig->num_values,
-					    vals, sizeof(vals));
+				bpftune_values_text(v[k].orig->old_values, v[k].orig->num_values,
+						    " ", vals, sizeof(vals));
 				netns_label(v[k].cookie, &nid, &gone);
 				bpftune_netns_exec_prefix(v[k].cookie, pfx, sizeof(pfx));
 				snprintf(cmd, sizeof(cmd), "%ssysctl -w %s=\"%s\"", pfx,
@@ -529,7 +581,7 @@ static int q_rollback(bool json, struct bpftune_buf *o)
 					bpftune_buf_json_str(o, nid.global ? "global" : nid.name);
 					bpftune_buf_printf(o, ",\"cookie\":%llu,\"value\":",
 							   (unsigned long long)v[k].cookie);
-					values_json(o, v[k].orig->old_values, v[k].orig->num_values);
+					bpftune_buf_json_values(o, v[k].orig->old_values, v[k].orig->num_values);
 					bpftune_buf_add(o, ",\"command\":", 11);
 					bpftune_buf_json_str(o, cmd);
 					bpftune_buf_add(o, ",\"note\":", 8);
@@ -574,6 +626,8 @@ int bpftune_query_answer(const struct bpftune_request *req,
 		return q_rollback(req->json, out);
 	case BPFTUNE_Q_METRICS:
 		return bpftune_metrics_format(out);
+	case BPFTUNE_Q_CONFIG:
+		return bpftune_policy_format(out, req->json);
 	default:
 		bpftune_buf_printf(out, BPFTUNE_CTL_ERROR_PREFIX "unknown query\n");
 		return -EINVAL;

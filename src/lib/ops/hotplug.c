@@ -98,7 +98,7 @@ static void load(const char *file)
 	struct bpftune_tuner *t;
 	char why[512] = "";
 	void *handle;
-	int dfd, pfd;
+	int dfd, pfd, err;
 
 	if (!bpftune_plugin_allowed(allow, file)) {
 		bpftune_log(LOG_INFO, "plugin %s not loaded: not in the -a allow-list", file);
@@ -123,7 +123,9 @@ static void load(const char *file)
 		close(pfd);
 		return;
 	}
-	if (bpftune_tuner_start(t, &bpf_opts)) {
+	err = bpftune_tuner_start(t, &bpf_opts);
+	bpftune_kernel_btf_release();	/* loaded: the BTF index goes */
+	if (err) {
 		bpftune_tuner_remove(t);
 		return;
 	}
@@ -145,7 +147,9 @@ static void resync(void)
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
 		struct bpftune_tuner *t = bpftune_tuner_get(id);
 
-		if (t && faccessat(dfd, t->file, F_OK, AT_SYMLINK_NOFOLLOW) &&
+		/* core mechanisms come from no file: never unloaded */
+		if (t && t->handle &&
+		    faccessat(dfd, t->file, F_OK, AT_SYMLINK_NOFOLLOW) &&
 		    errno == ENOENT)
 			unload(t->file, "is gone");
 	}

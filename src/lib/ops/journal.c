@@ -3,12 +3,14 @@
  * The rollback journal file.  An observer of the tuners: before the first
  * change to a (netns, sysctl) its original value is appended and synced
  * to disk, and the write is vetoed if that fails, so nothing is changed
- * that we could not put back.  The values we write and the admin's
- * take-overs are appended too.  Restoring (-R at exit, -R at start after
- * a crash, bpftune --restore) reads the file back, trusting only records
- * whose checksum matches, and puts back each original value -- in every
- * netns that still exists, unless someone else has set the sysctl since:
- * the admin wins.  Then the journal is cleared.
+ * that we could not put back.  Each value we are about to write is
+ * appended (and synced) before the write too, so that a restore after a
+ * crash at any moment knows it for ours; the admin's take-overs are
+ * appended as well.  Restoring (-R at exit, -R at start after a crash,
+ * bpftune --restore) reads the file back, trusting only records whose
+ * checksum matches, and puts back each original value -- in every netns
+ * that still exists, unless someone else has set the sysctl since: the
+ * admin wins.  Then the journal is cleared.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,8 @@
 
 #define JOURNAL_MAX_SIZE	(16 << 20)	/* read at most this much back */
 
+static char *read_all(size_t *len);
+
 /* A (netns, sysctl) whose original is in the journal already, this run. */
 struct jkey {
 	struct jkey *next;
@@ -36,6 +40,20 @@ static char jpath[PATH_MAX];
 static char boot_id[BPFTUNE_BOOT_ID_LEN + 1];
 static struct jkey *keys;
 static bool observing;
+static bool failing;	/* appends fail: logged once until they work again */
+static uint64_t vetoed;	/* changes held back meanwhile */
+
+/*
+ * Namespaces destroyed since the last compaction: their records are of no
+ * use (a restore finds them gone), so the file is rewritten without them
+ * once it holds enough of them -- with namespaces coming and going for
+ * months, the journal and this run's keys stay bounded.
+ */
+#define COMPACT_GONE		64
+#define COMPACT_MIN_BYTES	(64 << 10)
+static uint64_t gone[COMPACT_GONE];
+static unsigned int num_gone;
+static uint64_t compactions;
 
 static void read_boot_id(void)
 {
@@ -117,23 +135,34 @@ err:
 	return err;
 }
 
-/* Append one record and get it onto the disk. */
-static int append(const struct bpftune_jrec *r)
+/* Append @n records (one write) and get them onto the disk. */
+static int append_n(const struct bpftune_jrec *r, unsigned int n)
 {
-	char line[BPFTUNE_JREC_MAX_LINE];
-	ssize_t n;
-	int len;
+	char lines[2 * BPFTUNE_JREC_MAX_LINE];
+	int len = 0, l;
+	unsigned int i;
+	ssize_t w;
 
 	if (jfd < 0)
 		return -EBADF;
-	len = bpftune_jrec_encode(r, line, sizeof(line));
-	if (len < 0)
-		return len;
-	/* O_APPEND: one write() of the whole line, or a torn line we detect */
-	n = write(jfd, line, len);
-	if (n != len)
-		return n < 0 ? -errno : -EIO;
+	for (i = 0; i < n; i++) {
+		if (len + BPFTUNE_JREC_MAX_LINE > (int)sizeof(lines))
+			return -E2BIG;
+		l = bpftune_jrec_encode(&r[i], lines + len, sizeof(lines) - len);
+		if (l < 0)
+			return l;
+		len += l;
+	}
+	/* O_APPEND: one write() of whole lines, or a torn line we detect */
+	w = write(jfd, lines, len);
+	if (w != len)
+		return w < 0 ? -errno : -ENOSPC;
 	return fdatasync(jfd) ? -errno : 0;
+}
+
+static int append(const struct bpftune_jrec *r)
+{
+	return append_n(r, 1);
 }
 
 static int make_rec(struct bpftune_jrec *r, char type, uint64_t cookie,
@@ -178,18 +207,57 @@ static struct jkey *find_key(uint64_t cookie, const char *sysctl)
 	return NULL;
 }
 
+/* A W record of @v for a key journalled already (its netns as identified then) */
+static void written_rec(struct bpftune_jrec *r, const struct jkey *k,
+			const long *v, unsigned int n)
+{
+	*r = k->rec;
+	r->type = BPFTUNE_JREC_WRITTEN;
+	r->num_values = n;
+	memcpy(r->values, v, n * sizeof(*v));
+}
+
+/* One line when appends start failing, one when they work again. */
+static void note_append(int err, const char *name, bool orig)
+{
+	if (err && !failing) {
+		failing = true;
+		bpftune_log(LOG_ERR, "journal: cannot save the %s of %s to %s: %s; changes are held back until the journal takes records again",
+			    orig ? "original value" : "value about to be written",
+			    name, jpath, strerror(-err));
+	} else if (!err && failing) {
+		failing = false;
+		bpftune_log(LOG_NOTICE, "journal: %s takes records again (%llu change%s held back meanwhile)",
+			    jpath, (unsigned long long)vetoed, vetoed == 1 ? "" : "s");
+		vetoed = 0;
+	}
+	if (err)
+		vetoed++;
+}
+
+/*
+ * Before a write: the original (the first time) and the value about to be
+ * written, on disk, or the write is vetoed.
+ */
 static int obs_pre_change(const struct bpftune_tuner *t, unsigned int tunable,
-			  uint64_t cookie, const long *old, unsigned int n)
+			  uint64_t cookie, const long *old, const long *new,
+			  unsigned int n)
 {
 	const char *name = t->ops->tunables[tunable].name;
-	struct bpftune_jrec r;
+	struct bpftune_jrec r[2];
 	struct jkey *k;
 	int err;
 
-	/* only the first change matters: that is when the original is live */
-	if (find_key(cookie, name))
-		return 0;
-	err = make_rec(&r, BPFTUNE_JREC_ORIG, cookie, name, old, n);
+	if (n > BPFTUNE_MAX_VALUES)
+		return -EINVAL;
+	k = find_key(cookie, name);
+	if (k) {
+		written_rec(&r[0], k, new, n);
+		err = append(&r[0]);
+		note_append(err, name, false);
+		return err;
+	}
+	err = make_rec(&r[0], BPFTUNE_JREC_ORIG, cookie, name, old, n);
 	if (err) {
 		bpftune_log(LOG_ERR, "journal: cannot identify the netns of cookie %llu: %s",
 			    (unsigned long long)cookie, strerror(-err));
@@ -198,19 +266,20 @@ static int obs_pre_change(const struct bpftune_tuner *t, unsigned int tunable,
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	err = append(&r);
+	k->rec = r[0];
+	written_rec(&r[1], k, new, n);
+	err = append_n(r, 2);
+	note_append(err, name, true);
 	if (err) {
 		free(k);
-		bpftune_log(LOG_ERR, "journal: cannot save the original value of %s to %s: %s",
-			    name, jpath, strerror(-err));
 		return err;
 	}
-	k->rec = r;
 	k->next = keys;
 	keys = k;
 	return 0;
 }
 
+/* After a write the kernel refused: the live value is still @old. */
 static void obs_change(const struct bpftune_tuner *t, unsigned int tunable,
 		       uint64_t cookie, unsigned int scenario, const long *old,
 		       const long *new, unsigned int n, const char *reason,
@@ -221,24 +290,98 @@ static void obs_change(const struct bpftune_tuner *t, unsigned int tunable,
 	struct jkey *k;
 
 	(void)scenario;
-	(void)old;
+	(void)new;
 	(void)reason;
-	if (err)
+	if (!err || err == -ECANCELED || n > BPFTUNE_MAX_VALUES)
 		return;
 	k = find_key(cookie, name);
-	if (k && n <= BPFTUNE_MAX_VALUES) {
-		/* the netns as identified when its original was saved */
-		r = k->rec;
-		r.type = BPFTUNE_JREC_WRITTEN;
-		r.num_values = n;
-		memcpy(r.values, new, n * sizeof(*new));
-	} else {
-		err = make_rec(&r, BPFTUNE_JREC_WRITTEN, cookie, name, new, n);
-	}
-	err = err ?: append(&r);
+	if (!k)
+		return;
+	/* best effort: the restore also accepts the value before the last */
+	written_rec(&r, k, old, n);
+	err = append(&r);
 	if (err)
-		bpftune_log(LOG_WARNING, "journal: cannot record the new value of %s: %s; a restore will take it for someone else's and leave it",
+		bpftune_log(LOG_DEBUG, "journal: cannot record that %s stays at its value: %s",
 			    name, strerror(-err));
+}
+
+static bool of_gone_netns(const struct bpftune_jrec *r, void *ctx)
+{
+	unsigned int i;
+
+	(void)ctx;
+	if (r->scope != BPFTUNE_JSCOPE_NETNS)
+		return false;
+	for (i = 0; i < num_gone; i++)
+		if (gone[i] == r->cookie)
+			return true;
+	return false;
+}
+
+/* Rewrite the journal without the records of namespaces that are gone. */
+static void compact(void)
+{
+	char tmp[PATH_MAX + 16], dcopy[PATH_MAX];
+	size_t len = 0, n;
+	char *buf;
+	int fd, dfd, err = 0;
+
+	buf = read_all(&len);
+	if (!buf) {
+		num_gone = 0;
+		return;
+	}
+	n = bpftune_jrec_filter(buf, len, of_gone_netns, NULL, buf);
+	num_gone = 0;
+	if (n == len) {
+		free(buf);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.compact", jpath);
+	snprintf(dcopy, sizeof(dcopy), "%s", jpath);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, buf, n) != (ssize_t)n || fdatasync(fd) ||
+	    flock(fd, LOCK_EX | LOCK_NB) || rename(tmp, jpath))
+		err = -errno ?: -EIO;
+	free(buf);
+	if (err) {
+		bpftune_log(LOG_WARNING, "journal: cannot compact %s: %s; it keeps the records of namespaces that are gone",
+			    jpath, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return;
+	}
+	/* the rename must survive a power cut too */
+	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	close(jfd);
+	jfd = fd;
+	compactions++;
+	bpftune_log(LOG_DEBUG, "journal: compacted %s: %zu -> %zu bytes", jpath, len, n);
+}
+
+/* A netns is gone: its keys go, and its records at the next compaction. */
+static void netns_gone(uint64_t cookie)
+{
+	struct jkey **p = &keys, *k;
+	struct stat st;
+
+	while ((k = *p)) {
+		if (k->rec.scope == BPFTUNE_JSCOPE_NETNS && k->rec.cookie == cookie) {
+			*p = k->next;
+			free(k);
+		} else {
+			p = &k->next;
+		}
+	}
+	gone[num_gone++] = cookie;
+	if (num_gone == COMPACT_GONE ||
+	    (!fstat(jfd, &st) && st.st_size >= COMPACT_MIN_BYTES))
+		compact();
 }
 
 static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
@@ -249,6 +392,14 @@ static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
 	int err;
 
 	(void)cause;
+	if (state == BPFTUNE_STATE_GONE && !bpftune_netns_is_global(cookie)) {
+		/* every tuner is told: once is enough */
+		for (i = 0; i < num_gone; i++)
+			if (gone[i] == cookie)
+				return;
+		netns_gone(cookie);
+		return;
+	}
 	if (state != BPFTUNE_STATE_MANUAL)
 		return;
 	for (i = 0; i < t->ops->num_tunables; i++) {
@@ -282,10 +433,11 @@ void bpftune_journal_start(void)
 struct entry {
 	struct bpftune_jrec orig;	/* the first original value */
 	bool have_orig;
-	bool have_last;
+	bool have_last, have_prev;
 	bool manual;
-	unsigned int last_n;
-	long last[BPFTUNE_MAX_VALUES];
+	unsigned int last_n, prev_n;
+	long last[BPFTUNE_MAX_VALUES];	/* the last W */
+	long prev[BPFTUNE_MAX_VALUES];	/* the W before it */
 };
 
 struct restore {
@@ -339,6 +491,11 @@ static void add_record(struct restore *rs, const struct bpftune_jrec *r,
 		e->orig = *r;
 		e->have_orig = true;
 	} else if (r->type == BPFTUNE_JREC_WRITTEN) {
+		if (e->have_last) {
+			e->have_prev = true;
+			e->prev_n = e->last_n;
+			memcpy(e->prev, e->last, sizeof(e->prev));
+		}
 		e->have_last = true;
 		e->last_n = r->num_values;
 		memcpy(e->last, r->values, sizeof(e->last));
@@ -353,6 +510,18 @@ static void values_text(const long *v, unsigned int n, char *buf, size_t len)
 	buf[0] = '\0';
 	for (i = 0; i < n && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%ld", i ? " " : "", v[i]);
+}
+
+/*
+ * Does the sysctl hold what we wrote last, or what it held before our last
+ * record (a crash between the record and the write, or a refused write)?
+ */
+static bool holds_ours(const struct entry *e, const long *live, unsigned int n)
+{
+	if (e->have_last && e->last_n == n && !memcmp(live, e->last, n * sizeof(*live)))
+		return true;
+	return e->have_prev && e->prev_n == n &&
+	       !memcmp(live, e->prev, n * sizeof(*live));
 }
 
 static void restore_one(struct restore *rs, struct entry *e)
@@ -398,7 +567,7 @@ static void restore_one(struct restore *rs, struct entry *e)
 			    where, want);
 		goto out;
 	}
-	if (!e->have_last || e->last_n != n || memcmp(live, e->last, n * sizeof(*live))) {
+	if (!holds_ours(e, live, n)) {
 		values_text(e->last, e->last_n, last, sizeof(last));
 		if (e->have_last)
 			bpftune_log(LOG_NOTICE, "rollback: %s in %s left at %s: bpftune last set %s, so someone else has changed it",
@@ -545,6 +714,11 @@ int bpftune_journal_restore(void)
 
 void bpftune_journal_close(void)
 {
+	if (compactions)
+		bpftune_log(LOG_INFO, "journal: compacted %llu time%s (records of namespaces that are gone)",
+			    (unsigned long long)compactions, compactions == 1 ? "" : "s");
+	compactions = 0;
+	num_gone = 0;
 	if (observing)
 		bpftune_observer_remove(&observer);
 	observing = false;

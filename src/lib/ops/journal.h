@@ -9,8 +9,12 @@
  *
  * O: the original value of (netns, sysctl), appended and fsync'd before
  *    the first change we make to it;
- * W: a value we wrote (restore only if the sysctl still holds the last
- *    one: anything else means someone set it since, and the admin wins);
+ * W: a value we are about to write, fsync'd before the write (with the O
+ *    in the same write() for the first change), and the value we left
+ *    when the kernel refused one.  A restore puts the original back only
+ *    if the sysctl holds the last W, or the one before it (a crash or a
+ *    refusal between the record and the write): anything else means
+ *    someone set it since, and the admin wins;
  * M: an admin took the sysctl over (scope 2: in every netns); leave it.
  *
  * scope is 0 for a netns found by its /run/netns name or by inode and
@@ -20,6 +24,8 @@
  */
 #ifndef BPFTUNE_JOURNAL_H
 #define BPFTUNE_JOURNAL_H
+
+#include "core/daemon_api.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -70,16 +76,25 @@ int bpftune_jrec_decode(const char *line, size_t len, struct bpftune_jrec *r,
 bool bpftune_jrec_same_key(const struct bpftune_jrec *a,
 			   const struct bpftune_jrec *b);
 
+/*
+ * Copy the lines of @in (@len bytes) to @out (at least @len bytes; may be
+ * @in) but those that decode to a record @drop() says to drop; lines that
+ * do not decode are kept.  Returns the bytes in @out.
+ */
+size_t bpftune_jrec_filter(const char *in, size_t len,
+			   bool (*drop)(const struct bpftune_jrec *r, void *ctx),
+			   void *ctx, char *out);
+
 /* ---- the journal file (journal.c) ---- */
-int bpftune_journal_open(const char *path);
+BPFTUNE_DAEMON int bpftune_journal_open(const char *path);
 /* observer that journals every first change: needs bpftune_journal_open() */
-void bpftune_journal_start(void);
+BPFTUNE_DAEMON void bpftune_journal_start(void);
 /*
  * Restore what the journal holds (every netns that still exists, leaving
  * what someone else set since), then clear it.  Returns 0, or -EIO if a
  * value could not be restored or the journal had damaged records.
  */
-int bpftune_journal_restore(void);
-void bpftune_journal_close(void);
+BPFTUNE_DAEMON int bpftune_journal_restore(void);
+BPFTUNE_DAEMON void bpftune_journal_close(void);
 
 #endif /* BPFTUNE_JOURNAL_H */

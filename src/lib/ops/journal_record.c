@@ -283,3 +283,25 @@ bool bpftune_jrec_same_key(const struct bpftune_jrec *a,
 		return true;
 	return a->ino == b->ino && a->dev == b->dev && a->cookie == b->cookie;
 }
+
+size_t bpftune_jrec_filter(const char *in, size_t len,
+			   bool (*drop)(const struct bpftune_jrec *r, void *ctx),
+			   void *ctx, char *out)
+{
+	const char *p = in, *end = in + len, *nl;
+	struct bpftune_jrec r;
+	const char *why;
+	size_t n = 0, l;
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		l = (nl ? nl + 1 : end) - p;
+		/* what does not decode stays: the restore reports it */
+		if (!nl || bpftune_jrec_decode(p, l - 1, &r, &why) || !drop(&r, ctx)) {
+			memmove(out + n, p, l);
+			n += l;
+		}
+		p += l;
+	}
+	return n;
+}

@@ -176,25 +176,19 @@ static void per_tuner(struct bpftune_buf *o, const char *name, const char *type,
 struct bss_ctx {
 	struct bpftune_buf *o;
 	const struct bpftune_tuner *t;
-	int what;	/* 0 calls, 1 sampled, 2 ring buffer losses */
+	int what;	/* 0 calls, 1 sampled */
 };
 
+/*
+ * Samplers are globals a plugin author names as they like: found by
+ * their BTF type (bpftune_bpf_vars()), as no typed skeleton can list them.
+ */
 static void bss_var(const char *name, const char *type, const void *data,
 		    size_t size, void *ctx)
 {
 	struct bss_ctx *b = ctx;
 	struct bpftune_sampler s;
-	__u64 v;
 
-	if (b->what == 2) {
-		if (strcmp(name, "bpftune_ringbuf_lost") || size != sizeof(v))
-			return;
-		memcpy(&v, data, sizeof(v));
-		bpftune_buf_add(b->o, "bpftune_ringbuf_lost_total{", 27);
-		label(b->o, "tuner", b->t->ops->name, true);
-		bpftune_buf_printf(b->o, "} %llu\n", (unsigned long long)v);
-		return;
-	}
 	if (strcmp(type, "bpftune_sampler") || size != sizeof(s))
 		return;
 	memcpy(&s, data, sizeof(s));
@@ -218,6 +212,48 @@ static void bss(struct bpftune_buf *o, const char *name, const char *help,
 		b.t = t;
 		if (t->obj)
 			bpftune_bpf_vars(t->obj, ".bss", bss_var, &b);
+	}
+}
+
+/* bpftune's own counter, read typed through each plugin's skeleton */
+static void ringbuf_lost(struct bpftune_buf *o)
+{
+	struct bpftune_bpf_config c;
+	struct bpftune_tuner *t;
+	unsigned int id;
+	uint64_t lost;
+
+	family(o, "bpftune_ringbuf_lost_total", "counter",
+	       "Events lost because the ring buffer was full.");
+	for_each_tuner(t, id) {
+		if (bpftune_bpf_read_config(t, &c, &lost))
+			continue;
+		bpftune_buf_add(o, "bpftune_ringbuf_lost_total{", 27);
+		label(o, "tuner", t->ops->name, true);
+		bpftune_buf_printf(o, "} %llu\n", (unsigned long long)lost);
+	}
+}
+
+/* Events refused: an unknown scenario, or a payload shorter than declared. */
+static void rejected(struct bpftune_buf *o)
+{
+	struct bpftune_tuner *t;
+	unsigned int id, i;
+
+	family(o, "bpftune_events_rejected_total", "counter",
+	       "Events refused: payload shorter than the scenario declares, or an unknown scenario.");
+	for_each_tuner(t, id) {
+		for (i = 0; i <= t->ops->num_scenarios; i++) {
+			uint64_t n = bpftune_tuner_rejected(t, i);
+
+			if (!n && i == t->ops->num_scenarios)
+				continue;
+			bpftune_buf_add(o, "bpftune_events_rejected_total{", 30);
+			label(o, "tuner", t->ops->name, true);
+			label(o, "scenario", i < t->ops->num_scenarios ?
+			      t->ops->scenarios[i].name : "(unknown)", false);
+			bpftune_buf_printf(o, "} %llu\n", (unsigned long long)n);
+		}
 	}
 }
 
@@ -282,11 +318,11 @@ int bpftune_metrics_format(struct bpftune_buf *o)
 	per_tuner(o, "bpftune_events_ignored_total", "counter",
 		  "Events ignored because the tuner was stopped in their netns.", 1);
 	bss(o, "bpftune_sampler_calls_total",
-	    "Calls of a sampled BPF hook.", 0);
+	    "Calls of a sampled BPF hook (estimated from the processed ones while it samples 1 in N > 1).", 0);
 	bss(o, "bpftune_sampler_sampled_total",
 	    "Calls of a sampled BPF hook that were processed.", 1);
-	bss(o, "bpftune_ringbuf_lost_total",
-	    "Events lost because the ring buffer was full.", 2);
+	ringbuf_lost(o);
+	rejected(o);
 	strategies(o);
 	per_tuner(o, "bpftune_strategy_switches_total", "counter",
 		  "Times a tuner switched strategy.", 3);

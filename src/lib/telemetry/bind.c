@@ -123,10 +123,7 @@ int b_done(struct binder *b)
 	sqlite3_reset(b->st);
 	if (rc != SQLITE_DONE) {
 		tm_write_errors++;
-		/* the 1st, 2nd, 4th, 8th... failure: not one line per row */
-		if (!(tm_write_errors & (tm_write_errors - 1)))
-			bpftune_log(LOG_WARNING, "telemetry: insert into %s failed: %s",
-				    e->d->name, sqlite3_errmsg(tm.db));
+		tm_note_db(rc);
 		return -EIO;
 	}
 	return 0;

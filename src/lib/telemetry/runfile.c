@@ -97,13 +97,20 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-/* systemd's app-specific machine id, else an id kept in <dir>/host-id */
-static void host_id(const char *dir)
+/*
+ * --host-id, else systemd's app-specific machine id, else an id kept in
+ * <dir>/host-id
+ */
+static void host_id(const char *dir, const char *chosen)
 {
 	char path[PATH_MAX], buf[64];
 	sd_id128_t id;
 	FILE *f;
 
+	if (chosen && bpftune_host_id_valid(chosen)) {
+		tm_scopy(tm.host_id, sizeof(tm.host_id), chosen);
+		return;
+	}
 	if (!sd_id128_get_machine_app_specific(HOST_APP_ID, &id)) {
 		sd_id128_to_string(id, tm.host_id);
 		return;
@@ -209,7 +216,7 @@ static int ids(const char *dir)
 	}
 	if (read_line_file("/proc/sys/kernel/random/boot_id", tm.boot_id, sizeof(tm.boot_id)))
 		tm.boot_id[0] = '\0';
-	host_id(dir);
+	host_id(dir, tm.o.host_id);
 	return 0;
 }
 
@@ -246,6 +253,8 @@ static int open_db(const char *dir)
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
 		 BPFTUNE_TELEMETRY_SCHEMA_VERSION);
+	/* the writer thread may wait a little for another process's lock */
+	sqlite3_busy_timeout(tm.db, 200);
 	/* WAL: readers see committed flushes while we write */
 	return tm_exec("PRAGMA journal_mode = WAL") ?:
 	       tm_exec("PRAGMA synchronous = NORMAL") ?:

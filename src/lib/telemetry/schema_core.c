@@ -42,7 +42,7 @@
 
 const struct bpftune_col_desc bpftune_common_cols[BPFTUNE_NUM_COMMON_COLS] = {
 	NN_TEXT("run_id", "UUID of the daemon run the row belongs to (runs.run_id)"),
-	NN_TEXT("host_id", "stable id of the host: systemd's app-specific hash of /etc/machine-id, or a random id kept in the telemetry directory's host-id file"),
+	NN_TEXT("host_id", "id of the host: --host-id if given, else systemd's app-specific hash of /etc/machine-id, else a random id kept in the telemetry directory's host-id file"),
 	{ .name = "seq", .type = BPFTUNE_COL_INTEGER, .flags = BPFTUNE_COL_NOT_NULL,
 	  .description = "row number in this table for this run, from 1; a gap means rows were dropped (writer queue full, counted in health)" },
 	{ .name = "ts_uptime_us", .type = BPFTUNE_COL_INTEGER, .flags = BPFTUNE_COL_NOT_NULL,

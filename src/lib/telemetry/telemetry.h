@@ -13,17 +13,37 @@
 #ifndef BPFTUNE_TELEMETRY_H
 #define BPFTUNE_TELEMETRY_H
 
+#include "core/daemon_api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "telemetry/telemetry_schema.h"
 
 #define BPFTUNE_TELEMETRY_DIR		"/var/lib/bpftune/telemetry"
 
+/*
+ * --host-id: the host_id of every row, instead of the machine's (several
+ * "hosts" on one machine: tests, containers sharing a machine-id).  Safe
+ * in a file name and a Redis key (bpftune-ship puts it in both).
+ */
+#define BPFTUNE_HOST_ID_MAX		36
+#define BPFTUNE_HOST_ID_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+static inline bool bpftune_host_id_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= BPFTUNE_HOST_ID_MAX && strspn(s, BPFTUNE_HOST_ID_CHARS) == n;
+}
+
 struct bpftune_telemetry_opts {
 	const char *dir;		/* NULL: BPFTUNE_TELEMETRY_DIR */
 	const char *label;		/* --label, may be NULL */
+	const char *host_id;		/* --host-id; NULL: the machine's */
 	unsigned int sample_interval_ms;	/* 0: the default */
 	int sample_netns;		/* --sample-netns; -1: the default */
 	int keep_files;			/* --telemetry-keep; -1: default, 0: all */
@@ -39,9 +59,9 @@ struct bpftune_telemetry_opts {
  * Before the tuners start: create the run's file and its tables.  Failure
  * is logged and leaves telemetry off; tuning goes on.  0 or -errno.
  */
-int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o);
+BPFTUNE_DAEMON int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o);
 /* After the tuners started: record the run, start the writer and timer. */
-int bpftune_telemetry_start(void);
+BPFTUNE_DAEMON int bpftune_telemetry_start(void);
 /*
  * Before a plugin's BPF object is loaded: check its telemetry declaration
  * (always, telemetry on or off) and reserve its tables.  0, or -EINVAL
@@ -54,7 +74,7 @@ void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t);
 /* A plugin goes (or failed to start): its tables stop; they stay in the file. */
 void bpftune_telemetry_tuner_removed(const struct bpftune_tuner *t);
 /* Last samples and health, flush, close.  Safe to call more than once. */
-void bpftune_telemetry_stop(int exit_status);
+BPFTUNE_DAEMON void bpftune_telemetry_stop(int exit_status);
 /* Path of the run's file, or NULL when telemetry is off. */
 const char *bpftune_telemetry_path(void);
 

@@ -74,6 +74,9 @@ unsigned int bpftune_telemetry_prune_plan(struct bpftune_tfile *files,
 	uint64_t total = 0;
 	unsigned int i, count = 0, removed = 0;
 
+	/* no files: files may be NULL, which qsort() must not be given */
+	if (!n)
+		return 0;
 	qsort(files, n, sizeof(*files), by_name);
 	for (i = 0; i < n; i++) {
 		files[i].remove = false;

@@ -264,6 +264,11 @@ int b_done(struct binder *b);
 /* write a queued row; 0 or -EIO */
 int tm_write_row(const struct row *r);
 extern uint64_t tm_write_errors;
+/*
+ * Writer thread: the file takes writes (@rc SQLITE_OK/DONE) or not; one
+ * line when it stops, one when it works again; tuning goes on either way.
+ */
+void tm_note_db(int rc);
 
 /* ---- sampler.c, sample_netns.c -------------------------------------------- */
 

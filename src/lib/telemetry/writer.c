@@ -23,6 +23,57 @@
 
 uint64_t tm_rows_written;
 static uint64_t flushes, flush_rows, flush_us, flush_max_us, writer_lag_us;
+/* the file cannot be written (full, read-only, locked): one line each way */
+static bool db_failing;
+static uint64_t dropped_at_failure;
+
+static uint64_t rows_lost(void)
+{
+	return atomic_load(&tq_stats.rows_dropped) + tm_write_errors;
+}
+
+void tm_note_db(int rc)
+{
+	if (rc == SQLITE_OK || rc == SQLITE_DONE) {
+		if (db_failing)
+			bpftune_log(LOG_NOTICE, "telemetry: writing to %s again; %llu rows dropped meanwhile (health.rows_dropped)",
+				    tm.path, (unsigned long long)(rows_lost() - dropped_at_failure));
+		db_failing = false;
+		return;
+	}
+	if (db_failing)
+		return;
+	db_failing = true;
+	dropped_at_failure = rows_lost();
+	bpftune_log(LOG_WARNING, "telemetry: cannot write to %s: %s; tuning goes on, rows are dropped and counted until it can",
+		    tm.path, sqlite3_errstr(rc));
+}
+
+/* the writer's transactions: failures go to tm_note_db(), not one line each */
+static int writer_sql(const char *sql)
+{
+	int rc = sqlite3_exec(tm.db, sql, NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		tm_note_db(rc);
+	return rc == SQLITE_OK ? 0 : -EIO;
+}
+
+#define LOST_LOG_INTERVAL_MS	60000
+
+/* never silent: a line when events start being lost, then once a minute */
+static void log_ringbuf_lost(uint64_t total)
+{
+	static uint64_t logged, logged_ms;
+	uint64_t now = tm_now_us() / 1000;
+
+	if (total <= logged || (logged_ms && now - logged_ms < LOST_LOG_INTERVAL_MS))
+		return;
+	bpftune_log(LOG_WARNING, "ring buffer full: %llu events lost so far, %llu since the last report (hooks fire faster than the daemon reads; health.ringbuf_lost)",
+		    (unsigned long long)total, (unsigned long long)(total - logged));
+	logged = total;
+	logged_ms = now;
+}
 
 /* no stdio: nothing allocated per interval */
 static long self_rss_kb(void)
@@ -62,16 +113,18 @@ static int write_health(uint64_t depth)
 {
 	struct treg *e = &tm_tables[BPFTUNE_T_HEALTH];
 	struct tm_sample_stats *s = &tm_sample_stats;
+	uint64_t lost = tm_reg_ringbuf_lost();
 	struct rusage ru;
 	struct binder b;
 
+	log_ringbuf_lost(lost);
 	getrusage(RUSAGE_SELF, &ru);
 	b_begin(&b, e, ++e->writer_seq, tm_now_us());
-	b_int(&b, "ringbuf_lost", tm_reg_ringbuf_lost());
+	b_int(&b, "ringbuf_lost", lost);
 	b_int(&b, "events_seen", atomic_load(&tq_stats.events_seen));
 	b_int(&b, "events_dropped", atomic_load(&tq_stats.events_dropped));
 	b_int(&b, "rows_queued", atomic_load(&tq_stats.rows_queued));
-	b_int(&b, "rows_dropped", atomic_load(&tq_stats.rows_dropped) + tm_write_errors);
+	b_int(&b, "rows_dropped", rows_lost());
 	b_int(&b, "rows_written", tm_rows_written);
 	b_int(&b, "queue_depth", depth);
 	b_int(&b, "queue_capacity", BPFTUNE_TELEMETRY_QUEUE_SLOTS);
@@ -119,15 +172,20 @@ static uint64_t drain(uint64_t *written, uint64_t *oldest)
 	return n;
 }
 
-/* One transaction: every queued row, then samples and health if asked. */
-static void flush(bool samples)
+/*
+ * One transaction: every queued row, then samples and health if asked.
+ * The write lock is taken first: while another process holds the file
+ * (locked), the rows stay queued, and what the full queue refuses is
+ * counted as dropped.  False if the transaction could not begin.
+ */
+static bool flush(bool samples)
 {
 	uint64_t t0 = tm_now_us(), n, ok = 0, oldest = 0;
 
 	if (!tq_depth() && !samples)
-		return;
-	if (tm_exec("BEGIN"))
-		return;
+		return true;
+	if (writer_sql("BEGIN IMMEDIATE"))
+		return false;
 	pthread_mutex_lock(&tm_reg_lock);
 	create_active();
 	n = drain(&ok, &oldest);
@@ -137,11 +195,13 @@ static void flush(bool samples)
 			ok++;
 	}
 	pthread_mutex_unlock(&tm_reg_lock);
-	if (tm_exec("COMMIT")) {
-		tm_exec("ROLLBACK");
+	if (writer_sql("COMMIT")) {
+		sqlite3_exec(tm.db, "ROLLBACK", NULL, NULL, NULL);
 		tm_write_errors += ok;
-		return;
+		return true;
 	}
+	if (ok)
+		tm_note_db(SQLITE_OK);
 	tm_rows_written += ok;
 	flushes++;
 	flush_rows = ok;
@@ -149,6 +209,7 @@ static void flush(bool samples)
 	if (flush_us > flush_max_us)
 		flush_max_us = flush_us;
 	writer_lag_us = n && t0 > oldest ? t0 - oldest : 0;
+	return true;
 }
 
 /* block until the timer ticks or the producer kicks; true at a tick */
@@ -175,15 +236,19 @@ static void *writer_main(void *arg)
 	for (;;) {
 		bool tick = wait_wakeup(), stop = atomic_load(&tm.stop_requested);
 
-		flush(tick || stop);
 		/*
 		 * The producer wakes us when the ring reaches half full; keep
-		 * up while it stays there rather than wait for the next kick.
+		 * up while it stays there rather than wait for the next kick
+		 * -- unless the file cannot be written: then the next tick.
 		 */
-		while (tq_depth() >= BPFTUNE_TELEMETRY_QUEUE_SLOTS / 2)
-			flush(false);
-		if (stop)
+		if (flush(tick || stop))
+			while (tq_depth() >= BPFTUNE_TELEMETRY_QUEUE_SLOTS / 2 && flush(false))
+				;
+		if (stop) {
+			/* what the file would not take at exit is lost: counted */
+			tm_write_errors += tq_depth();
 			break;
+		}
 	}
 	return NULL;
 }

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the control socket's request parser and reply
- * buffer (src/lib/ops/control_proto.c).  Not part of the unit-test binary or of
- * make check (the unit tests run a deterministic random loop instead).
- * Build and run from the top of the tree with clang:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	-Iinclude -Isrc/lib -o build/fuzz_control \
- *	test/unit/fuzz/fuzz_control.c src/lib/ops/control_proto.c
- *   mkdir -p build/fuzz-control && build/fuzz_control -max_total_time=60 build/fuzz-control
+ * buffer (src/lib/ops/control_proto.c).  Built and run by make fuzz
+ * (test/unit/fuzz/fuzz.mk, README.md there); the unit tests run a
+ * deterministic random loop too.
  *
  * Checks, besides the sanitizers: a request is accepted only if it is at
  * most BPFTUNE_CTL_MAX_REQUEST bytes of printable text naming a known

@@ -2,13 +2,8 @@
 /*
  * libFuzzer target for the rollback journal's record decoder
  * (src/lib/ops/journal_record.c), which reads back a file a crash may have
- * torn.  Not part of the unit-test binary or of make check.  Build and run
- * from the top of the tree with clang:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	-Iinclude -Isrc/lib -o build/fuzz_journal \
- *	test/unit/fuzz/fuzz_journal.c src/lib/ops/journal_record.c -lz
- *   mkdir -p build/fuzz-journal && build/fuzz_journal -max_total_time=60 build/fuzz-journal
+ * torn.  Built and run by make fuzz (test/unit/fuzz/fuzz.mk, README.md
+ * there).
  *
  * The input is split into lines as the restore does; each line is also
  * tried with a correct checksum appended, so that the fuzzer reaches the

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the /proc parsers the receive-path tuners read:
- * bpftune_cpumask_parse()/format() (src/lib/core/sysctl_value.c) and
- * bpftune_softnet_parse() (src/lib/kit/softnet_parse.c).
- * Not part of the unit-test binary or of make check.  Build and run from
- * the top of the tree with clang:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	-Iinclude -Isrc/lib -o build/fuzz_proc test/unit/fuzz/fuzz_proc.c \
- *	src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c
- *   mkdir -p build/fuzz-proc && build/fuzz_proc -max_total_time=60 build/fuzz-proc
+ * libFuzzer target for the /proc parsers the tuner kit reads:
+ * bpftune_cpumask_parse()/format() (src/lib/core/sysctl_value.c),
+ * bpftune_softnet_parse() (src/lib/kit/softnet_parse.c), and
+ * /proc/net/protocols, /proc/pressure/cpu and /proc/schedstat
+ * (src/lib/kit/proc_parse.c).
+ * Built and run by make fuzz (test/unit/fuzz/fuzz.mk, README.md there).
  *
  * Checks, besides the sanitizers: a mask that parses formats and parses
  * back the same; the parsers return a count or -EINVAL, never more rows
@@ -22,6 +18,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "kit/proc_file.h"
 #include "kit/softnet_parse.h"
 
 #define FUZZ_MAX_INPUT	8192
@@ -32,7 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t rows[8];
 	unsigned int cpus[8];
-	long m, again;
+	long m, again, pages;
+	bool pressure;
+	double total;
 	char *in, out[32];
 	FILE *f;
 	int n;
@@ -61,6 +60,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		fclose(f);
 	}
+	n = bpftune_protocols_parse(in, "TCP", &pages, &pressure);
+	if (n && n != -ENOENT)
+		abort();
+	n = bpftune_psi_some_total(in, &total);
+	if (n && n != -ENOENT)
+		abort();
+	n = bpftune_schedstat_wait(in, &total);
+	if (n && n != -ENOENT)
+		abort();
 	free(in);
 	return 0;
 }

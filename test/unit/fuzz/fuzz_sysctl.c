@@ -2,14 +2,7 @@
 /*
  * libFuzzer target for the pure sysctl helpers (src/lib/core/sysctl_value.c):
  * bpftune_sysctl_parse(), bpftune_sysctl_format() and bpftune_sysctl_path().
- * Not part of the unit-test binary or of make check (the unit tests run a
- * deterministic fuzz-style loop instead).  Build and run from the top of
- * the tree with clang:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	-Iinclude -Isrc/lib -o build/fuzz_sysctl \
- *	test/unit/fuzz/fuzz_sysctl.c src/lib/core/sysctl_value.c
- *   mkdir -p build/fuzz-corpus && build/fuzz_sysctl -max_total_time=60 build/fuzz-corpus
+ * Built and run by make fuzz (test/unit/fuzz/fuzz.mk, README.md there).
  *
  * Checks, besides the sanitizers: parse returns a count in 1..max or one of
  * -EINVAL/-ERANGE/-E2BIG; what parses formats and parses back the same;

@@ -6,15 +6,7 @@
  * of it becomes SQL, a path the sampler opens or an index into the BPF
  * gauges.  The input bytes build a declaration -- names, types, kinds,
  * flags, sources, /proc paths and keys, gauge ids -- which is checked;
- * Not part of the unit-test binary or of make check.  Build and run from
- * the top of the tree with clang (after make, for the .inc):
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	-Iinclude -Isrc/lib -Ibuild -o build/fuzz_telemetry_decl \
- *	test/unit/fuzz/fuzz_telemetry_decl.c src/lib/telemetry/schema_core.c \
- *	src/lib/telemetry/schema_sql.c src/lib/telemetry/schema_check.c \
- *	src/lib/telemetry/schema_doc.c
- *   mkdir -p build/fuzz-decl && build/fuzz_telemetry_decl -max_total_time=60 build/fuzz-decl
+ * Built and run by make fuzz (test/unit/fuzz/fuzz.mk, README.md there).
  *
  * Checks, besides the sanitizers: a declaration that passes the check
  * always generates its DDL, INSERT, docs and JSON, every name in them is

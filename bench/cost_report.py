@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Report of bench/cost.sh: cost ratios with intervals, BPF ns per unit.
+
+  cost_report.py RAW.csv OUT
+
+RAW.csv: block,config,case,run,metric,unit,value.  Writes OUT.md (also on
+stdout), OUT-summary.csv (one figure per line with its interval, for
+bench/compare.py) and the plots OUT.png (cost ratios with their 95 %
+intervals) and OUT-bpf.png (BPF ns per unit of work, per plugin).
+
+Cost of a run: the workload cgroup's CPU time / the work the run counted
+(ns per packet, transaction, connection, context switch).  A block's value
+per case and configuration: the median of its runs (a run disturbed by
+the shared machine costs more; the median keeps one such run from moving
+the block).  The ratio of two configurations: paired over the blocks (see
+bench/stats.py).
+"""
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
+BASE = "baseline"
+TARGET_COST_PCT = 0.5	# the interval the method aims for (+- per cent)
+TARGET_BPF_SHARE = 1.0	# BPF time per packet, per cent of the kernel's own
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    return "%.*g" % (digits, v)
+
+
+def ordered(seq):
+    out = []
+    for x in seq:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+class Runs:
+    """Per (config, case): block -> [cost per unit of each run]."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.cost = {}
+        self.unit = {}
+        self.extra = {}
+        runs = {}
+        for r in rows:
+            if r["case"] == "daemon" or r["block"] == "stats":
+                continue
+            key = (r["config"], r["case"], r["block"], r["run"])
+            runs.setdefault(key, {})[r["metric"]] = r
+        for (cfg, case, blk, _), m in runs.items():
+            if "cpu" not in m or "work" not in m:
+                continue
+            work, cpu = num(m["work"]["value"]), num(m["cpu"]["value"])
+            if not work or cpu is None:
+                continue
+            self.unit[case] = m["work"]["unit"]
+            self.cost.setdefault((cfg, case), {}).setdefault(blk, []).append(cpu * 1000 / work)
+            for k, v in m.items():
+                if k not in ("cpu", "work", "wall"):
+                    self.extra.setdefault((cfg, case, k), []).append(num(v["value"]))
+        self.configs = ordered(r["config"] for r in rows if r["block"] != "stats")
+        self.cases = ordered(r["case"] for r in rows if r["case"] != "daemon")
+
+    def blocks(self, cfg, case):
+        """block -> median cost of its runs"""
+        return {b: statistics.median(v) for b, v in self.cost.get((cfg, case), {}).items()}
+
+    def all_runs(self, cfg, case):
+        return [x for v in self.cost.get((cfg, case), {}).values() for x in v]
+
+
+def pairs_of(configs):
+    """(numerator, denominator) pairs: every daemon against the baseline,
+    and every other daemon against the first ("all" if there)."""
+    daemons = [c for c in configs if c != BASE]
+    out = [(c, BASE) for c in daemons if BASE in configs]
+    if len(daemons) > 1:
+        ref = "all" if "all" in daemons else daemons[0]
+        out += [(ref, c) for c in daemons if c != ref]
+    return out
+
+
+def cost_section(runs, summary):
+    lines = ["## Cost: CPU time of the workload per unit of work", "",
+             "Per case: the baseline's cost (median of all runs, and the spread of the "
+             "block values, (max - min) / median), then each ratio with its 95 %% confidence "
+             "interval, paired over %s blocks; +-: half-width of the interval (target +-%.1f %%)."
+             % (max(len(runs.blocks(BASE, c)) for c in runs.cases) if BASE in runs.configs
+                else "the", TARGET_COST_PCT), ""]
+    pairs = pairs_of(runs.configs)
+    head = "| case | unit | %s ns/unit (block spread) |" % BASE
+    sep = "|---|---|---|"
+    for a, b in pairs:
+        head += " %s / %s [95 %% CI] | +- |" % (a, b)
+        sep += "---|---|"
+    lines += [head, sep]
+    for case in runs.cases:
+        base = runs.all_runs(BASE, case)
+        bb = list(runs.blocks(BASE, case).values())
+        spread = ("%.1f%%" % (100 * (max(bb) - min(bb)) / statistics.median(bb))
+                  if bb else "-")
+        line = "| %s | %s | %s (%s) |" % (case, runs.unit.get(case, "-"),
+                                          fmt(statistics.median(base)) if base else "-", spread)
+        if base:
+            summary.append((case, "cost_ns_per_" + runs.unit.get(case, "unit"), BASE,
+                            statistics.median(base), min(bb), max(bb), len(bb)))
+        for a, b in pairs:
+            r = stats.paired_ratio(runs.blocks(a, case), runs.blocks(b, case))
+            if not r:
+                line += " - | - |"
+                continue
+            line += " %.4f [%.4f-%.4f] | %.2f %% |" % (r["est"], r["lo"], r["hi"], r["half_pct"])
+            summary.append((case, "cost_ratio", "%s/%s" % (a, b), r["est"], r["lo"], r["hi"],
+                            r["n"]))
+        lines.append(line)
+    lat = [(c, statistics.median([v for v in runs.extra.get((c, "qperf", "latency_us"), [])
+                                  if v is not None]))
+           for c in runs.configs if runs.extra.get((c, "qperf", "latency_us"))]
+    if lat:
+        lines += ["", "qperf tcp_lat latency (median of the runs, us; pinned, RT): " +
+                  ", ".join("%s %s" % (c, fmt(v)) for c, v in lat)]
+    leak = [v for k, vals in runs.extra.items() if k[2] == "softirqd" for v in vals
+            if v is not None]
+    cpu = [num(r["value"]) for r in runs.rows if r["metric"] == "cpu" and r["case"] != "daemon"]
+    if leak and cpu:
+        lines += ["", "Softirq work that ksoftirqd of the workload's CPU took over (outside "
+                  "the workload's cgroup, so not in its cost): %.2f %% of the workload's CPU "
+                  "time." % (100 * sum(leak) / max(1, sum(v for v in cpu if v)))]
+    return lines
+
+
+def bpf_data(rows):
+    """(config, case) -> {"units", "unit", "progs": {(plugin, name): [cnt, ns]},
+    "runs": {run: {"units", "progs"}}}"""
+    out = {}
+    for r in rows:
+        if r["block"] != "stats":
+            continue
+        d = out.setdefault((r["config"], r["case"]),
+                           {"units": 0, "progs": {}, "unit": None, "runs": {}})
+        run = d["runs"].setdefault(r["run"], {"units": 0, "progs": {}})
+        if r["metric"] == "work":
+            v = num(r["value"]) or 0
+            d["units"] += v
+            run["units"] += v
+            d["unit"] = r["unit"]
+        elif r["metric"].startswith("bpf:"):
+            plugin, _, name = r["metric"][4:].partition("/")
+            i = 0 if r["unit"] == "run_cnt" else 1
+            v = num(r["value"]) or 0
+            d["progs"].setdefault((plugin, name), [0, 0])[i] += v
+            run["progs"].setdefault((plugin, name), [0, 0])[i] += v
+    return out
+
+
+def run_range(d, pick):
+    """min and max over the runs of pick(run) (ns per unit), or (None, None)"""
+    vals = [pick(run) / run["units"] for run in d["runs"].values() if run["units"]]
+    return (min(vals), max(vals)) if vals else (None, None)
+
+
+def bpf_section(rows, runs, summary, out):
+    data = bpf_data(rows)
+    if not data:
+        return []
+    lines = ["", "## BPF programs: in-kernel cost per unit of work",
+             "", "From the statistics pass (kernel.bpf_stats_enabled=1 for it only): every "
+             "program the daemon holds, its runs and run time during each run of the case "
+             "divided by the work the run counted; in brackets the range over the runs.  "
+             "Programs that did not run are left out.  Share: BPF ns per unit / the "
+             "baseline's CPU ns per unit (target for iperf: < %g %%).  The statistics add "
+             "two clock reads per run, so ns per run is an upper bound; programs also run "
+             "for other traffic on the host during the pass." % TARGET_BPF_SHARE]
+    for (cfg, case), d in sorted(data.items()):
+        units = d["units"]
+        if not units:
+            continue
+        base = runs.all_runs(BASE, case)
+        base_ns = statistics.median(base) if base else None
+        total = sum(ns for _, ns in d["progs"].values()) / units
+        lo, hi = run_range(d, lambda run: sum(ns for _, ns in run["progs"].values()))
+        lines += ["", "### %s, %s: %s [%s-%s] BPF ns per %s%s" % (
+            cfg, case, fmt(total), fmt(lo), fmt(hi), d["unit"],
+            " = %.3f %% of the kernel's %s ns" % (100 * total / base_ns, fmt(base_ns))
+            if base_ns else ""), "",
+            "| plugin | program | runs per %s | ns per run | BPF ns per %s [range] |"
+            % (d["unit"], d["unit"]), "|---|---|---|---|---|"]
+        summary.append((case, "bpf_ns_per_" + d["unit"], cfg, total, lo, hi, len(d["runs"])))
+        if base_ns:
+            summary.append((case, "bpf_share_pct", cfg, 100 * total / base_ns,
+                            100 * lo / base_ns if lo is not None else None,
+                            100 * hi / base_ns if hi is not None else None, len(d["runs"])))
+        per_plugin = {}
+        for (plugin, name), (cnt, ns) in sorted(d["progs"].items(), key=lambda x: -x[1][1]):
+            per_plugin.setdefault(plugin, []).append((plugin, name))
+            if not cnt:
+                continue
+            plo, phi = run_range(d, lambda run, k=(plugin, name): run["progs"].get(k, [0, 0])[1])
+            lines.append("| %s | %s | %s | %s | %s [%s-%s] |" % (
+                plugin, name, fmt(cnt / units), fmt(ns / cnt), fmt(ns / units),
+                fmt(plo), fmt(phi)))
+            summary.append((case, "bpf_ns_per_unit:%s/%s" % (plugin, name), cfg, ns / units,
+                            plo, phi, len(d["runs"])))
+        for plugin, keys in sorted(per_plugin.items()):
+            ns = sum(d["progs"][k][1] for k in keys)
+            if not ns:
+                continue
+            plo, phi = run_range(d, lambda run, ks=keys: sum(run["progs"].get(k, [0, 0])[1]
+                                                             for k in ks))
+            summary.append((case, "bpf_ns_per_unit:%s" % plugin, cfg, ns / units, plo, phi,
+                            len(d["runs"])))
+    lines += ["", bpf_plot(data, out)]
+    return lines
+
+
+def daemon_section(rows, summary):
+    d = {}
+    for r in rows:
+        if r["case"] == "daemon" and r["block"] != "stats":
+            d.setdefault(r["config"], {}).setdefault(r["metric"], []).append(num(r["value"]))
+    if not d:
+        return []
+    lines = ["", "## The daemon during the blocks", "",
+             "Medians over the blocks (range).  CPU: the daemon's cgroup, per second of the "
+             "block and as a share of the workload's CPU time in the block.  Wake-ups: "
+             "context switches of its threads per second.  Memory at the end of a block "
+             "(VmHWM: peak since start).", "",
+             "| config | start-up ms | CPU ms/s | CPU / workload CPU | wake-ups/s | events | "
+             "VmHWM MB | VmRSS MB | anon MB | file MB |", "|---|---|---|---|---|---|---|---|---|---|"]
+    wl_cpu = {}
+    for r in rows:
+        if r["metric"] == "cpu" and r["case"] != "daemon" and r["block"] != "stats":
+            k = (r["config"], r["block"])
+            wl_cpu[k] = wl_cpu.get(k, 0) + (num(r["value"]) or 0)
+    for cfg, m in d.items():
+        def med(key, scale=1.0):
+            v = [x for x in m.get(key, []) if x is not None]
+            if not v:
+                return None
+            return statistics.median(v) * scale
+
+        def rng(key, scale=1.0):
+            v = [x * scale for x in m.get(key, []) if x is not None]
+            if not v:
+                return "-"
+            return "%s (%s-%s)" % (fmt(statistics.median(v)), fmt(min(v)), fmt(max(v)))
+        per_s = [c / w for c, w in zip(m.get("cpu", []), m.get("wall", [])) if c and w]
+        wake = [c * 1000 / w for c, w in zip(m.get("wakeups", []), m.get("wall", [])) if w]
+        blocks = sorted({r["block"] for r in rows if r["config"] == cfg and r["case"] == "daemon"
+                         and r["block"] != "stats"})
+        shares = []
+        for b, c in zip(blocks, m.get("cpu", [])):
+            w = wl_cpu.get((cfg, b))
+            if w and c is not None:
+                shares.append(100 * c / w)
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            cfg, rng("startup"), fmt(statistics.median(per_s)) if per_s else "-",
+            "%.3f %%" % statistics.median(shares) if shares else "-",
+            fmt(statistics.median(wake)) if wake else "-", rng("events"),
+            rng("vm_hwm", 1 / 1024), rng("vm_rss", 1 / 1024), rng("rss_anon", 1 / 1024),
+            rng("rss_file", 1 / 1024)))
+        for key, name, scale in (("vm_hwm", "vm_hwm_mb", 1 / 1024), ("vm_rss", "vm_rss_mb", 1 / 1024),
+                                 ("rss_anon", "rss_anon_mb", 1 / 1024),
+                                 ("rss_file", "rss_file_mb", 1 / 1024), ("startup", "startup_ms", 1)):
+            v = [x * scale for x in m.get(key, []) if x is not None]
+            if v:
+                summary.append(("daemon", name, cfg, statistics.median(v), min(v), max(v), len(v)))
+        if per_s:
+            summary.append(("daemon", "cpu_ms_per_s", cfg, statistics.median(per_s), min(per_s),
+                            max(per_s), len(per_s)))
+        if shares:
+            summary.append(("daemon", "cpu_share_pct", cfg, statistics.median(shares),
+                            min(shares), max(shares), len(shares)))
+        if wake:
+            summary.append(("daemon", "wakeups_per_s_loaded", cfg, statistics.median(wake),
+                            min(wake), max(wake), len(wake)))
+    return lines
+
+
+def gnuplot(script, png):
+    if not shutil.which("gnuplot"):
+        return "(no gnuplot: no plot)"
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, check=False)
+    if r.returncode:
+        return "(gnuplot failed: %s)" % r.stderr.strip()
+    return "![%s](%s)" % (os.path.basename(png), os.path.basename(png))
+
+
+def cost_plot(summary, out):
+    ratios = [s for s in summary if s[1] == "cost_ratio"]
+    if not ratios:
+        return "(no ratios: no plot)"
+    dat = out + "-plot.dat"
+    with open(dat, "w") as f:
+        for i, (case, _, pair, est, lo, hi, _) in enumerate(ratios):
+            f.write('%d "%s %s" %.5f %.5f %.5f\n' % (i, case, pair, est, lo, hi))
+    lo = min(min(s[4] for s in ratios), 0.99)
+    hi = max(max(s[5] for s in ratios), 1.01)
+    script = """set terminal pngcairo size 1100,520 noenhanced
+set output '%s'
+set title 'Workload CPU time per unit of work: ratio and 95 %% CI (paired blocks)'
+set ylabel 'ratio'
+set xtics rotate by -30 font ',9'
+set grid ytics
+set key off
+set xrange [-0.7:%f]
+set yrange [%f:%f]
+set arrow from -0.7,1 to %f,1 nohead lc rgb 'black'
+set arrow from -0.7,1.005 to %f,1.005 nohead lc rgb 'gray' dt 2
+set arrow from -0.7,0.995 to %f,0.995 nohead lc rgb 'gray' dt 2
+plot '%s' using 1:3:4:5:xtic(2) with yerrorbars pt 7 ps 1.2 lw 2
+""" % (out + ".png", len(ratios) - 0.3, lo - 0.005, hi + 0.005, len(ratios) - 0.3,
+       len(ratios) - 0.3, len(ratios) - 0.3, dat)
+    return gnuplot(script, out + ".png")
+
+
+def bpf_plot(data, out):
+    """Stacked bars: BPF ns per unit per plugin, one bar per config and case."""
+    plugins = ordered(p for d in data.values() for (p, _), (_, ns) in d["progs"].items() if ns)
+    if not plugins:
+        return "(no BPF run time recorded: no plot)"
+    dat = out + "-bpf.dat"
+    with open(dat, "w") as f:
+        f.write("label %s\n" % " ".join(plugins))
+        for (cfg, case), d in sorted(data.items()):
+            if not d["units"]:
+                continue
+            per = {p: 0.0 for p in plugins}
+            for (p, _), (_, ns) in d["progs"].items():
+                if p in per:
+                    per[p] += ns / d["units"]
+            f.write('"%s %s (ns/%s)" %s\n' % (cfg, case, d["unit"],
+                                              " ".join("%.3f" % per[p] for p in plugins)))
+    cols = ", ".join("'%s' using %d%s title '%s'" % (dat, i + 2, ":xtic(1)" if i == 0 else "", p)
+                     for i, p in enumerate(plugins))
+    script = """set terminal pngcairo size 1100,520 noenhanced
+set output '%s'
+set title 'BPF run time per unit of work, per plugin (bpf_stats pass)'
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.8 border -1
+set boxwidth 0.6
+set ylabel 'ns per unit'
+set xtics rotate by -20 font ',9'
+set key outside right
+set grid ytics
+plot %s
+""" % (out + "-bpf.png", cols)
+    return gnuplot(script, out + "-bpf.png")
+
+
+def write_summary(path, summary):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "metric", "config", "value", "lo", "hi", "n"])
+        for s in summary:
+            w.writerow(["" if v is None else v for v in s])
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    raw, out = sys.argv[1:]
+    rows = load(raw)
+    if not rows:
+        sys.exit("cost_report.py: %s has no rows" % raw)
+    runs = Runs(rows)
+    summary = []
+    lines = []
+    if os.path.exists(out + ".info"):
+        lines += [l.lstrip("# ").rstrip() + "  " for l in open(out + ".info")]
+        lines.append("")
+    lines += cost_section(runs, summary)
+    lines += ["", cost_plot(summary, out)]
+    lines += bpf_section(rows, runs, summary, out)
+    lines += daemon_section(rows, summary)
+    write_summary(out + "-summary.csv", summary)
+    text = "\n".join(lines) + "\n"
+    with open(out + ".md", "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

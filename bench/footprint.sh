@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The daemon's own footprint, without load: memory from the fork to a
+# settled state, and wake-ups while idle.
+#
+# Memory: for each telemetry setting (default telemetry, --no-telemetry),
+# REPS daemon starts with all tuners; /proc/PID/status is read every
+# 20 ms from the fork until SETTLE_SECS after "bpftune running": VmHWM (the
+# peak, kept by the kernel), VmRSS and its split into anonymous, file-backed
+# and shared-memory pages.  "Loading" is up to "bpftune running", "steady"
+# the last reading.
+#
+# Idle: with no traffic of ours, the context switches of every daemon
+# thread over IDLE_SECS after 3 s to settle (a sleeping thread switches
+# once per wake-up), with the default telemetry and with --no-telemetry,
+# next to a sleep process (the floor of the method) and the events the
+# daemon handled meanwhile (other users' traffic wakes it legitimately).
+#
+# Usage (root, from the top of the tree, after make; on a shared host under
+# the host-kernel lock):
+#   bench/footprint.sh
+# Knobs: REPS=3 SETTLE_SECS=5 IDLE_SECS=10 FOOTPRINT_OUT=PATH
+#   BENCH_DAEMON_FLAGS="-L"; AB_BPFTUNE/AB_PLUGINS/AB_NAME as in cost.sh
+#   (the other daemon is measured the same way, as more rows)
+# Results: OUT.csv (rep,config,case,metric,unit,value), OUT-timeline.dat,
+# OUT.md, OUT.png (memory during start-up).
+set -eu
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+REPS="${REPS:-3}"
+SETTLE_SECS="${SETTLE_SECS:-5}"
+IDLE_SECS="${IDLE_SECS:-10}"
+AB_NAME="${AB_NAME:-other}"
+
+bench_need python3
+bench_init
+OUT="${FOOTPRINT_OUT:-$RESULTS/footprint-$STAMP}"
+CSV="$OUT.csv"
+TL="$OUT-timeline.dat"
+echo "rep,config,case,metric,unit,value" >"$CSV"
+echo "# config rep ms_since_fork vm_hwm_kb vm_rss_kb rss_anon_kb rss_file_kb rss_shmem_kb" >"$TL"
+
+row() {
+	echo "$1,$2,$3,$4,$5,$6" >>"$CSV"
+}
+
+# "VmHWM VmRSS RssAnon RssFile RssShmem" in kB, empty if the process is gone
+mem_now() {
+	awk '$1 ~ /^(VmHWM|VmRSS|RssAnon|RssFile|RssShmem):$/ {v[$1] = $2}
+	     END {if (v["VmRSS:"] != "") print v["VmHWM:"], v["VmRSS:"], v["RssAnon:"], v["RssFile:"], v["RssShmem:"]}' \
+		"/proc/$1/status" 2>/dev/null || true
+}
+
+use_build() {
+	DAEMON_BIN="$BPFTUNE"
+	PLUGIN_SRC="$BUILD_PLUGINS"
+	if [ "$1" = "$AB_NAME" ]; then
+		DAEMON_BIN="$AB_BPFTUNE"
+		PLUGIN_SRC="$AB_PLUGINS"
+	fi
+}
+
+# one start: follow the memory until SETTLE_SECS after "bpftune running"
+memory_run() {
+	local cfg="$1" rep="$2" t0 now m up="" last="" load="" i names
+	shift 2
+	names=(vm_hwm vm_rss rss_anon rss_file rss_shmem)
+
+	use_build "${cfg%%,*}"
+	bench_plugin_dir
+	DAEMON_LOG="$BENCH_TMP/daemon.log"
+	: >"$DAEMON_LOG"
+	t0="$(date +%s%N)"
+	# shellcheck disable=SC2086
+	"$DAEMON_BIN" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR" --socket "$BENCH_TMP/bpftune.sock" \
+		--journal "$BENCH_TMP/journal" "$@" >>"$DAEMON_LOG" 2>&1 &
+	DAEMON_PID=$!
+	DAEMON_SOCK="$BENCH_TMP/bpftune.sock"
+	while :; do
+		now=$((($(date +%s%N) - t0) / 1000000))
+		m="$(mem_now "$DAEMON_PID")"
+		[ -n "$m" ] || { cat "$DAEMON_LOG" >&2; bench_die "the daemon exited during start-up"; }
+		echo "$cfg $rep $now $m" >>"$TL"
+		last="$m"
+		if [ -z "$up" ] && grep -q "bpftune running" "$DAEMON_LOG"; then
+			up=$now
+			load="$m"
+		fi
+		[ -n "$up" ] && [ $((now - up)) -ge $((SETTLE_SECS * 1000)) ] && break
+		[ "$now" -gt 120000 ] && bench_die "the daemon did not start in 120 s"
+		sleep 0.02
+	done
+	row "$rep" "$cfg" memory running_ms ms "$up"
+	read -ra m <<<"$load"
+	for i in "${!names[@]}"; do
+		row "$rep" "$cfg" memory "loaded_${names[$i]}" kB "${m[$i]}"
+	done
+	read -ra m <<<"$last"
+	for i in "${!names[@]}"; do
+		row "$rep" "$cfg" memory "steady_${names[$i]}" kB "${m[$i]}"
+	done
+	bench_daemon_stop
+}
+
+idle_run() {
+	local cfg="$1" e0 e1 c0 c1 t a b
+	shift
+
+	use_build "${cfg%%,*}"
+	bench_plugin_dir
+	bench_daemon_start "$@"
+	sleep 2
+	e0="$(bench_query metrics 2>/dev/null | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
+	sleep 1
+	c0="$(bench_ctxt_threads "$DAEMON_PID")"
+	sleep "$IDLE_SECS"
+	c1="$(bench_ctxt_threads "$DAEMON_PID")"
+	e1="$(bench_query metrics 2>/dev/null | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
+	row idle "$cfg" idle wakeups_per_s 1/s "$(join <(sort <<<"$c0") <(sort <<<"$c1") |
+		awk -v s="$IDLE_SECS" '{n += $3 - $2} END {printf "%.2f", n / s}')"
+	join <(sort <<<"$c0") <(sort <<<"$c1") | while read -r t a b; do
+		row idle "$cfg" "idle:$t" wakeups_per_s 1/s \
+			"$(awk -v a="$a" -v b="$b" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / s}')"
+	done
+	row idle "$cfg" idle events_per_s 1/s \
+		"$(awk -v a="$e0" -v b="$e1" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / (s + 1)}')"
+	bench_daemon_stop
+}
+
+idle_reference() {
+	local p c0 c1
+
+	sleep $((IDLE_SECS + 2)) &
+	p=$!
+	sleep 1
+	c0="$(bench_ctxt "$p")"
+	sleep "$IDLE_SECS"
+	c1="$(bench_ctxt "$p")"
+	wait "$p" || true
+	row idle sleep idle wakeups_per_s 1/s "$(awk -v a="$c0" -v b="$c1" -v s="$IDLE_SECS" \
+		'BEGIN {printf "%.2f", (b - a) / s}')"
+}
+
+BUILDS=(this)
+[ -n "${AB_BPFTUNE:-}" ] && BUILDS+=("$AB_NAME")
+{
+	echo "# footprint: all tuners, $REPS starts per setting, ${SETTLE_SECS}s after 'bpftune running'; idle ${IDLE_SECS}s ${BENCH_DAEMON_FLAGS:-}"
+	echo "# kernel BTF: $(stat -c %s /sys/kernel/btf/vmlinux 2>/dev/null || echo -) bytes"
+	echo "# machine: $(bench_machine)"
+	echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
+	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+} | tee "$OUT.info" >&2
+
+start=$SECONDS
+for b in "${BUILDS[@]}"; do
+	for rep in $(seq 1 "$REPS"); do
+		echo "memory: $b rep $rep ($((SECONDS - start)) s)" >&2
+		memory_run "$b,telemetry" "$rep" --telemetry-dir "$BENCH_TMP/telemetry"
+		memory_run "$b,no-telemetry" "$rep" --no-telemetry
+	done
+done
+if [ "$IDLE_SECS" -gt 0 ]; then
+	echo "idle: ${IDLE_SECS}s each ($((SECONDS - start)) s)" >&2
+	idle_reference
+	for b in "${BUILDS[@]}"; do
+		idle_run "$b,telemetry"
+		idle_run "$b,no-telemetry" --no-telemetry
+	done
+fi
+echo "done in $((SECONDS - start)) s" >&2
+python3 bench/footprint_report.py "$CSV" "$OUT"

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Report of bench/netem_effect.sh.
+
+  netem_report.py RAW.csv OUT
+
+Per configuration (small, static, tuned, an A/B build): Mbit/s of the first
+connection and of the later ones, against static; for the daemon phases the
+final tcp_rmem max, the bandwidth-delay product the tuner measured and
+their ratio.  Targets: connections from the second on >= 95 % of static,
+final max <= 4 x BDP.  Writes OUT.md (also on stdout), OUT-summary.csv and
+OUT.png (Mbit/s per connection; tcp_rmem max on the right axis).
+"""
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+TARGET_LATER = 0.95
+TARGET_MAX_BDP = 4.0
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    return "%.*g" % (digits, v)
+
+
+def mb(v):
+    return "-" if v is None else "%.2f MB" % (v / 1e6)
+
+
+def load(raw):
+    with open(raw, newline="") as f:
+        rows = list(csv.DictReader(f))
+    data = {}
+    for r in rows:
+        d = data.setdefault(r["config"], {}).setdefault(r["rep"], {"conns": {}, "end": {}})
+        if r["conn"] == "-":
+            d["end"][r["metric"]] = num(r["value"])
+        else:
+            d["conns"].setdefault(int(r["conn"]), {})[r["metric"]] = num(r["value"])
+    return data
+
+
+def conn_series(d):
+    return [(c["start"], c.get("throughput"), c.get("rmem_max"))
+            for _, c in sorted(d["conns"].items())]
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    raw, out = sys.argv[1:]
+    data = load(raw)
+    summary = []
+    lines = []
+    if os.path.exists(out + ".info"):
+        lines += [l.lstrip("# ").rstrip() + "  " for l in open(out + ".info")]
+        lines.append("")
+    static = [v for d in data.get("static", {}).values() for _, v, _ in conn_series(d)
+              if v is not None]
+    static_mean = statistics.mean(static) if static else None
+    lines += ["## Throughput per connection (Mbit/s) and tcp_rmem growth", "",
+              "Later: connections from the second on (mean, and the worst one) against the "
+              "static mean %s Mbit/s (target >= %d %%).  BDP: the largest rate x RTT the tuner "
+              "measured itself; final max / BDP target <= %g."
+              % (fmt(static_mean), TARGET_LATER * 100, TARGET_MAX_BDP), "",
+              "| config | rep | conns | first | later mean (worst) | later / static | "
+              "first at >= 95 % of static | final tcp_rmem max | raises | BDP measured | "
+              "max / BDP |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for cfg, reps in data.items():
+        for rep, d in sorted(reps.items()):
+            s = conn_series(d)
+            vals = [v for _, v, _ in s]
+            later = [v for v in vals[1:] if v is not None]
+            lm = statistics.mean(later) if later else None
+            ratio = lm / static_mean if lm and static_mean else None
+            worst = min(later) / static_mean if later and static_mean else None
+            reached = "-"
+            if static_mean:
+                for i in range(len(vals)):
+                    if all(v is not None and v >= TARGET_LATER * static_mean for v in vals[i:]):
+                        reached = "conn %d (%s s)" % (i + 1, fmt(s[i][0]))
+                        break
+            fin = d["end"].get("rmem_max_final")
+            bdp = d["end"].get("tuner_bdp")
+            over = fin / bdp if fin and bdp else None
+            lines.append("| %s | %s | %d | %s | %s (%s) | %s (worst %s) | %s | %s | %s | %s | %s |" % (
+                cfg, rep, len(vals), fmt(vals[0] if vals else None), fmt(lm),
+                fmt(min(later) if later else None), fmt(ratio), fmt(worst), reached,
+                mb(fin), fmt(d["end"].get("raises")), mb(bdp), fmt(over)))
+            summary += [("netem", "first_mbps", cfg, vals[0] if vals else None),
+                        ("netem", "later_mean_mbps", cfg, lm),
+                        ("netem", "later_over_static", cfg, ratio),
+                        ("netem", "worst_later_over_static", cfg, worst),
+                        ("netem", "rmem_max_final", cfg, fin),
+                        ("netem", "tuner_bdp", cfg, bdp),
+                        ("netem", "max_over_bdp", cfg, over)]
+    lines += ["", plot(data, out)]
+    with open(out + "-summary.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "metric", "config", "value", "lo", "hi", "n"])
+        for case, metric, cfg, v in summary:
+            if v is not None:
+                w.writerow([case, metric, cfg, v, "", "", 1])
+    text = "\n".join(lines) + "\n"
+    with open(out + ".md", "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+def plot(data, out):
+    if not shutil.which("gnuplot"):
+        return "(no gnuplot: no plot)"
+    plots, dats = [], []
+    for i, (cfg, reps) in enumerate(data.items()):
+        d = reps[sorted(reps)[0]]
+        dat = "%s-%s.dat" % (out, cfg)
+        with open(dat, "w") as f:
+            for t, v, m in conn_series(d):
+                f.write("%s %s %s\n" % (fmt(t), "NaN" if v is None else v,
+                                        "NaN" if m is None else m / 1e6))
+        dats.append(dat)
+        plots.append("'%s' using 1:2 with linespoints lw 2 lc %d title '%s Mbit/s'"
+                     % (dat, i + 1, cfg))
+        if cfg not in ("small", "static"):
+            plots.append("'%s' using 1:3 axes x1y2 with steps dt 2 lw 2 lc %d "
+                         "title '%s tcp_rmem max (MB)'" % (dat, i + 1, cfg))
+    script = """set terminal pngcairo size 1100,520 noenhanced
+set output '%s'
+set title 'netem path (20 ms RTT): throughput of each new connection, and tcp_rmem max'
+set xlabel 's since the phase began (connection start)'
+set ylabel 'Mbit/s'
+set y2label 'tcp_rmem max, MB (log)'
+set logscale y2
+set y2tics
+set ytics nomirror
+set grid
+set key outside right
+set yrange [0:*]
+plot %s
+""" % (out + ".png", ", ".join(plots))
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, check=False)
+    for d in dats:
+        os.unlink(d)
+    if r.returncode:
+        return "(gnuplot failed: %s)" % r.stderr.strip()
+    return "![%s](%s)" % (os.path.basename(out + ".png"), os.path.basename(out + ".png"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The per-commit benchmark report (make bench-report; make bench-ci is the
+# reduced set).  Runs a fixed set of benchmarks and writes
+# bench/results/<commit>/:
+#   report.md         machine, kernel, mode, commit, date; the targets with
+#                     the figures that answer them; each part's report
+#   summary.csv       every figure with its interval (source,case,metric,
+#                     config,value,lo,hi,n): what BASE= comparisons read
+#   cost.*            bench/cost.sh: CPU time per unit of work with 95 % CIs,
+#                     BPF ns per unit per program (cost.png, cost-bpf.png)
+#   footprint.*       bench/footprint.sh: memory while loading and settled,
+#                     idle wake-ups (footprint.png)
+#   profile.*         bench/profile.sh: the daemon under load, flame graph
+#                     titled with the commit (profile-flame.svg/.png) and a
+#                     per-function table
+#   effect.*          bench/tcp_buffer_effect.sh (full set only)
+#   netem-<kernel>.*  the netem path, if make bench-matrix ran for this
+#                     commit (it copies its results here)
+# With BASE=<another results directory> it then prints the comparison
+# (bench/compare.py) and flags every figure that moved beyond its interval.
+# AB_BPFTUNE/AB_PLUGINS (another build) are passed on to the cost and
+# footprint parts: same-run ratios between the two builds.
+#
+# Never fails on a number; exits non-zero only if no part produced
+# anything.  Full set about 10 minutes here, --ci about 3.
+#
+# Usage (root, from the top of the tree, after make; on a shared host under
+# the host-kernel lock):
+#   bench/report.sh [--ci]
+# Knobs: REPORT_DIR (default bench/results/<commit>), BASE=DIR
+set -u
+cd "$(dirname "$0")/.."
+
+CI=0
+[ "${1:-}" = --ci ] && CI=1
+COMMIT="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+git diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT-dirty"
+DIR="${REPORT_DIR:-bench/results/$COMMIT}"
+mkdir -p "$DIR"
+start=$SECONDS
+
+mode_line() {
+	build/bin/bpftune -S -l build/lib/bpftune 2>/dev/null |
+		awk -F': ' '/^support level:/ {lvl = $2} /^tuners in .*objects/ {
+			sub(/.*\(/, ""); sub(/\).*/, ""); obj = $0}
+		     END {print lvl ", " obj}'
+}
+
+{
+	echo "commit: $COMMIT ($(git log -1 --format=%s 2>/dev/null | cut -c1-70))"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "machine: $(hostname), $(nproc) CPUs ($(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/^MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo) MB"
+	echo "kernel: $(uname -r), BTF $(stat -c %s /sys/kernel/btf/vmlinux 2>/dev/null || echo -) bytes"
+	echo "mode: $(mode_line)"
+	echo "set: $([ "$CI" = 1 ] && echo "reduced (bench-ci)" || echo "full (bench-report)")"
+	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$DIR/info.txt"
+cat "$DIR/info.txt" >&2
+
+part() {
+	local name="$1"
+	shift
+	echo "== bench-report: $name ($((SECONDS - start)) s)" >&2
+	if ! "$@" >"$DIR/$name.out" 2>"$DIR/$name.err"; then
+		echo "bench-report: $name failed (see $DIR/$name.err)" >&2
+		tail -5 "$DIR/$name.err" >&2
+	fi
+}
+
+if [ "$CI" = 1 ]; then
+	part cost env COST_OUT="$DIR/cost" BLOCKS="${BLOCKS:-4}" RUNS="${RUNS:-2}" \
+		CASES="${CASES:-iperf qperf}" STATS_RUNS=2 bench/cost.sh
+	part footprint env FOOTPRINT_OUT="$DIR/footprint" REPS=1 SETTLE_SECS=3 IDLE_SECS=5 \
+		bench/footprint.sh
+	part profile env PROFILE_OUT="$DIR/profile" PROFILE_SECS=4 bench/profile.sh
+else
+	part cost env COST_OUT="$DIR/cost" BLOCKS="${BLOCKS:-10}" RUNS="${RUNS:-3}" \
+		CASES="${CASES:-iperf qperf sock switch}" STATS_RUNS=3 bench/cost.sh
+	part footprint env FOOTPRINT_OUT="$DIR/footprint" REPS=3 SETTLE_SECS=5 IDLE_SECS=10 \
+		bench/footprint.sh
+	part profile env PROFILE_OUT="$DIR/profile" PROFILE_SECS=8 bench/profile.sh
+	part effect env EFFECT_OUT="$DIR/effect" N=2 SECS=2 CONVERGE_SECS=8 \
+		bench/tcp_buffer_effect.sh
+fi
+echo "done in $((SECONDS - start)) s" >&2
+echo "duration: $((SECONDS - start)) s" >>"$DIR/info.txt"
+
+if ! ls "$DIR"/*-summary.csv >/dev/null 2>&1; then
+	echo "bench-report: no part produced results" >&2
+	exit 1
+fi
+python3 bench/report_md.py "$DIR"
+echo "report: $DIR/report.md" >&2
+if [ -n "${BASE:-}" ]; then
+	python3 bench/compare.py "$DIR" "$BASE"
+fi
+exit 0

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Assemble a per-commit benchmark report (bench/report.sh).
+
+  report_md.py DIR
+
+DIR holds info.txt ("key: value" lines) and the parts' outputs: PART.md and
+PART-summary.csv for PART in cost, footprint, profile, effect and netem-*
+(those that ran).  Writes DIR/summary.csv (every part's figures with a
+source column: what bench/compare.py reads) and DIR/report.md: the header
+(machine, kernel, mode, commit, date), the targets with the figures that
+answer them, then each part's own report.
+"""
+import csv
+import glob
+import os
+import sys
+
+PARTS = ["cost", "footprint", "profile", "effect"]
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(v, d=3):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    return "%.*g" % (d, v)
+
+
+def effect_rows(d):
+    """tuned / static throughput per repetition of bench/tcp_buffer_effect.sh"""
+    p = os.path.join(d, "effect.csv")
+    if not os.path.exists(p):
+        return []
+    by = {}
+    with open(p, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["metric"] == "throughput":
+                by.setdefault(r["rep"], {})[r["config"]] = num(r["value"])
+    ratios = sorted(v["tuned"] / v["static"] for v in by.values()
+                    if v.get("tuned") and v.get("static"))
+    if not ratios:
+        return []
+    return [{"source": "effect", "case": "iperf-v4-up", "metric": "tuned_over_static",
+             "config": "tuned", "value": ratios[len(ratios) // 2], "lo": ratios[0],
+             "hi": ratios[-1], "n": len(ratios)}]
+
+
+def load_summaries(d):
+    rows = effect_rows(d)
+    parts = PARTS + sorted(os.path.basename(p)[:-len("-summary.csv")]
+                           for p in glob.glob(os.path.join(d, "netem-*-summary.csv")))
+    for part in parts:
+        p = os.path.join(d, part + "-summary.csv")
+        if part == "effect" or not os.path.exists(p):
+            continue
+        with open(p, newline="") as f:
+            for r in csv.DictReader(f):
+                r["source"] = part
+                rows.append(r)
+    return rows, parts
+
+
+def find(rows, source, case, metric, config):
+    for r in rows:
+        if (r["source"], r["case"], r["metric"], r["config"]) == (source, case, metric, config):
+            return num(r["value"]), num(r.get("lo")), num(r.get("hi"))
+    return None
+
+
+def ival(t, unit=""):
+    if not t or t[0] is None:
+        return "not measured"
+    v, lo, hi = t
+    if lo is None or hi is None or lo == hi:
+        return "%s%s" % (fmt(v), unit)
+    return "%s%s [%s-%s]" % (fmt(v), unit, fmt(lo), fmt(hi))
+
+
+def cost_verdict(t, limit):
+    if not t or t[0] is None:
+        return "not measured"
+    v, lo, hi = t
+    half = max(hi - v, v - lo) / v * 100 if lo and hi else None
+    res = "" if half is None else " (+-%.2f %%)" % half
+    if hi is not None and hi <= limit:
+        return "met" + res
+    if lo is not None and lo > limit:
+        return "**missed**" + res
+    return "not resolved: the interval spans the target" + res
+
+
+def le(t, limit):
+    if not t or t[0] is None:
+        return "not measured"
+    return "met" if t[0] <= limit else "**missed** by %s" % fmt(t[0] - limit)
+
+
+def ge(t, limit):
+    if not t or t[0] is None:
+        return "not measured"
+    return "met" if t[0] >= limit else "**missed** by %s" % fmt(limit - t[0])
+
+
+def targets(rows):
+    tel = "this,telemetry"
+    lines = ["## Targets", "", "| target | figure [interval] | result |", "|---|---|---|"]
+    for case, limit in (("iperf", 1.005), ("qperf", 1.01), ("sock", 1.01), ("switch", 1.01)):
+        t = find(rows, "cost", case, "cost_ratio", "all/baseline")
+        if t:
+            lines.append("| %s: CPU per unit, all tuners / baseline <= %g | %s | %s |" % (
+                case, limit, ival(t), cost_verdict(t, limit)))
+    t = find(rows, "cost", "iperf", "bpf_share_pct", "all")
+    lines.append("| iperf: BPF time per packet < 1 %% of the kernel's own | %s | %s |" % (
+        ival(t, " %"), "met" if t and t[0] is not None and (t[2] or t[0]) < 1 else
+        ("**missed**" if t else "not measured")))
+    lines.append("| peak RSS while loading <= 12 MB (all tuners, telemetry on) | %s | %s |" % (
+        ival(find(rows, "footprint", "daemon", "vm_hwm_mb", tel), " MB"),
+        le(find(rows, "footprint", "daemon", "vm_hwm_mb", tel), 12)))
+    lines.append("| steady RSS <= 8 MB (telemetry on) | %s | %s |" % (
+        ival(find(rows, "footprint", "daemon", "vm_rss_mb", tel), " MB"),
+        le(find(rows, "footprint", "daemon", "vm_rss_mb", tel), 8)))
+    lines.append("| idle wake-ups, telemetry on: <= 1 per sample interval (1/s) | %s | %s |" % (
+        ival(find(rows, "footprint", "daemon", "idle_wakeups_per_s", tel), "/s"),
+        le(find(rows, "footprint", "daemon", "idle_wakeups_per_s", tel), 1.0)))
+    lines.append("| idle wake-ups, telemetry off: none | %s | %s |" % (
+        ival(find(rows, "footprint", "daemon", "idle_wakeups_per_s", "this,no-telemetry"), "/s"),
+        le(find(rows, "footprint", "daemon", "idle_wakeups_per_s", "this,no-telemetry"), 0.0)))
+    t = find(rows, "effect", "iperf-v4-up", "tuned_over_static", "tuned")
+    if t:
+        lines.append("| host: tuned / static throughput >= 0.95 | %s | %s |" % (ival(t), ge(t, 0.95)))
+    for r in rows:
+        if r["source"].startswith("netem-") and r["config"] == "tuned":
+            if r["metric"] == "later_over_static":
+                t = (num(r["value"]), None, None)
+                lines.append("| %s: connections 2.. / static >= 0.95 | %s | %s |" % (
+                    r["source"], ival(t), ge(t, 0.95)))
+            if r["metric"] == "max_over_bdp":
+                t = (num(r["value"]), None, None)
+                lines.append("| %s: final tcp_rmem max / measured BDP <= 4 | %s | %s |" % (
+                    r["source"], ival(t), le(t, 4.0)))
+    return lines
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    d = sys.argv[1]
+    info = []
+    if os.path.exists(os.path.join(d, "info.txt")):
+        info = [l.rstrip("\n") for l in open(os.path.join(d, "info.txt")) if ":" in l]
+    rows, parts = load_summaries(d)
+    with open(os.path.join(d, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "case", "metric", "config", "value", "lo", "hi", "n"])
+        for r in rows:
+            w.writerow([r["source"], r["case"], r["metric"], r["config"], r["value"],
+                        r.get("lo", ""), r.get("hi", ""), r.get("n", "")])
+    commit = dict(l.split(":", 1) for l in info).get("commit", "").strip()
+    lines = ["# bpftune benchmark report: %s" % (commit or d), "",
+             "| | |", "|---|---|"]
+    lines += ["| %s | %s |" % tuple(x.strip() for x in l.split(":", 1)) for l in info]
+    lines += [""] + targets(rows)
+    for part in parts:
+        p = os.path.join(d, part + ".md")
+        if os.path.exists(p):
+            lines += ["", "---", "", "# %s" % part, ""]
+            lines += [l.rstrip("\n") for l in open(p)]
+    lines += ["", "---", "", "Files: summary.csv (every figure with its interval; "
+              "`make bench-report BASE=<dir>` compares two), each part's raw CSV, the "
+              "PNG plots, profile-flame.svg."]
+    with open(os.path.join(d, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    sys.stdout.write("\n".join(lines[:4 + len(info)] + [""] + targets(rows)) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Small statistics for the benchmark reports (standard library only).
+
+paired_ratio() is the method of bench/cost.sh: the cost of configuration A
+and of B are measured in the same blocks; per block the log of the ratio of
+their block values; the estimate is exp(mean of the logs) and the 95 %
+interval exp(mean +- t(0.975, n-1) * sd / sqrt(n)) - a paired t interval on
+the log scale, so slow drifts of the machine cancel within a block and the
+interval is that of a ratio.
+"""
+import math
+import statistics
+
+
+def _betacf(a, b, x):
+    """Continued fraction of the regularised incomplete beta function."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1, a - 1
+    c, d = 1.0, 1 - qab * x / qap
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c if abs(c) > tiny else 1 + aa / tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c if abs(c) > tiny else 1 + aa / tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-12:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    ln = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
+          a * math.log(x) + b * math.log(1 - x))
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(ln) * _betacf(a, b, x) / a
+    return 1 - math.exp(ln) * _betacf(b, a, 1 - x) / b
+
+
+def t_cdf(t, df):
+    x = df / (df + t * t)
+    tail = 0.5 * betainc(df / 2, 0.5, x)
+    return 1 - tail if t > 0 else tail
+
+
+def t_quantile(p, df):
+    """Inverse of t_cdf by bisection (p in (0.5, 1))."""
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def paired_ratio(a, b, level=0.95):
+    """a, b: {block: value}.  Returns dict(est, lo, hi, n, half_pct) or None.
+
+    half_pct is the half-width of the interval in per cent of the estimate
+    (the larger side: the interval is not symmetric on the linear scale).
+    """
+    logs = [math.log(a[k] / b[k]) for k in a
+            if k in b and a[k] and b[k] and a[k] > 0 and b[k] > 0]
+    n = len(logs)
+    if n < 2:
+        return None
+    m = statistics.mean(logs)
+    sd = statistics.stdev(logs)
+    h = t_quantile(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
+    est = math.exp(m)
+    lo, hi = math.exp(m - h), math.exp(m + h)
+    return {"est": est, "lo": lo, "hi": hi, "n": n,
+            "half_pct": 100 * max(hi - est, est - lo) / est}
+
+
+def median_or_none(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The daemon's options: the command line and the policy file's [daemon]
+ * settings (src/daemon/options.c).
+ */
+#ifndef BPFTUNE_DAEMON_OPTIONS_H
+#define BPFTUNE_DAEMON_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "core/plugin_dir.h"
+
+#define MAX_ALLOW 64
+
+struct options {
+	bool debug, to_stderr, daemonize, support_only, legacy, rollback;
+	bool auto_legacy;		/* no fentry here: legacy objects chosen */
+	unsigned int learning_rate;
+	const char *libdir;
+	const char *cgroup;
+	struct bpftune_allow allow;
+	char *allow_names[MAX_ALLOW];
+	char *collector_names[MAX_ALLOW];	/* --collectors, split at commas */
+	unsigned int collectors_file;	/* collectors named by the policy file */
+	/* telemetry (telemetry.h) */
+	const char *telemetry_dir, *label, *host_id;
+	bool no_telemetry, observe;
+	unsigned int sample_interval_ms;
+	long sample_netns, telemetry_keep, telemetry_max_mb;	/* -1: default */
+	const char *query;		/* -q: be the control socket's client */
+	bool json;
+	const char *socket_path;
+	const char *journal;
+	bool restore;
+	const char *metrics_dir;
+	const char *config;		/* --config: the policy file */
+	bool check_config;
+	unsigned int allow_file;	/* tuners named by the policy file */
+};
+
+/* parse_args() runs on the command line, then the policy's options, then the command line again */
+enum { ARGS_CLI_FIRST, ARGS_POLICY, ARGS_CLI };
+
+/* long-only options */
+enum {
+	OPT_JSON = 0x100,
+	OPT_SOCKET,
+	OPT_JOURNAL,
+	OPT_RESTORE,
+	OPT_METRICS_DIR,
+	OPT_CONFIG,
+	OPT_CHECK_CONFIG,
+};
+
+/* long-only telemetry options */
+enum {
+	OPT_TELEMETRY_DIR = 0x200,
+	OPT_NO_TELEMETRY,
+	OPT_SAMPLE_INTERVAL,
+	OPT_LABEL,
+	OPT_OBSERVE,
+	OPT_SAMPLE_NETNS,
+	OPT_TELEMETRY_KEEP,
+	OPT_TELEMETRY_MAX_MB,
+	OPT_HOST_ID,
+	OPT_COLLECTORS,
+};
+
+/* parse @argv (pass ARGS_*) into @o; 0 or -EINVAL (said on stderr) */
+int daemon_parse_args(int argc, char **argv, struct options *o, int pass);
+/*
+ * The policy file: its [daemon] settings are options, then the command
+ * line is parsed again over them.  @fargv is kept: options point into it.
+ */
+int daemon_apply_policy(struct options *o, int argc, char **argv,
+			int *fargc, char ***fargv);
+
+/* log each collector --collectors names that the plugin directory lacks */
+void daemon_check_collectors(const struct options *o);
+
+#endif /* BPFTUNE_DAEMON_OPTIONS_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Network namespaces coming and going (core: netns tracking).
+ *
+ * The kernel has no netns tracepoint.  Destruction, best first:
+ *  - fentry (full) or kprobe (legacy) on proc_net_ns_exit(), the exit
+ *    handler procfs registers for every netns: cleanup_net() calls it
+ *    through a pointer, so no kernel build inlines it away.  (__put_net()
+ *    is inlined into netns_put() on Debian's 6.12: "ip netns del" was
+ *    missed there.)
+ *  - tracepoint only: every netns we know of is kept in netns_live with
+ *    its struct net address.  When a work item of the "netns" workqueue
+ *    (cleanup_net(), which runs the pernet exit handlers) finishes, each
+ *    tracked netns whose reference count is zero, or whose memory no
+ *    longer carries its cookie, is reported gone.  The work item (the
+ *    static net_cleanup_work) is learnt from workqueue_queue_work, by the
+ *    queue's name.
+ *    A netns that died without ever being tracked is not reported: it
+ *    had no state in the daemon either (see netns_watch.c).
+ * Creation: task_newtask with CLONE_NEWNET, unshare(CLONE_NEWNET), and
+ * setns() into a netns we did not know (the daemon enters every netns it
+ * acts in, which tracks namespaces that existed before it started).
+ */
+#include <bpftune/bpftune.bpf.h>
+#include "netns_watch.h"
+
+#define CLONE_NEWNET	0x40000000
+#define NETNS_WQ_NAME	"netns"
+#define E2BIG		7
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NETNS_MAX_TRACKED);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);		/* netns cookie */
+	__type(value, __u64);		/* struct net address, never dereferenced directly */
+} netns_live SEC(".maps");
+
+/* unshare() flags of a thread between syscall entry and exit */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+} unshare_flags SEC(".maps");
+
+/* learnt from workqueue_queue_work: the "netns" queue and its work item */
+__u64 netns_wq;
+__u64 cleanup_work;
+/* namespaces we could not track because netns_live was full */
+__u64 tracked_full;
+
+/* 6.18 renamed ns_common.count */
+struct ns_common___new {
+	refcount_t __ns_ref;
+} __attribute__((preserve_access_index));
+
+struct ns_common___old {
+	refcount_t count;
+} __attribute__((preserve_access_index));
+
+static __always_inline int net_refs(struct net *net)
+{
+	void *ns = __builtin_preserve_access_index(&net->ns);
+	struct ns_common___new *n = ns;
+	struct ns_common___old *o = ns;
+
+	if (bpf_core_field_exists(n->__ns_ref))
+		return BPF_CORE_READ(n, __ns_ref.refs.counter);
+	return BPF_CORE_READ(o, count.refs.counter);
+}
+
+static __always_inline void report(__u32 scenario, __u64 cookie, __u32 source)
+{
+	struct netns_change *c;
+	struct bpftune_event *ev;
+
+	ev = bpftune_event_reserve(scenario, cookie);
+	if (!ev)
+		return;
+	c = (struct netns_change *)ev->payload;
+	c->source = source;
+	c->pad = 0;
+	c->tracked_full = tracked_full;
+	ev->payload_len = sizeof(*c);
+	bpftune_event_submit(ev);
+}
+
+static __always_inline void track(struct net *net, __u32 scenario, __u32 source)
+{
+	__u64 cookie = bpftune_net_cookie(net);
+	__u64 addr = (__u64)net;
+	long err;
+
+	if (!cookie)
+		return;
+	err = bpf_map_update_elem(&netns_live, &cookie, &addr, BPF_NOEXIST);
+	if (err == -E2BIG)
+		__sync_fetch_and_add(&tracked_full, 1);
+	if (!err)
+		report(scenario, cookie, source);
+}
+
+static __always_inline struct net *current_net(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, nsproxy, net_ns);
+}
+
+BPFTUNE_TP(opt_newtask, task_newtask, struct task_struct *task,
+	   unsigned long clone_flags)
+{
+	if (clone_flags & CLONE_NEWNET)
+		track(BPF_CORE_READ(task, nsproxy, net_ns),
+		      NETNS_SCENARIO_CREATED, NETNS_SRC_CLONE);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_unshare")
+int opt_unshare_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 flags = ctx->args[0];
+
+	if (flags & CLONE_NEWNET)
+		bpf_map_update_elem(&unshare_flags, &tid, &flags, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_unshare")
+int opt_unshare_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!bpf_map_lookup_elem(&unshare_flags, &tid))
+		return 0;
+	bpf_map_delete_elem(&unshare_flags, &tid);
+	if (ctx->ret == 0)
+		track(current_net(), NETNS_SCENARIO_CREATED, NETNS_SRC_UNSHARE);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_setns")
+int opt_setns(struct trace_event_raw_sys_exit *ctx)
+{
+	if (ctx->ret == 0)
+		track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_SETNS);
+	return 0;
+}
+
+/* cleanup_net() is dismantling this netns (or setup_net() gave up on it) */
+BPFTUNE_FN(netns_gone__exit, proc_net_ns_exit, struct net *net)
+{
+	__u64 cookie = bpftune_net_cookie(net);
+
+	bpf_map_delete_elem(&netns_live, &cookie);
+	report(NETNS_SCENARIO_DESTROYED, cookie, NETNS_SRC_EXIT);
+	return 0;
+}
+
+static long check_net(struct bpf_map *map, __u64 *cookie, __u64 *addr,
+		      void *ctx)
+{
+	struct net *net = (struct net *)*addr;
+
+	/* freed memory reads as another cookie (or faults, giving 0) */
+	if (bpftune_net_cookie(net) == *cookie && net_refs(net) > 0)
+		return 0;
+	bpf_map_delete_elem(map, cookie);
+	report(NETNS_SCENARIO_DESTROYED, *cookie, NETNS_SRC_CLEANUP);
+	return 0;
+}
+
+/*
+ * After cleanup_net() every netns it dismantled has no reference left;
+ * one dropped meanwhile queues cleanup_net() again, so none is missed.
+ */
+/* the second argument, the function, is a pointer tp_btf may not read */
+BPFTUNE_TP(netns_gone__cleanup, workqueue_execute_end, struct work_struct *work)
+{
+	if (!cleanup_work || (__u64)work != cleanup_work)
+		return 0;
+	bpf_for_each_map_elem(&netns_live, check_net, NULL, 0);
+	return 0;
+}
+
+BPFTUNE_TP(opt_wq_learn, workqueue_queue_work, int req_cpu,
+	   struct pool_workqueue *pwq, struct work_struct *work)
+{
+	/* one byte more than "netns\0" tells a longer name from it */
+	char name[sizeof(NETNS_WQ_NAME) + 1];
+	struct workqueue_struct *wq;
+
+	if (cleanup_work)
+		return 0;
+	wq = BPF_CORE_READ(pwq, wq);
+	if (!netns_wq) {
+		if (bpf_probe_read_kernel_str(name, sizeof(name), &wq->name) !=
+		    sizeof(NETNS_WQ_NAME) ||
+		    name[0] != 'n' || name[1] != 'e' || name[2] != 't' ||
+		    name[3] != 'n' || name[4] != 's')
+			return 0;
+		netns_wq = (__u64)wq;
+	}
+	if ((__u64)wq == netns_wq)
+		cleanup_work = (__u64)work;
+	return 0;
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netns tracking, a core mechanism (always on, whatever -a selects):
+ * follows network namespaces coming and going.  When one is destroyed,
+ * every tuner's state there goes GONE (each plugin's netns_state() and the
+ * observers are told) and is freed, change records are marked gone, and
+ * the library's netns cache forgets it.  It tunes nothing itself.
+ *
+ * With fentry or kprobes every destruction is seen (proc_net_ns_exit()).
+ * With tracepoints only, a netns is seen to go only if it was tracked: created
+ * while the daemon runs, named in /run/netns when it started, or entered
+ * by the daemon.  To make sure every netns where some tuner keeps state is
+ * tracked, the first event from an untracked netns makes the daemon enter
+ * it once; a netns it cannot find (no task of the event in it, no name)
+ * stays untracked and its state is freed at exit only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/internal.h"
+#include "core/core.h"
+#include "netns_watch.h"
+#include "netns_watch.skel.h"
+#include "netns_watch.legacy.skel.h"
+
+static const char *const sources[] = {
+	[NETNS_SRC_CLONE] = "clone",
+	[NETNS_SRC_UNSHARE] = "unshare",
+	[NETNS_SRC_SETNS] = "setns",
+	[NETNS_SRC_EXIT] = "proc_net_ns_exit",
+	[NETNS_SRC_CLEANUP] = "cleanup_net",
+};
+
+/* Untracked namespaces we failed to find; not retried for ever. */
+#define NETNS_MISSES		64
+#define NETNS_MISS_TRIES	3
+
+struct netns_miss {
+	uint64_t cookie;
+	unsigned int tries;
+};
+
+struct netns_priv {
+	struct bpftune_tuner *tuner;
+	int live_fd;
+	uint64_t created, seen, destroyed, released;
+	uint64_t entered, unfound, tracked_full;
+	bool every_exit;		/* every destruction is seen */
+	struct netns_miss misses[NETNS_MISSES];
+	unsigned int next_miss;
+};
+
+/* the observer has no context argument: one netns tracker at most */
+static struct netns_priv *priv_of_observer;
+
+static const char *source_name(uint32_t s)
+{
+	return s < BPFTUNE_ARRAY_SIZE(sources) ? sources[s] : "?";
+}
+
+static struct netns_miss *miss_find(struct netns_priv *p, uint64_t cookie)
+{
+	unsigned int i;
+
+	for (i = 0; i < NETNS_MISSES; i++)
+		if (p->misses[i].cookie == cookie)
+			return &p->misses[i];
+	return NULL;
+}
+
+/*
+ * The daemon enters the netns once: the setns hook then tracks it.
+ * Called for every event of every tuner, so the common case (tracked
+ * already) is one map lookup.
+ */
+static void ensure_tracked(const struct bpftune_tuner *t,
+			   const struct bpftune_event *ev)
+{
+	struct netns_priv *p = priv_of_observer;
+	struct netns_miss *m;
+	uint64_t addr;
+	int fd, saved;
+
+	if (!p || p->every_exit || t == p->tuner ||
+	    bpftune_netns_is_global(ev->netns_cookie))
+		return;
+	if (!bpf_map_lookup_elem(p->live_fd, &ev->netns_cookie, &addr))
+		return;
+	m = miss_find(p, ev->netns_cookie);
+	if (m && m->tries >= NETNS_MISS_TRIES)
+		return;
+	fd = bpftune_netns_fd_for_event(ev);
+	if (fd >= 0 && !bpftune_netns_enter(fd, &saved)) {
+		bpftune_netns_leave(saved);
+		p->entered++;
+		if (m)
+			m->cookie = 0;
+		return;
+	}
+	if (!m) {
+		m = &p->misses[p->next_miss++ % NETNS_MISSES];
+		m->cookie = ev->netns_cookie;
+		m->tries = 0;
+	}
+	if (++m->tries == NETNS_MISS_TRIES) {
+		p->unfound++;
+		bpftune_log(LOG_DEBUG, "netns: cannot find netns cookie %llu (event of tuner %s, pid %u): its destruction will not be seen",
+			    (unsigned long long)ev->netns_cookie,
+			    bpftune_tuner_name(t), ev->pid);
+	}
+}
+
+static void observe_event(const struct bpftune_tuner *t,
+			  const struct bpftune_event *ev)
+{
+	ensure_tracked(t, ev);
+}
+
+/* Enter every named netns once so that they are tracked from the start. */
+static void track_named(void)
+{
+	struct dirent *d;
+	DIR *dir;
+	int fd, saved;
+
+	dir = opendir("/run/netns");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(dir), d->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (!bpftune_netns_enter(fd, &saved))
+			bpftune_netns_leave(saved);
+		close(fd);
+	}
+	closedir(dir);
+}
+
+static bool prog_loaded(const struct bpftune_tuner *t, const char *name)
+{
+	struct bpf_program *prog;
+
+	prog = bpf_object__find_program_by_name(t->obj, name);
+	return prog && bpf_program__autoload(prog);
+}
+
+static struct bpftune_observer observer = { .event = observe_event };
+
+static int netns_init(struct bpftune_tuner *t, void *priv)
+{
+	struct netns_priv *p = priv;
+	bool fn, complete;
+
+	if (priv_of_observer)
+		return -EEXIST;
+	p->tuner = t;
+	p->live_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, netns_watch_bpf, netns_live));
+	if (p->live_fd < 0)
+		return p->live_fd;
+	priv_of_observer = p;
+	bpftune_observer_add(&observer);
+	fn = prog_loaded(t, "netns_gone__exit");
+	p->every_exit = fn;
+	/* the tracepoint path sees only what it tracks: setns is how */
+	complete = fn || prog_loaded(t, "opt_setns");
+	/* what the cache learnt before we ran was never tracked */
+	bpftune_netns_flush();
+	bpftune_netns_set_tracking(complete);
+	if (!fn)
+		track_named();
+	bpftune_log(LOG_INFO, "netns: destruction seen through %s%s",
+		    fn ? "proc_net_ns_exit()" : "the netns workqueue (cleanup_net()) and tracked namespaces",
+		    complete ? "" : "; no setns tracepoint: namespaces that existed before the daemon are not followed");
+	return 0;
+}
+
+static void netns_fini(struct bpftune_tuner *t, void *priv)
+{
+	struct netns_priv *p = priv;
+	uint64_t key, next, *prev = NULL;
+	unsigned int tracked = 0;
+
+	(void)t;
+	while (!bpf_map_get_next_key(p->live_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		tracked++;
+	}
+	bpftune_log(LOG_INFO, "netns: %llu created, %llu seen, %llu destroyed (%llu per-netns states released); %u tracked now, %llu entered to track them, %llu not found; per-netns tuner states: %u, netns cache entries: %u",
+		    (unsigned long long)p->created, (unsigned long long)p->seen,
+		    (unsigned long long)p->destroyed,
+		    (unsigned long long)p->released, tracked,
+		    (unsigned long long)p->entered,
+		    (unsigned long long)p->unfound, bpftune_netns_states(),
+		    bpftune_netns_cached());
+	bpftune_netns_set_tracking(false);
+	bpftune_observer_remove(&observer);
+	priv_of_observer = NULL;
+}
+
+static void log_event(const struct bpftune_event *ev, const char *what,
+		      const char *how)
+{
+	bpftune_log(LOG_DEBUG, "netns: cookie %llu %s by pid %u (%.*s)%s%s",
+		    (unsigned long long)ev->netns_cookie, what, ev->pid,
+		    BPFTUNE_COMM_LEN, ev->comm, how ? " with " : "", how ? how : "");
+}
+
+static void netns_event(struct bpftune_tuner *t, void *priv,
+			const struct bpftune_event *ev)
+{
+	const struct netns_change *c = (const void *)ev->payload;
+	struct netns_priv *p = priv;
+	char where[128];
+	unsigned int n;
+
+	(void)t;
+	switch (ev->scenario_id) {
+	case NETNS_SCENARIO_CREATED:
+		p->created++;
+		log_event(ev, "created", source_name(c->source));
+		break;
+	case NETNS_SCENARIO_SEEN:
+		p->seen++;
+		log_event(ev, "tracked from now on: entered", NULL);
+		break;
+	case NETNS_SCENARIO_DESTROYED:
+		p->destroyed++;
+		bpftune_netns_describe(ev->netns_cookie, where, sizeof(where));
+		n = bpftune_netns_gone(ev->netns_cookie, "netns destroyed");
+		p->released += n;
+		bpftune_log(n ? LOG_INFO : LOG_DEBUG, "netns: %s destroyed (seen by %s): %u per-netns states and change records released",
+			    where, source_name(c->source), n);
+		break;
+	default:
+		return;
+	}
+	if (c->tracked_full > p->tracked_full) {
+		p->tracked_full = c->tracked_full;
+		bpftune_log(LOG_WARNING, "netns: %llu namespaces not tracked: more than %d at once",
+			    (unsigned long long)c->tracked_full, NETNS_MAX_TRACKED);
+	}
+}
+
+static const struct bpftune_scenario_desc scenarios[] = {
+	[NETNS_SCENARIO_CREATED] = {
+		.name = "netns created",
+		.description = "a task created a network namespace",
+		.payload_size = sizeof(struct netns_change),
+	},
+	[NETNS_SCENARIO_SEEN] = {
+		.name = "netns seen",
+		.description = "a network namespace that existed already was entered",
+		.payload_size = sizeof(struct netns_change),
+	},
+	[NETNS_SCENARIO_DESTROYED] = {
+		.name = "netns destroyed",
+		.description = "a network namespace was destroyed: per-netns state is freed",
+		.payload_size = sizeof(struct netns_change),
+	},
+};
+
+BPFTUNE_SKEL_GLUE(netns_watch_bpf)
+BPFTUNE_SKEL_GLUE(netns_watch_bpf_legacy)
+
+const struct bpftune_tuner_ops bpftune_netns_watch_ops =
+	BPFTUNE_OPS_INITIALIZER(BPFTUNE_KIND_CORE, netns_watch_bpf,
+		.name = "netns",
+		.description = "netns tracking: follows network namespaces coming and going, frees per-netns state",
+		BPFTUNE_SCENARIOS(scenarios),
+		.priv_size = sizeof(struct netns_priv),
+		.init = netns_init,
+		.fini = netns_fini,
+		.event = netns_event);

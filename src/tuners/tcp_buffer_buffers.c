@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tcp_buffer: the buffer maxima tcp_rmem[2] / tcp_wmem[2] with the latency
+ * guard, and receive autotuning.  Reads and writes here; the decisions
+ * are in tcp_buffer_policy.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <bpftune/correlation.h>
+
+#include "tcp_buffer.h"
+
+static const char *buf_name(unsigned int tunable)
+{
+	return tunable == TB_RMEM ? "tcp_rmem" : "tcp_wmem";
+}
+
+/* what the guard looked at, for the decision's inputs */
+static void guard_inputs(const struct tb_guard_verdict *v, char *inputs,
+			 size_t len)
+{
+	size_t used = strlen(inputs);
+
+	if (v->have_fit && used < len)
+		used += snprintf(inputs + used, len - used,
+				 " guard_r=%.3f guard_rtt_rise=%.2f guard_samples=%u",
+				 v->r, v->rise, v->samples);
+	if (v->have_gain && used < len)
+		snprintf(inputs + used, len - used, " guard_rate_gain=%.2f", v->gain);
+}
+
+/*
+ * The windows of (max, RTT) and (max, throughput) of @tunable in @n's
+ * netns get what was seen at the max now in force; when RTT rose with
+ * the max while throughput stood still, step back and hold.
+ */
+static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
+			unsigned int tunable, struct tb_netns *n,
+			const long *cur, char *inputs, size_t len)
+{
+	struct tb_guard *g = &n->guard[tunable];
+	struct tb_guard_verdict v;
+	struct bpftune_corr *c, *rc;
+	char reason[320], gains[64] = "";
+	bool trips;
+
+	/* throughput windows take the slots past the tunables */
+	c = bpftune_corr_for(s->tuner, tunable, n->ns.cookie);
+	rc = bpftune_corr_for(s->tuner, TB_NUM_TUNABLES + tunable, n->ns.cookie);
+	if (!c || !rc)
+		return false;
+	tb_guard_feed(g, c, rc, cur[2]);
+	trips = tb_guard_check(g, c, rc, cur, bpftune_learning_rate(),
+			       bpftune_now_ms(), &v);
+	guard_inputs(&v, inputs, len);
+	if (!trips)
+		return false;
+	if (v.have_gain)
+		snprintf(gains, sizeof(gains), ", throughput %+.0f%%", v.gain * 100);
+	bpftune_decide(s->tuner, ev, TCP_BUFFER_LATENCY_GUARD, tunable,
+		       "latency-guard", inputs, "step back");
+	snprintf(reason, sizeof(reason),
+		 "RTT rose with the %s max (r=%.2f over %u settings; line fitted across them: RTT +%.0f%%%s of the mean): more buffer only added queueing; stepping back and holding for %llu s",
+		 buf_name(tunable), v.r, v.samples, v.rise * 100, gains,
+		 (unsigned long long)v.hold_ms / 1000);
+	bpftune_corr_reset(c);
+	bpftune_corr_reset(rc);
+	bpftune_tunable_set(s->tuner, tunable, ev, TCP_BUFFER_LATENCY_GUARD,
+			    v.back, 3, reason);
+	return true;
+}
+
+void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
+			const struct bpftune_event *ev)
+{
+	const struct tcp_buffer_event *e = (const void *)ev->payload;
+	unsigned int scenario = ev->scenario_id;
+	unsigned int tunable = scenario == TCP_BUFFER_RMEM_NEAR_MAX ? TB_RMEM : TB_WMEM;
+	struct tb_state *s = priv;
+	struct tb_buf_in in = {
+		.pressure = e->pressure, .tcp_pages = e->allocated,
+		.tcp_mem1 = e->mem[1], .cap = TB_BUF_CAP,
+		.rate = bpftune_learning_rate(),
+	};
+	char inputs[384], reason[256];
+	enum tb_buf_verdict v;
+	struct tb_netns *n;
+	long want[3];
+	int ret;
+
+	ret = bpftune_tunable_get(t, tunable, ev, in.live);
+	snprintf(inputs, sizeof(inputs),
+		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u rate_kbps=%u tcp_pages=%lld tcp_mem1=%lld pressure=%u",
+		 e->value, (long long)e->limit[2], ret == 3 ? in.live[2] : -1L,
+		 e->rtt_us, e->rate_kbps, (long long)e->allocated,
+		 (long long)e->mem[1], e->pressure);
+	v = tb_buf_precheck(ret == 3, in.live, e->limit[2]);
+	if (v != TB_BUF_GROW) {
+		bpftune_decide(s->tuner, ev, scenario, tunable, "grow-near-limit",
+			       inputs, tb_buf_action(v));
+		return;
+	}
+	n = bpftune_netns_table_get(s->tuner, ev);
+	if (!n)
+		return;
+	tb_guard_observe(&n->guard[tunable], e->rtt_us, e->rate_kbps);
+	in.lowmem = s->lowmem || n->lowmem;
+	in.held = n->guard[tunable].hold_until_ms > bpftune_now_ms();
+	v = tb_buf_decide(&in, want);
+	if (v != TB_BUF_GROW) {
+		bpftune_decide(s->tuner, ev, scenario, tunable, "grow-near-limit",
+			       inputs, tb_buf_action(v));
+		return;
+	}
+	if (guard_trips(s, ev, tunable, n, in.live, inputs, sizeof(inputs)))
+		return;
+	bpftune_decide(s->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
+		       tb_buf_action(v));
+	snprintf(reason, sizeof(reason),
+		 "a socket's %s buffer (%u bytes) came within %.4g%% of the %s max",
+		 tunable == TB_RMEM ? "receive" : "send", e->value,
+		 100.0 / (1 << (6 - bpftune_learning_rate())), buf_name(tunable));
+	if (bpftune_tunable_set(s->tuner, tunable, ev, scenario, want, 3,
+				reason) == 1)
+		n->guard[tunable].raised_from = in.live[2];
+}
+
+/* Autotuning off and a receiver full up to its fixed buffer. */
+void tb_rcvbuf_no_autotune(struct bpftune_tuner *t, void *priv,
+			   const struct bpftune_event *ev)
+{
+	const struct tcp_buffer_event *e = (const void *)ev->payload;
+	struct tb_state *s = priv;
+	char inputs[128];
+	long moderate;
+
+	snprintf(inputs, sizeof(inputs), "rcvbuf=%u rmem_max=%lld moderate_rcvbuf=%u",
+		 e->value, (long long)e->limit[2], e->moderate_rcvbuf);
+	if (bpftune_tunable_get(t, TB_MODERATE_RCVBUF, ev, &moderate) != 1 ||
+	    moderate) {
+		bpftune_decide(s->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF,
+			       "enable-autotuning", inputs, "none: autotuning is on");
+		return;
+	}
+	bpftune_decide(s->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF,
+		       "enable-autotuning", inputs, "enable");
+	tb_set1(s, ev, TB_MODERATE_RCVBUF, ev->scenario_id, 1,
+		"a receiver's queue filled its fixed buffer while receive autotuning was off; autotuning sizes it within tcp_rmem");
+}

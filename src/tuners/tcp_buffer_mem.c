@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tcp_buffer: tcp_mem and low-memory mode.  tcp_mem grows near the
+ * pressure threshold; when TCP is really short, low-memory mode turns
+ * metrics saving off, skb pages to order 0 and shrinks the buffer maxima,
+ * and the timer undoes it once the pressure is gone.  Reads and writes
+ * here; the decisions are in tcp_buffer_policy.c.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <bpftune/proc.h>
+
+#include "tcp_buffer.h"
+
+/* low-memory mode: shrink at most this often, to no less than 1/4 */
+#define SHRINK_EVERY_MS		1000
+/* checks in a row without pressure before low-memory mode is undone */
+#define RECOVERED_CHECKS	2
+
+static const char *buf_name(unsigned int tunable)
+{
+	return tunable == TB_RMEM ? "tcp_rmem" : "tcp_wmem";
+}
+
+static void save_and_set(struct tb_state *s, const struct bpftune_event *ev,
+			 unsigned int tunable, long value, long *saved,
+			 const char *reason)
+{
+	long old;
+
+	if (bpftune_tunable_get(s->tuner, tunable, ev, &old) != 1)
+		return;
+	if (tb_set1(s, ev, tunable, TCP_BUFFER_MEM_EXHAUSTED, value, reason) == 1 &&
+	    *saved < 0)
+		*saved = old;
+}
+
+/* The buffer maxima of @n's netns, one step down each. */
+static void lowmem_shrink(struct tb_state *s, const struct bpftune_event *ev,
+			  struct tb_netns *n, const char *why)
+{
+	char reason[512];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		unsigned int tunable = i ? TB_WMEM : TB_RMEM;
+		long cur[3], want[3];
+
+		if (bpftune_tunable_get(s->tuner, tunable, ev, cur) != 3)
+			continue;
+		tb_lowmem_shrink(cur, n->saved_max[i], bpftune_learning_rate(), want);
+		snprintf(reason, sizeof(reason),
+			 "low-memory mode: %s; shrinking the %s max limits what each socket can hold",
+			 why, buf_name(tunable));
+		if (bpftune_tunable_set(s->tuner, tunable, ev,
+					TCP_BUFFER_MEM_EXHAUSTED, want, 3,
+					reason) == 1 && n->saved_max[i] < 0)
+			n->saved_max[i] = cur[2];
+	}
+}
+
+/* TCP has no memory left: use less of it per socket, in @n's netns. */
+static void lowmem_apply(struct tb_state *s, const struct bpftune_event *ev,
+			 struct tb_netns *n, const char *why)
+{
+	uint64_t now = bpftune_now_ms();
+	char reason[512];
+
+	snprintf(reason, sizeof(reason), "low-memory mode: %s", why);
+	if (!s->lowmem) {
+		s->lowmem = true;
+		s->calm_checks = 0;
+		save_and_set(s, ev, TB_HIGH_ORDER_OFF, 1, &s->saved_high_order,
+			     reason);
+	}
+	if (!n->lowmem) {
+		n->lowmem = true;
+		save_and_set(s, ev, TB_NO_METRICS_SAVE, 1, &n->saved_no_metrics,
+			     reason);
+		save_and_set(s, ev, TB_NO_SSTHRESH_SAVE, 1, &n->saved_no_ssthresh,
+			     reason);
+	}
+	if (now - n->last_shrink_ms >= SHRINK_EVERY_MS) {
+		n->last_shrink_ms = now;
+		lowmem_shrink(s, ev, n, why);
+	}
+	tb_timer_update(s);
+}
+
+static void restore1(struct tb_state *s, const struct bpftune_event *ev,
+		     unsigned int tunable, long *saved, const char *reason)
+{
+	if (*saved >= 0)
+		tb_set1(s, ev, tunable, TCP_BUFFER_MEM_RECOVERED, *saved, reason);
+	*saved = -1;
+}
+
+static void lowmem_undo_netns(struct tb_state *s, struct tb_netns *n,
+			      const char *why, const char *reason)
+{
+	struct bpftune_event ev;
+	unsigned int i;
+
+	bpftune_event_init(&ev, s->tuner, TCP_BUFFER_MEM_RECOVERED, n->ns.cookie,
+			   n->ns.pid);
+	bpftune_decide(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1,
+		       "undo-low-memory", why, "restore");
+	restore1(s, &ev, TB_NO_METRICS_SAVE, &n->saved_no_metrics, reason);
+	restore1(s, &ev, TB_NO_SSTHRESH_SAVE, &n->saved_no_ssthresh, reason);
+	for (i = 0; i < 2; i++) {
+		unsigned int tunable = i ? TB_WMEM : TB_RMEM;
+		long cur[3];
+
+		if (n->saved_max[i] > 0 &&
+		    bpftune_tunable_get(s->tuner, tunable, &ev, cur) == 3) {
+			cur[2] = n->saved_max[i];
+			bpftune_tunable_set(s->tuner, tunable, &ev,
+					    TCP_BUFFER_MEM_RECOVERED, cur, 3, reason);
+		}
+		n->saved_max[i] = -1;
+	}
+	n->lowmem = false;
+}
+
+static void lowmem_undo(struct tb_state *s, const char *why)
+{
+	struct bpftune_event ev;
+	char reason[256];
+	struct tb_netns *n;
+
+	snprintf(reason, sizeof(reason),
+		 "TCP memory pressure gone (%s): undoing low-memory mode", why);
+	bpftune_netns_table_for_each(s->tuner, n)
+		if (n->lowmem)
+			lowmem_undo_netns(s, n, why, reason);
+	bpftune_event_init(&ev, s->tuner, TCP_BUFFER_MEM_RECOVERED, 0, 0);
+	restore1(s, &ev, TB_HIGH_ORDER_OFF, &s->saved_high_order, reason);
+	s->lowmem = false;
+}
+
+/* The reason low-memory mode is entered, for the log. */
+static void lowmem_why(const struct tb_mem_in *in, const struct tb_mem_out *out,
+		       char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (TCP holds %ld pages, tcp_mem %ld %ld %ld)",
+		 in->refused ? "the kernel refused TCP socket memory" :
+		 out->at_max ? "TCP memory is near the tcp_mem hard limit" :
+			       "tcp_mem cannot grow further",
+		 in->pages, in->cur[0], in->cur[1], in->cur[2]);
+}
+
+/*
+ * TCP memory near tcp_mem[1], or allocations refused.  Grow tcp_mem while
+ * there is room; when the kernel had to refuse socket memory, or tcp_mem
+ * cannot grow, TCP is really short: low-memory mode.
+ */
+void tb_memory_event(struct bpftune_tuner *t, void *priv,
+		     const struct bpftune_event *ev)
+{
+	const struct tcp_buffer_event *e = (const void *)ev->payload;
+	struct tb_state *s = priv;
+	struct tb_mem_in in = {
+		.pages = e->allocated, .pressure = e->pressure,
+		.refused = ev->scenario_id == TCP_BUFFER_MEM_EXHAUSTED,
+		.cap = s->mem_cap, .rate = bpftune_learning_rate(),
+	};
+	char inputs[320], reason[320];
+	struct tb_mem_out out;
+	unsigned int scenario;
+	struct tb_netns *n;
+
+	if (bpftune_tunable_get(t, TB_MEM, NULL, in.cur) != 3)
+		return;
+	if (bpftune_proc_protocol_memory("TCP", &in.pages, &in.pressure) < 0)
+		in.pages = e->allocated;
+	in.avail = bpftune_mem_available_pages();
+	tb_mem_decide(&in, &out);
+	scenario = out.exhausted ? TCP_BUFFER_MEM_EXHAUSTED : TCP_BUFFER_MEM_PRESSURE;
+	snprintf(inputs, sizeof(inputs),
+		 "tcp_pages=%ld event_pages=%lld tcp_mem=%ld,%ld,%ld pressure=%d refused=%d avail_pages=%ld ceiling=%ld",
+		 in.pages, (long long)e->allocated, in.cur[0], in.cur[1], in.cur[2],
+		 in.pressure, in.refused, in.avail, out.ceiling);
+	bpftune_decide(s->tuner, ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
+		       tb_mem_action(out.verdict));
+	if (out.verdict == TB_MEM_GROW) {
+		snprintf(reason, sizeof(reason),
+			 "TCP holds %ld pages, %s the tcp_mem pressure threshold %ld%s; growing up to %ld pages at most (what TCP holds plus a quarter of available memory)",
+			 in.pages, in.pages >= in.cur[1] ? "over" : "near", in.cur[1],
+			 in.refused ? ", and the kernel refused socket memory" : "",
+			 out.ceiling);
+		bpftune_tunable_set(s->tuner, TB_MEM, ev, scenario, out.want, 3,
+				    reason);
+	}
+	if (!out.lowmem)
+		return;
+	n = bpftune_netns_table_get(s->tuner, ev);
+	if (!n)
+		return;
+	lowmem_why(&in, &out, reason, sizeof(reason));
+	bpftune_decide(s->tuner, ev, TCP_BUFFER_MEM_EXHAUSTED, -1, "low-memory-mode",
+		       inputs, "enter");
+	lowmem_apply(s, ev, n, reason);
+}
+
+void tb_mem_timer(struct tb_state *s)
+{
+	struct bpftune_event ev;
+	long pages, cur[3];
+	bool pressure, calm;
+	char why[160];
+
+	if (!s->lowmem || bpftune_proc_protocol_memory("TCP", &pages, &pressure) ||
+	    bpftune_tunable_get(s->tuner, TB_MEM, NULL, cur) != 3)
+		return;
+	snprintf(why, sizeof(why), "tcp_pages=%ld tcp_mem=%ld,%ld,%ld pressure=%d",
+		 pages, cur[0], cur[1], cur[2], pressure);
+	bpftune_event_init(&ev, s->tuner, TCP_BUFFER_MEM_RECOVERED, 0, 0);
+	calm = tb_mem_calm(pages, pressure, cur[1], bpftune_learning_rate());
+	s->calm_checks = calm ? s->calm_checks + 1 : 0;
+	bpftune_decide(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory",
+		       why, s->calm_checks >= RECOVERED_CHECKS ? "restore" :
+		       "none: still near pressure");
+	if (s->calm_checks >= RECOVERED_CHECKS)
+		lowmem_undo(s, why);
+}

@@ -1,0 +1,326 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# bpftune-telemetry dataset build by workload category, seed 003's sched
+# formats (from fixture sched tables: the collector comes in phase 2),
+# graphs across runs, and the README's pandas example.  Offline: run files
+# made by fixtures, no daemon, no lock.
+
+load helpers
+
+TOOL="$REPO/tools/bpftune-telemetry"
+SCHEMA="$REPO/build/bin/telemetry-schema"
+PY=/usr/bin/python3
+
+setup() {
+	"$SCHEMA" --sql > "$BATS_TEST_TMPDIR/schema.sql"
+	# the declarations every run file of the daemon holds
+	"$SCHEMA" --json > "$BATS_TEST_TMPDIR/decl.json"
+	FIX="$BATS_TEST_TMPDIR/runs"
+}
+
+# fixture LABEL:RUNS...: run files like the daemon's, then sched tables
+# (--except LABEL,... leaves some runs without them)
+fixture() {
+	$PY "$REPO/test/telemetry_fixture.py" --decl "$BATS_TEST_TMPDIR/decl.json" \
+		"$BATS_TEST_TMPDIR/schema.sql" "$FIX" "$@"
+}
+sched_fixture() {
+	$PY "$REPO/test/sched_fixture.py" "$REPO/docs/collectors.md" "$FIX" "$@"
+}
+
+csv_rows() {
+	$PY -c 'import csv, sys; print(sum(1 for _ in csv.DictReader(open(sys.argv[1]))))' "$1"
+}
+
+# distinct values of a column of a CSV file, one per line, sorted
+csv_values() {
+	$PY -c '
+import csv, sys
+print("\n".join(sorted({r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1]))})))' "$1" "$2"
+}
+
+json_get() {
+	$PY -c 'import json, sys; m = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# the seed's four categories, 3 runs each but io_mixed (one run); extra
+# LABEL:RUNS arguments are runs without sched tables
+seed_runs() {
+	local extra=() e
+	for e in "$@"; do
+		extra+=("$e")
+	done
+	fixture hackbench_pipe_small:2 hackbench_socket_small:1 sysbench_cpu_4t:3 \
+		cpu_bound_4p:2 cpu_bound_8p:1 io_mixed:1 "${extra[@]}"
+	sched_fixture --except "$(IFS=,; echo "${extra[*]%%:*}")"
+}
+
+@test "dataset build: a category is held out whole, near-duplicate labels with it" {
+	fixture iperf3-tcp:2 iperf3-tcp-reverse:2 iperf3-udp:2 iperf3-udp-reverse:1 \
+		cpu_bound_4p:2 cpu_bound_8p:2
+	local ds="$BATS_TEST_TMPDIR/ds" seed held s
+	for seed in 1 2 3 4 5 6; do
+		"$TOOL" dataset build --seed "$seed" --out "$ds" "$FIX" >/dev/null
+		held="$(json_get "$ds/dataset_meta.json" 'm["holdout_category"]')"
+		[[ "$held" =~ ^(network_tcp|network_udp|cpu_bound)$ ]]
+		# every label of the held category in test_unseen, none elsewhere
+		[ "$(csv_values "$ds/test_unseen/runs.csv" category)" = "$held" ]
+		case "$held" in
+		network_tcp) [ "$(csv_values "$ds/test_unseen/runs.csv" label | tr '\n' ' ')" = "iperf3-tcp iperf3-tcp-reverse " ] ;;
+		cpu_bound) [ "$(csv_rows "$ds/test_unseen/runs.csv")" -eq 4 ] ;;
+		esac
+		for s in train test_seen; do
+			! csv_values "$ds/$s/runs.csv" category | grep -qx "$held"
+		done
+	done
+	[ "$(json_get "$ds/dataset_meta.json" 'm["category_of_label"]["iperf3-udp-reverse"]')" = network_udp ]
+	[ "$(json_get "$ds/dataset_meta.json" 'm["seed"]')" = 6 ]
+	# --holdout names a category; a label is refused
+	"$TOOL" dataset build --holdout network_udp --out "$ds" "$FIX"
+	[ "$(csv_values "$ds/test_unseen/runs.csv" label | tr '\n' ' ')" = "iperf3-udp iperf3-udp-reverse " ]
+	run "$TOOL" dataset build --holdout iperf3-udp --out "$ds" "$FIX"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no run has category 'iperf3-udp'"* ]]
+	# the default seed is 42, as seed 003's
+	"$TOOL" dataset build --out "$ds" "$FIX" >/dev/null
+	[ "$(json_get "$ds/dataset_meta.json" 'm["seed"]')" = 42 ]
+}
+
+@test "dataset build: every CSV carries label, category and trace_id; all/ holds every run" {
+	fixture iperf3-tcp:2 cpu_bound_4p:2 io_mixed:2
+	local ds="$BATS_TEST_TMPDIR/ds" s f
+	"$TOOL" dataset build --seed 1 --out "$ds" "$FIX"
+	for s in train test_seen test_unseen all; do
+		for f in "$ds/$s"/*.csv; do
+			head -1 "$f" | tr -d '\r' | tr ',' '\n' > "$BATS_TEST_TMPDIR/cols"
+			for c in label category trace_id run_id; do
+				grep -qx "$c" "$BATS_TEST_TMPDIR/cols" || { echo "$f: no $c"; false; }
+			done
+		done
+	done
+	# all/ = every run; a row's trace_id names its label and run
+	[ "$(csv_rows "$ds/all/runs.csv")" -eq 6 ]
+	$PY - "$ds/all/events.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows
+for r in rows:
+    assert r["trace_id"] == "%s_%s" % (r["label"], r["run_id"].replace("-", "")[:8]), r
+    assert r["category"] == {"iperf3-tcp": "network_tcp", "cpu_bound_4p": "cpu_bound",
+                             "io_mixed": "io_mixed"}[r["label"]], r
+PY
+	# export carries them too, after the table's own columns
+	"$TOOL" export --csv "$BATS_TEST_TMPDIR/csv" "$FIX"
+	[ "$(head -1 "$BATS_TEST_TMPDIR/csv/changes.csv" | tr -d '\r' | awk -F, '{print $(NF-2)","$(NF-1)","$NF}')" = "label,category,trace_id" ]
+	[ "$(head -1 "$BATS_TEST_TMPDIR/csv/runs.csv" | tr -d '\r' | tr ',' '\n' | grep -cx label)" -eq 1 ]
+}
+
+@test "dataset build: a seen category with a single run is split in time, and the meta says so" {
+	fixture sysbench_cpu_4t:3 cpu_bound_4p:3 io_mixed:1
+	local ds="$BATS_TEST_TMPDIR/ds" rid
+	"$TOOL" dataset build --holdout sysbench_cpu --out "$ds" "$FIX"
+	[ "$(json_get "$ds/dataset_meta.json" 'm["event_level_split"]["categories"]')" = "['io_mixed']" ]
+	json_get "$ds/dataset_meta.json" 'm["event_level_split"]["why"]' | grep -q "single run"
+	rid="$(json_get "$ds/dataset_meta.json" 'm["event_level_split"]["runs"][0]["run_id"]')"
+	# the run is in train and in test_seen, as two traces; its time-series
+	# rows are divided at the cutoff, none lost, none twice
+	$PY - "$ds" "$rid" <<'PY'
+import csv, json, sys
+ds, rid = sys.argv[1:]
+m = json.load(open(ds + "/dataset_meta.json"))
+note = m["event_level_split"]["runs"][0]
+cut = note["cutoff_ts_uptime_us"]
+def rows(split, table):
+    return [r for r in csv.DictReader(open("%s/%s/%s.csv" % (ds, split, table)))
+            if r["run_id"] == rid]
+for table in ("samples_system", "samples_tcp", "health"):
+    head, tail, every = rows("train", table), rows("test_seen", table), rows("all", table)
+    assert head and tail, (table, len(head), len(tail))
+    assert len(head) + len(tail) == len(every), table
+    assert all(int(r["ts_uptime_us"]) < cut for r in head)
+    assert all(int(r["ts_uptime_us"]) >= cut for r in tail)
+    assert {r["trace_id"] for r in head} == {note["trace_ids"]["train"]}
+    assert {r["trace_id"] for r in tail} == {note["trace_ids"]["test_seen"]}
+# the run's description is in both parts
+assert len(rows("train", "runs")) == len(rows("test_seen", "runs")) == 1
+assert rid in m["splits"]["train"]["runs"] and rid in m["splits"]["test_seen"]["runs"]
+PY
+	# no trace_id in two splits
+	[ "$( (csv_values "$ds/train/runs.csv" trace_id; csv_values "$ds/test_seen/runs.csv" trace_id;
+	       csv_values "$ds/test_unseen/runs.csv" trace_id) | sort | uniq -d | wc -l)" -eq 0 ]
+	# with runs enough, no fallback
+	rm -rf "$FIX"
+	fixture sysbench_cpu_4t:3 cpu_bound_4p:3 io_mixed:2
+	"$TOOL" dataset build --out "$ds" "$FIX"
+	[ "$(json_get "$ds/dataset_meta.json" 'm["event_level_split"]')" = None ]
+}
+
+@test "dataset build --format sched: seed 003's columns, traces whole, time_diff in ns from 0" {
+	seed_runs iperf3-tcp:1	# a run without sched events: left out
+	local ds="$BATS_TEST_TMPDIR/ds" s held
+	run "$TOOL" dataset build --format sched --out "$ds" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 run(s) without sched_switch events left out"* ]]
+	for s in train test_seen test_unseen all; do
+		[ "$(head -1 "$ds/$s.csv" | tr -d '\r')" = \
+		  "timestamp,time_diff,task_name,pid,cpu,prev_state,prev_comm,workload_type,trace_id" ]
+	done
+	held="$(json_get "$ds/dataset_meta.json" 'm["holdout_category"]')"
+	$PY - "$ds" "$held" "$FIX" <<'PY'
+import csv, glob, json, re, sqlite3, sys
+ds, held, fix = sys.argv[1:]
+m = json.load(open(ds + "/dataset_meta.json"))
+cat_of = m["category_of_label"]
+# the fixture's switch events, per run, in time order
+switch = {}
+for f in glob.glob(fix + "/*.db"):
+    db = sqlite3.connect(f)
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sched_events'").fetchone():
+        continue
+    rid = db.execute("SELECT run_id FROM runs").fetchone()[0]
+    switch[rid] = db.execute("SELECT ts_ns, comm, pid, cpu, prev_state, prev_comm FROM "
+                             "sched_events WHERE event = 'switch' ORDER BY ts_ns").fetchall()
+split_of = {}
+for s in ("train", "test_seen", "test_unseen", "all"):
+    rows = list(csv.DictReader(open("%s/%s.csv" % (ds, s))))
+    assert len(rows) == m["splits"][s]["events"], s
+    traces = {}
+    for r in rows:
+        assert re.fullmatch(r"\d+\.\d{6}", r["timestamp"]), r
+        assert re.fullmatch(r"\d+\.\d{9}", r["time_diff"]), r
+        assert r["prev_state"] in list("RSDTtXZPI"), r
+        traces.setdefault(r["trace_id"], []).append(r)
+        if s != "all":
+            assert split_of.setdefault(r["trace_id"], s) == s, ("trace in two splits", r)
+        cat = cat_of[r["workload_type"]]
+        assert (cat == held) == (s == "test_unseen") or s == "all", (s, r)
+    for tid, rs in traces.items():
+        assert rs[0]["time_diff"] == "0.000000000", tid
+        ns = [int(r["timestamp"].replace(".", "")) for r in rs]
+        assert ns == sorted(ns), tid
+    if s == "all":
+        # every switch of every run, exact to the nanosecond
+        assert len(traces) == len(switch)
+        for tid, rs in traces.items():
+            rid = next(k for k in switch if k.replace("-", "")[:8] == tid.rsplit("_", 1)[1])
+            ev = switch[rid]
+            assert [(r["task_name"], int(r["pid"]), int(r["cpu"]), r["prev_state"],
+                     r["prev_comm"]) for r in rs] == [e[1:] for e in ev]
+            for a, b, r in zip(ev, ev[1:], rs[1:]):
+                d = b[0] - a[0]
+                assert r["time_diff"] == "%d.%09d" % divmod(d, 10**9), (r, d)
+            assert rs[0]["timestamp"] == "%d.%06d" % divmod(ev[0][0] // 1000, 10**6)
+assert m["table"] == "sched_events" and len(m["runs_without_sched_events"]) == 1
+assert all(v is not None for v in m["splits"]["all"]["lost_events"].values())
+print("ok", {s: m["splits"][s]["events"] for s in m["splits"]})
+PY
+	# io_mixed has a single run: split at an event, both parts from time_diff 0
+	[ "$(json_get "$ds/dataset_meta.json" 'm["event_level_split"]["categories"]')" = "['io_mixed']" ] ||
+		[ "$held" = io_mixed ]
+}
+
+@test "dataset build --format sched: the same seed gives the same files, other seeds other splits" {
+	seed_runs
+	local differ=0 seed
+	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/a" "$FIX"
+	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/b" "$FIX"
+	diff -r "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	for seed in 1 2 3 4 5; do
+		"$TOOL" dataset build --format sched --seed "$seed" --out "$BATS_TEST_TMPDIR/s$seed" "$FIX"
+		cmp -s "$BATS_TEST_TMPDIR/a/test_unseen.csv" "$BATS_TEST_TMPDIR/s$seed/test_unseen.csv" ||
+			differ=$((differ + 1))
+	done
+	echo "unseen sets different from seed 42's: $differ of 5"
+	[ "$differ" -ge 1 ]
+	run "$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/c" "$REPO/test/nosuch"
+	[ "$status" -ne 0 ]
+	rm -rf "$FIX"
+	fixture cpu_bound_4p:2
+	run "$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/c" "$FIX"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no run has sched_events rows"* ]]
+}
+
+@test "dataset build --format sched-baseline: time, name, pid, task_code; one code per name" {
+	seed_runs
+	local ds="$BATS_TEST_TMPDIR/ds" sched="$BATS_TEST_TMPDIR/sched" s
+	"$TOOL" dataset build --format sched-baseline --out "$ds" "$FIX"
+	"$TOOL" dataset build --format sched --out "$sched" "$FIX"
+	for s in train test_seen test_unseen all; do
+		[ "$(head -1 "$ds/$s.csv" | tr -d '\r')" = "time,name,pid,task_code" ]
+		# the same events as the sched form, time = time_diff
+		[ "$(cut -d, -f2,3,4 "$sched/$s.csv" | tail -n +2 | md5sum)" = \
+		  "$(cut -d, -f1,2,3 "$ds/$s.csv" | tail -n +2 | md5sum)" ]
+	done
+	$PY - "$ds" <<'PY'
+import csv, json, sys
+ds = sys.argv[1]
+codes = json.load(open(ds + "/dataset_meta.json"))["task_codes"]
+assert len(set(codes.values())) == len(codes)
+count = {}
+for r in csv.DictReader(open(ds + "/all.csv")):
+    assert codes[r["name"]] == r["task_code"], r
+    count[r["name"]] = count.get(r["name"], 0) + 1
+top = max(count, key=lambda n: (count[n], -ord(n[0])))
+assert len(codes[top]) == 1 and codes[top] == "A", (top, codes[top])
+PY
+}
+
+@test "graphs: a figure per signal with a line per category, from the built-in kinds or the file's" {
+	$PY -c "import matplotlib, pandas" 2>/dev/null ||
+		skip "python3-matplotlib and python3-pandas are not installed"
+	seed_runs
+	local out="$BATS_TEST_TMPDIR/g" f
+	run "$TOOL" graphs --out "$out" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# counters (rates), gauges (values), the sched collector's counts
+	[ -f "$out/samples_tcp.retrans_segs.png" ]
+	[ -f "$out/samples_system.load1.png" ]
+	[ -f "$out/sched_stats.switch.png" ]
+	# a signal that never moves is not drawn
+	[ ! -f "$out/samples_system.mem_total_kb.png" ]
+	for f in "$out"/*.png; do
+		[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+	done
+	[[ "$output" == *"never moved in any run: not drawn"* ]]
+	# --by label, --table: only that table
+	run "$TOOL" graphs --by label --table samples_udp --out "$BATS_TEST_TMPDIR/l" "$FIX"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$BATS_TEST_TMPDIR/l" | grep -vc '^samples_udp\.')" -eq 0 ]
+	# a file that declares its columns is drawn as declared: rcvbuf_errors a
+	# gauge here (the daemon's files declare every table; undeclared ones,
+	# like these sched fixture tables, get the built-in kinds)
+	for f in "$FIX"/*.db; do
+		$PY - "$f" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = db.execute("UPDATE telemetry_columns SET kind = 'gauge' WHERE table_name = 'samples_udp' "
+               "AND column_name = 'rcvbuf_errors'").rowcount
+assert n == 1, n
+db.commit()
+PY
+	done
+	run "$TOOL" graphs --table samples_udp --out "$BATS_TEST_TMPDIR/d" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$BATS_TEST_TMPDIR/d")" = "samples_udp.rcvbuf_errors.png" ]
+}
+
+@test "README: the pandas example loads a split" {
+	$PY -c "import pandas" 2>/dev/null || skip "python3-pandas is not installed"
+	fixture iperf3-tcp:2 cpu_bound_4p:2 io_mixed:2
+	sched_fixture
+	"$TOOL" dataset build --out "$BATS_TEST_TMPDIR/dataset" "$FIX"
+	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/sched" "$FIX"
+	# the README's example, as printed there
+	sed -n '/^<!-- pandas example: begin -->/,/^<!-- pandas example: end -->/p' "$REPO/README.md" |
+		sed -n '/^```python$/,/^```$/p' | sed '1d;$d' > "$BATS_TEST_TMPDIR/example.py"
+	[ -s "$BATS_TEST_TMPDIR/example.py" ]
+	cd "$BATS_TEST_TMPDIR"
+	run $PY example.py
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"train:"* ]]
+}

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Fuzz targets (libFuzzer + ASan + UBSan, clang); included by the top-level
+# Makefile, so paths are relative to the top of the tree.
+#
+#   make fuzz                     build every test/unit/fuzz/fuzz_*.c and run
+#                                 each for FUZZ_SECS (default 60)
+#   make fuzz FUZZ_SECS=30        the CI variant is make fuzz-ci
+#   make fuzz FUZZ_TARGETS=journal   some targets only
+#   make fuzz-build               build them only
+#
+# Every test/unit/fuzz/fuzz_<name>.c is a target.  It is linked with the
+# sources in FUZZ_SRCS_<name> and the libraries in FUZZ_LIBS_<name>:
+# adding a target is a new fuzz_<name>.c, its two lines below and a seed
+# corpus in test/unit/fuzz/corpus/<name>/ (see test/unit/fuzz/README.md).
+
+FUZZ_CC		?= $(CLANG)
+FUZZ_SECS	?= 60
+FUZZ_CFLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
+		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
+		   -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B) -Wall -Wextra -Werror
+FUZZ_ALL	:= $(patsubst test/unit/fuzz/fuzz_%.c,%,$(wildcard test/unit/fuzz/fuzz_*.c))
+FUZZ_TARGETS	?= $(FUZZ_ALL)
+
+# ---- per-target sources and libraries (keep alphabetical) ----------------
+# the in-place kernel BTF reader and the CO-RE records of BPF objects
+FUZZ_SRCS_btf		:= src/lib/core/kbtf.c src/lib/core/core_relo.c
+FUZZ_LIBS_btf		:= -lelf
+# control socket requests and JSON replies
+FUZZ_SRCS_control	:= src/lib/ops/control_proto.c
+# rollback journal records read back after a crash
+FUZZ_SRCS_journal	:= src/lib/ops/journal_record.c
+FUZZ_LIBS_journal	:= -lz
+# the policy file (/etc/bpftune/bpftune.conf and its drop-ins)
+FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
+FUZZ_LIBS_policy	:= -linih
+# /proc parsers of the tuner kit
+FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c \
+			   src/lib/kit/proc_parse.c
+# bpftune-ship: its Redis URL, watermark files and stream values
+FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c
+FUZZ_LIBS_ship		:= -lm
+# sysctl values and names
+FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c
+# plugins' telemetry declarations (ops->telemetry); the in-tree ones too
+FUZZ_SRCS_telemetry_decl := $(SCHEMA_SRCS) $(TABLES_SRCS)
+$(B)/fuzz/fuzz_telemetry_decl: $(DECLARERS)
+
+# --------------------------------------------------------------------------
+FUZZ_BINS	:= $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_ALL))
+
+.PHONY: fuzz fuzz-ci fuzz-build
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: test/unit/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*) $(LIB_HDRS) \
+		  $(wildcard include/bpftune/*.h) test/unit/fuzz/fuzz.mk
+	@mkdir -p $(@D)
+	@[ -n "$(FUZZ_SRCS_$*)" ] || { echo "fuzz: $<: no FUZZ_SRCS_$* in test/unit/fuzz/fuzz.mk" >&2; exit 1; }
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*)
+
+fuzz-build: $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	test/unit/fuzz/run.sh -b $(B)/fuzz -s $(FUZZ_SECS) $(FUZZ_TARGETS)
+
+# CI: 30 s each
+fuzz-ci: FUZZ_SECS := 30
+fuzz-ci: fuzz
