@@ -34,8 +34,10 @@ static bool names_collector(const char *name, const char *file)
 	char buf[NAME_MAX + 1];
 
 	base = base ? base + 1 : name;
+	if (bpftune_plugin_is_collector(base))
+		return !strcmp(base, file);
 	snprintf(buf, sizeof(buf), "%s_collector.so", base);
-	return !strcmp(buf, file) || !strcmp(base, file);
+	return !strcmp(buf, file);
 }
 
 static bool collector_named(const struct bpftune_allow *allow, const char *file)
