@@ -469,7 +469,7 @@ UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c
 	     src/lib/core/bpf_btf.c
 UNIT_LIB  += $(SHIP_PURE)
 
-$(UNIT_TEST): $(UNIT_SRCS) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h src/collectors/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h src/collectors/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) $(LDFLAGS) -o $@ $(UNIT_SRCS) \
 		$(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih -lnl-route-3 -lnl-3

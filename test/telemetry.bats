@@ -340,7 +340,7 @@ wakeups() {
 	local ns c t i
 	ns="$(make_netns)"
 	c="$(netns_cookie_of "$ns")"
-	make_plugin_dir tcp_buffer udp_buffer neigh_table net_buffer ip_frag netns
+	make_plugin_dir tcp_buffer udp_buffer neigh_table net_buffer ip_frag route_table
 	# observe-only: the test looks, never tunes
 	start_daemon --telemetry-dir "$TEL" --observe --sample-interval 100
 	for i in $(seq 1 100); do
@@ -352,14 +352,14 @@ wakeups() {
 	# each table declared by the plugin that owns its domain, its columns
 	# declared in their order
 	for t in samples_tcp:tcp_buffer samples_udp:udp_buffer samples_neigh:neigh_table \
-		 samples_netdev:net_buffer samples_frag:ip_frag; do
+		 samples_netdev:net_buffer samples_frag:ip_frag samples_route:route_table; do
 		[ "$(sql "SELECT owner, sampled FROM telemetry_tables WHERE table_name = '${t%%:*}'")" = "${t#*:}|1" ]
 		[ "$(sql "SELECT group_concat(column_name) FROM (SELECT column_name FROM telemetry_columns WHERE table_name = '${t%%:*}' ORDER BY position)")" = \
 		  "$(sql "SELECT group_concat(name) FROM pragma_table_info('${t%%:*}')")" ]
 		[ "$(sql "SELECT count(*) FROM ${t%%:*}")" -ge 3 ]
 	done
 	# per netns: the daemon's row every interval, and ours
-	for t in samples_tcp samples_udp samples_netdev samples_frag; do
+	for t in samples_tcp samples_udp samples_netdev samples_frag samples_route; do
 		[ "$(sql "SELECT count(*) FROM $t WHERE netns_cookie = 0")" -eq "$(sql "SELECT count(*) FROM samples_system")" ]
 		[ "$(sql "SELECT count(*) FROM $t WHERE netns_cookie = $c")" -ge 3 ]
 	done
@@ -370,6 +370,10 @@ wakeups() {
 	[ "$(sql "SELECT count(*) FROM samples_udp WHERE netns_cookie = $c AND mem_pages IS NOT NULL")" -eq 0 ]
 	[ "$(sql "SELECT count(*) FROM samples_udp WHERE netns_cookie = 0 AND mem_pages IS NULL")" -eq 0 ]
 	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $c AND in_segs IS NULL")" -eq 0 ]
+	# rt6_stats of each netns: read in it (a new netns with lo down has
+	# no IPv6 route at all), never NULL
+	[ "$(sql "SELECT count(*) FROM samples_route WHERE fib_rt_entries IS NULL OR dst_entries IS NULL")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM samples_route WHERE netns_cookie = $c AND fib_rt_entries = 0")" -ge 3 ]
 	# tcp_buffer's gauges: nothing seen in the idle netns is a count of 0
 	# and no mean, never a fake 0 or a NULL count
 	[ "$(sql "SELECT count(*) FROM samples_tcp WHERE netns_cookie = $c AND (srtt_n != 0 OR srtt_mean_us IS NOT NULL)")" -eq 0 ]

@@ -26,6 +26,7 @@
 #include <bpftune/table_policy.h>
 
 #include "route_table_tuner.h"
+#include "tuner_tables.h"
 #include "route_table_tuner.skel.h"
 #include "route_table_tuner.legacy.skel.h"
 
@@ -246,4 +247,5 @@ BPFTUNE_TUNER(route_table_tuner_bpf,
 		.size = sizeof(struct rt_netns), .max = MAX_NETNS,
 		.release = netns_release,
 	},
-	.init = route_table_init);
+	.init = route_table_init,
+	.telemetry = &route_table_telemetry);

@@ -12,6 +12,7 @@
 extern const struct bpftune_telemetry_desc ip_frag_telemetry;
 extern const struct bpftune_telemetry_desc neigh_table_telemetry;
 extern const struct bpftune_telemetry_desc net_buffer_telemetry;
+extern const struct bpftune_telemetry_desc route_table_telemetry;
 extern const struct bpftune_telemetry_desc tcp_buffer_telemetry;
 extern const struct bpftune_telemetry_desc udp_buffer_telemetry;
 

@@ -11,6 +11,8 @@ static const struct proc_snapshot {
 	const char *path;
 	const char *text;
 } proc_snapshot[] = {
+	{ "/proc/net/rt6_stats",
+	  "0009 0006 0045 0007 0000 0000 001f\n" },
 	{ "/proc/net/snmp",
 	  "Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams InUnknownProtos InDiscards InDelivers OutRequests OutDiscards OutNoRoutes ReasmTimeout ReasmReqds ReasmOKs ReasmFails FragOKs FragFails FragCreates OutTransmits\n"
 	  "Ip: 2 64 12893 0 0 0 0 0 12893 8050 0 0 0 0 0 0 0 0 0 8050\n"

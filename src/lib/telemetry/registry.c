@@ -12,13 +12,8 @@
  * them under it.  The main thread reads what only it changes without it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 
 #include "telemetry/tm.h"
 
@@ -31,11 +26,8 @@ struct tplugin {
 	unsigned int num_gauges;
 	unsigned int num_tables;
 	unsigned int entry[BPFTUNE_PLUGIN_MAX_TABLES];	/* in tm_tables[] */
-	/* ring buffer losses: its object's .bss, read by the writer */
-	int bss_fd;
-	size_t bss_size, lost_off;
-	char *bss;
-	uint64_t lost, lost_before;	/* now; of its earlier runs */
+	/* ring buffer losses, read by the writer: now; of its earlier runs */
+	uint64_t lost, lost_before;
 };
 
 /* A table's declaration, copied: one allocation, strings included. */
@@ -70,14 +62,6 @@ void tm_reg_init(void)
 	tm_reg_gen++;
 }
 
-static void plugin_bss_close(struct tplugin *p)
-{
-	if (p->bss_fd >= 0)
-		close(p->bss_fd);
-	p->bss_fd = -1;
-	free(p->bss);
-	p->bss = NULL;
-}
 
 void tm_reg_fini(void)
 {
@@ -91,7 +75,6 @@ void tm_reg_fini(void)
 	memset(tm_tables, 0, sizeof(tm_tables));
 	tm_num_tables = 0;
 	for (i = 0; i < num_plugins; i++) {
-		plugin_bss_close(plugins[i]);
 		free(plugins[i]);
 		plugins[i] = NULL;
 	}
@@ -305,7 +288,6 @@ static struct tplugin *plugin_get(const char *name)
 	if (!p)
 		return NULL;
 	tm_scopy(p->name, sizeof(p->name), name);
-	p->bss_fd = -1;
 	plugins[num_plugins++] = p;
 	return p;
 }
@@ -377,46 +359,20 @@ int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
 	return err;
 }
 
-/* ---- ring buffer losses: the bpftune_ringbuf_lost of each object's .bss ---- */
+/* ---- ring buffer losses: each plugin's bpftune_ringbuf_lost ------------- */
 
-static void plugin_bss_open(struct tplugin *p, const struct bpftune_tuner *t)
-{
-	const struct btf *btf = t->obj ? bpf_object__btf(t->obj) : NULL;
-	struct bpf_map *map = t->obj ? bpf_object__find_map_by_name(t->obj, ".bss") : NULL;
-	const struct btf_var_secinfo *vsi;
-	const struct btf_type *sec;
-	int id, i;
-
-	if (!btf || !map || bpf_map__fd(map) < 0)
-		return;
-	id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
-	sec = id < 0 ? NULL : btf__type_by_id(btf, id);
-	vsi = sec ? btf_var_secinfos(sec) : NULL;
-	for (i = 0; sec && i < btf_vlen(sec); i++, vsi++) {
-		const struct btf_type *var = btf__type_by_id(btf, vsi->type);
-
-		if (!strcmp(btf__name_by_offset(btf, var->name_off), "bpftune_ringbuf_lost") &&
-		    vsi->offset + sizeof(uint64_t) <= bpf_map__value_size(map))
-			break;
-	}
-	if (!sec || i == btf_vlen(sec))
-		return;
-	p->bss = malloc(bpf_map__value_size(map));
-	p->bss_fd = p->bss ? fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0) : -1;
-	if (p->bss_fd < 0) {
-		plugin_bss_close(p);
-		return;
-	}
-	p->bss_size = bpf_map__value_size(map);
-	p->lost_off = vsi->offset;
-}
-
+/*
+ * Under tm_reg_lock: while the plugin runs, its counter through its
+ * skeleton's typed .bss (bpftune_telemetry_tuner_removed() takes the lock
+ * before the skeleton goes).
+ */
 static uint64_t plugin_lost(struct tplugin *p)
 {
-	__u32 zero = 0;
+	struct bpftune_bpf_config c;
+	uint64_t lost;
 
-	if (p->bss_fd >= 0 && !bpf_map_lookup_elem(p->bss_fd, &zero, p->bss))
-		memcpy(&p->lost, p->bss + p->lost_off, sizeof(p->lost));
+	if (p->running && p->tuner && !bpftune_bpf_read_config(p->tuner, &c, &lost))
+		p->lost = lost;
 	return p->lost_before + p->lost;
 }
 
@@ -448,7 +404,6 @@ void tm_reg_activate(const struct bpftune_tuner *t)
 	if (!p || p->tuner != t || p->running)
 		return;
 	pthread_mutex_lock(&tm_reg_lock);
-	plugin_bss_open(p, t);
 	p->running = true;
 	set_state(p, TREG_ACTIVE);
 	pthread_mutex_unlock(&tm_reg_lock);
@@ -464,7 +419,6 @@ void bpftune_telemetry_tuner_removed(const struct bpftune_tuner *t)
 	pthread_mutex_lock(&tm_reg_lock);
 	p->lost_before = plugin_lost(p);
 	p->lost = 0;
-	plugin_bss_close(p);
 	p->running = false;
 	p->tuner = NULL;
 	set_state(p, TREG_RETIRED);

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The route_table tuner's telemetry: samples_route, the IPv6 routing
+ * table and its dst entries (what net.ipv6.route.max_size limits) in
+ * each network namespace every interval, from /proc/net/rt6_stats: one
+ * row of hex fields, "fib_nodes fib_route_nodes fib_rt_alloc
+ * fib_rt_entries fib_rt_cache dst_entries fib_discarded_routes".
+ * Linked into route_table_tuner.so and into the docs generator (make docs).
+ */
+#include <bpftune/telemetry.h>
+
+#include "tuner_tables.h"
+
+#define F_RT6_STATS	"/proc/net/rt6_stats"
+#define OV		BPFTUNE_COL_OVERVIEW
+
+static const struct bpftune_col_desc samples_route_cols[] = {
+	BPFTUNE_COL_PROC_GAUGE("fib_nodes", 0, "nodes",
+		F_RT6_STATS, SOFTNET, "0",
+		"IPv6 FIB tree nodes"),
+	BPFTUNE_COL_PROC_GAUGE("fib_route_nodes", 0, "nodes",
+		F_RT6_STATS, SOFTNET, "1",
+		"IPv6 FIB tree nodes that hold routes"),
+	BPFTUNE_COL_PROC_GAUGE("fib_rt_entries", 0, "routes",
+		F_RT6_STATS, SOFTNET, "3",
+		"IPv6 routes in the FIB"),
+	BPFTUNE_COL_PROC_GAUGE("fib_rt_cache", 0, "routes",
+		F_RT6_STATS, SOFTNET, "4",
+		"IPv6 cached (exception) routes"),
+	BPFTUNE_COL_PROC_GAUGE("dst_entries", OV, "entries",
+		F_RT6_STATS, SOFTNET, "5",
+		"IPv6 dst entries in use: what net.ipv6.route.max_size limits"),
+	BPFTUNE_COL_PROC_COUNTER("fib_discarded_routes", 0, "routes",
+		F_RT6_STATS, SOFTNET, "6",
+		"IPv6 routes discarded while the FIB was changed"),
+};
+
+static const struct bpftune_table_desc tables[] = {
+	{
+		.name = "samples_route",
+		.description = "The IPv6 routing table and its dst entries per network namespace, every sample interval.",
+		.flags = BPFTUNE_TABLE_SAMPLED | BPFTUNE_TABLE_PER_NETNS,
+		.cols = samples_route_cols,
+		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(samples_route_cols),
+	},
+};
+
+const struct bpftune_telemetry_desc route_table_telemetry = {
+	.tables = tables,
+	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+};
