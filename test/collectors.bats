@@ -81,7 +81,7 @@ sched_pingpong_check() {
 @test "sched collector: every switch the kernel counts for a pinned ping-pong is a row, with its content" {
 	make_plugin_dir sysctl sched
 	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200
-	grep -qE "tuner sched started \((full|legacy) objects, 4 hooks\)" "$LOG"
+	grep -qE "collector sched started \((full|legacy) objects, 4 hooks\)" "$LOG"
 	sched_pingpong_check
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
@@ -94,14 +94,14 @@ sched_pingpong_check() {
 		skip "-L needs kprobes, which this kernel lacks (test/vm: BPFTUNE_TEST_MODE=legacy)"
 	make_plugin_dir sysctl sched
 	start_daemon -L --telemetry-dir "$TEL" --collectors sched --sample-interval 200
-	grep -q "tuner sched started (legacy objects, 4 hooks)" "$LOG"
+	grep -q "collector sched started (legacy objects, 4 hooks)" "$LOG"
 	sched_pingpong_check
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 }
 
 @test "collectors run only when named: --collectors, unknown names said, -a names one too" {
-	make_plugin_dir sysctl sched perf
+	make_plugin_dir sample sched perf
 	start_daemon --telemetry-dir "$TEL"
 	grep -q "plugin sched_collector.so not loaded: a collector not named by --collectors" "$LOG"
 	grep -q "plugin perf_collector.so not loaded: a collector not named by --collectors" "$LOG"
@@ -110,15 +110,15 @@ sched_pingpong_check() {
 	[ "$(sql "SELECT count(*) FROM sqlite_master WHERE name IN ('sched_events', 'perf_counts')")" -eq 0 ]
 	start_daemon --telemetry-dir "$TEL" --collectors nosuch,sched
 	grep -q "collector nosuch: no nosuch_collector.so in $PLUGIN_DIR" "$LOG"
-	grep -q "tuner sched started" "$LOG"
+	grep -q "collector sched started" "$LOG"
 	grep -q "plugin perf_collector.so not loaded" "$LOG"
 	grep -q "bpftune running with 2 tuners" "$LOG"
 	stop_daemon
 	run "$BPFTUNE" -s --collectors 'bad/name' -l "$PLUGIN_DIR"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--collectors: bad collector name 'bad/name'"* ]]
-	start_daemon --telemetry-dir "$TEL" -a sysctl -a perf
-	grep -q "tuner perf started" "$LOG"
+	start_daemon --telemetry-dir "$TEL" -a sample -a perf
+	grep -q "collector perf started" "$LOG"
 	grep -q "plugin sched_collector.so not loaded" "$LOG"
 	stop_daemon
 }
@@ -164,4 +164,44 @@ PY
 	[ "$n" -eq "$(sql "SELECT count(DISTINCT reason) FROM perf_counters WHERE available = 0")" ]
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
+}
+
+@test "end to end: run files of the sched collector make seed 003's dataset (dataset build --format sched)" {
+	local label out n
+	make_plugin_dir sched
+	for label in hackbench_pipe_small cpu_bound_4p; do
+		start_daemon --telemetry-dir "$TEL" --collectors sched --label "$label"
+		python3 "$REPO/test/sched_pingpong.py" 500 >/dev/null
+		wait_sql "SELECT count(*) FROM sched_events WHERE event = 'migrate'"
+		stop_daemon
+		[ "$DAEMON_STATUS" -eq 0 ]
+	done
+	out="$BATS_TEST_TMPDIR/sched"
+	run "$REPO/tools/bpftune-telemetry" dataset build --format sched --no-unseen --out "$out" "$TEL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for s in train test_seen test_unseen all; do
+		[ "$(head -1 "$out/$s.csv" | tr -d '\r')" = \
+		  "timestamp,time_diff,task_name,pid,cpu,prev_state,prev_comm,workload_type,trace_id" ]
+	done
+	python3 - "$out/all.csv" "$TEL" <<'PY'
+import csv, glob, sqlite3, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = sum(sqlite3.connect(f).execute(
+    "SELECT count(*) FROM sched_events WHERE event = 'switch'").fetchone()[0]
+    for f in glob.glob(sys.argv[2] + "/*.db"))
+assert len(rows) == want, (len(rows), want)
+traces = {}
+for r in rows:
+    traces.setdefault(r["trace_id"], []).append(r)
+assert len(traces) == 2, list(traces)
+assert {r["workload_type"] for r in rows} == {"hackbench_pipe_small", "cpu_bound_4p"}
+for t, rs in traces.items():
+    assert float(rs[0]["time_diff"]) == 0, (t, rs[0])
+    assert all(float(r["time_diff"]) >= 0 for r in rs)
+    assert len(rs[1]["time_diff"].split(".")[1]) == 9, rs[1]
+    assert any(r["task_name"] == "coll2_pp_child" for r in rs)
+    assert {r["prev_state"] for r in rs} <= set("RSDTtXZPI"), {r["prev_state"] for r in rs}
+print("sched dataset: %d switch rows in %d traces" % (len(rows), len(traces)))
+PY
 }
