@@ -125,25 +125,34 @@ static int parse_sample_interval(const char *arg, unsigned int *ms)
 }
 
 /* the daemon's own options: 1 if @c was one of them, 0 if not, -EINVAL if bad */
-/* "sched,perf": names of [A-Za-z0-9_-], kept in place (optarg is ours) */
-static int parse_collectors(char *list, struct bpftune_allow *allow)
+/*
+ * "sched,perf": names of [A-Za-z0-9_-].  Copied, not cut in place: the
+ * arguments are parsed once per pass (command line, policy, command line).
+ */
+static int parse_collectors(const char *list, struct bpftune_allow *allow)
 {
-	char *name, *save = NULL;
+	const char *p = list;
 
-	for (name = strtok_r(list, ", ", &save); name;
-	     name = strtok_r(NULL, ", ", &save)) {
-		const char *c;
+	while (*p) {
+		size_t n = strcspn(p, ", "), i;
 
-		for (c = name; *c; c++)
-			if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+		for (i = 0; i < n; i++)
+			if (!isalnum((unsigned char)p[i]) && p[i] != '_' && p[i] != '-')
 				break;
-		if (*c || c - name > 32 || allow->num_collectors == MAX_ALLOW) {
-			fprintf(stderr, "bpftune: --collectors: %s '%s'\n",
-				*c || c - name > 32 ? "bad collector name" :
-				"too many collectors named", name);
+		if (i < n || n > 32 || allow->num_collectors == MAX_ALLOW) {
+			fprintf(stderr, "bpftune: --collectors: %s '%.*s'\n",
+				i < n || n > 32 ? "bad collector name" :
+				"too many collectors named", (int)n, p);
 			return -EINVAL;
 		}
-		allow->collectors[allow->num_collectors++] = name;
+		if (n) {
+			allow->collectors[allow->num_collectors] = strndup(p, n);
+			if (!allow->collectors[allow->num_collectors])
+				return -ENOMEM;
+			allow->num_collectors++;
+		}
+		p += n;
+		p += strspn(p, ", ");
 	}
 	return 0;
 }
