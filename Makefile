@@ -205,9 +205,31 @@ $(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 
 # what make check holds to the plugin rules: tuners, collectors, fixtures,
 # the sample
-PLUGIN_SRCS	= $(wildcard src/tuners/*.[ch] src/collectors/*/*.[ch] \
+PLUGIN_SRCS	= $(wildcard src/tuners/*.[ch] src/collectors/*.[ch] \
 			     test/fixtures/*_tuner.[ch] test/fixtures/*_collector.[ch] \
 			     sample_tuner/*.[ch])
+
+# ---- collectors: plugins that only record tables (src/collectors/) -------
+# NAME_collector.{c,bpf.c,h} + NAME_tables.c -> NAME_collector.so, loaded
+# only when named by --collectors
+COLLECTORS	:= $(patsubst src/collectors/%_collector.c,%,$(wildcard src/collectors/*_collector.c))
+COLLECTOR_SOS	:= $(patsubst %,$(B)/lib/bpftune/%_collector.so,$(COLLECTORS))
+all: $(COLLECTOR_SOS)
+
+$(B)/obj/collectors/%_collector.o: src/collectors/%_collector.c \
+			   $(B)/skel/collectors/%_collector.skel.h \
+			   $(B)/skel/collectors/%_collector.legacy.skel.h \
+			   $(wildcard src/collectors/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -Isrc/collectors -I$(B)/skel/collectors -c $< -o $@
+$(B)/obj/collectors/%_tables.o: src/collectors/%_tables.c \
+			   $(wildcard src/collectors/*.h include/bpftune/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -Isrc/collectors -c $< -o $@
+$(B)/lib/bpftune/%_collector.so: $(B)/obj/collectors/%_collector.o \
+				 $(B)/obj/collectors/%_tables.o $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf
 
 # ---- test fixtures: plugins that exercise the loader ---------------------
 FIXTURES	:= $(patsubst test/fixtures/%_tuner.c,%,$(wildcard test/fixtures/*_tuner.c))
@@ -244,7 +266,7 @@ install: all
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libbpftune.so
-	install -m 0755 $(TUNER_SOS) $(DESTDIR)$(PLUGINDIR)/
+	install -m 0755 $(TUNER_SOS) $(COLLECTOR_SOS) $(DESTDIR)$(PLUGINDIR)/
 	install -m 0644 include/bpftune/*.h $(DESTDIR)$(INCLUDEDIR)/bpftune/
 	install -m 0644 $(B)/vmlinux.h $(DESTDIR)$(INCLUDEDIR)/bpftune/vmlinux.h
 	install -m 0644 $(B)/bpftune.pc $(DESTDIR)$(PKGCONFIGDIR)/
@@ -267,7 +289,8 @@ all: $(TELEMETRY_SCHEMA)
 
 # the declarations: the core's, and every in-tree plugin's <name>_tables.c
 SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c)
-TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c) sample_tuner/sample_tuner_tables.c
+TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c src/collectors/*_tables.c) \
+		   sample_tuner/sample_tuner_tables.c
 DECLARERS	:= $(B)/telemetry_declarers.inc
 $(DECLARERS): $(TABLES_SRCS)
 	@mkdir -p $(@D)
@@ -449,7 +472,7 @@ UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c
 	     src/lib/core/bpf_btf.c
 UNIT_LIB  += $(SHIP_PURE)
 
-$(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h src/collectors/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) $(LDFLAGS) -o $@ $(UNIT_SRCS) \
 		$(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih -lnl-route-3 -lnl-3
@@ -478,7 +501,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TU
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		$(DAEMON_SRCS) $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c)) \
+		$(DAEMON_SRCS) $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c src/collectors/*.c)) \
 		test/unit sample_tuner/sample_tuner.c sample_tuner/sample_tuner_tables.c tools/ship
 	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
 	$(SAN_B)/test/unit_tests

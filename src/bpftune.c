@@ -373,6 +373,7 @@ static int run(const struct options *o, struct start_ctx *sc,
 		return 1;
 	init_telemetry(o, argc, argv);
 	sc->bpf.legacy = o->legacy;
+	daemon_check_collectors(o);
 	if (start_core(o, sc) ||
 	    bpftune_plugin_dir_scan(o->libdir, &o->allow, start_tuner, sc))
 		return 1;

@@ -50,6 +50,8 @@ make_plugin_dir() {
 			cp "$SAMPLE_SO" "$PLUGIN_DIR/"
 		elif [ -f "$BUILD_PLUGINS/${t}_tuner.so" ]; then
 			cp "$BUILD_PLUGINS/${t}_tuner.so" "$PLUGIN_DIR/"
+		elif [ -f "$BUILD_PLUGINS/${t}_collector.so" ]; then
+			cp "$BUILD_PLUGINS/${t}_collector.so" "$PLUGIN_DIR/"
 		elif [ -f "$FIXTURE_PLUGINS/${t}_collector.so" ]; then
 			cp "$FIXTURE_PLUGINS/${t}_collector.so" "$PLUGIN_DIR/"
 		else

@@ -463,6 +463,18 @@ void bpftune_event_init(struct bpftune_event *ev,
 			unsigned int scenario, uint64_t netns_cookie,
 			uint32_t pid);
 
+/* ---- performance counters -------------------------------------------- */
+
+struct perf_event_attr;
+/*
+ * perf_event_open(2) with the daemon's capabilities raised for the call
+ * (CAP_PERFMON: counting a whole CPU).  Returns the fd (O_CLOEXEC) or
+ * -errno: -ENOENT/-EOPNOTSUPP where the event does not exist here (no
+ * PMU), -EACCES/-EPERM if not allowed.
+ */
+int bpftune_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
+			    int group_fd, unsigned long flags);
+
 /* ---- strategies ------------------------------------------------------ */
 
 /*

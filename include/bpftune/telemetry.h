@@ -209,6 +209,7 @@ struct bpftune_telemetry_desc {
 
 /* ---- writing rows ----------------------------------------------------- */
 
+
 /* One value of a row; type 0 is NULL. */
 struct bpftune_value {
 	enum bpftune_col_type type;
@@ -225,6 +226,14 @@ struct bpftune_value {
 #define BPFTUNE_VALUE_TEXT(v)	((struct bpftune_value){ .type = BPFTUNE_COL_TEXT, .s = (v) })
 
 #pragma GCC visibility push(default)
+
+/*
+ * Rows the writer's queue can take now without dropping one (shared by
+ * every plugin and the daemon's own tables).  A high-rate collector
+ * stops producing while it is low and goes on later, leaving its events
+ * in its own buffer rather than losing them here.
+ */
+unsigned int bpftune_table_room(void);
 
 /*
  * A row of per-event table @table (index into the plugin's tables) with

@@ -3,12 +3,16 @@
  * The daemon's options: usage, the command line, and the policy file's
  * [daemon] settings parsed as options under the command line's.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 
 #include "core/internal.h"
@@ -32,6 +36,8 @@ static void usage(FILE *f)
 "                         (exit 0 full, 2 legacy, 3 tracepoint-only,\n"
 "                         4 unsupported, 1 error)\n"
 "  -L, --legacy           use the legacy (kprobe/raw_tp) BPF objects\n"
+"      --collectors LIST  also run these collectors (e.g. sched,perf;\n"
+"                         repeatable); none runs unless named\n"
 "  -a, --allow PLUGIN     load only this tuner or collector (repeatable;\n"
 "                         name or file); the core mechanisms (admin-override\n"
 "                         detection, netns tracking) always run\n"
@@ -119,6 +125,38 @@ static int parse_sample_interval(const char *arg, unsigned int *ms)
 }
 
 /* the daemon's own options: 1 if @c was one of them, 0 if not, -EINVAL if bad */
+/*
+ * "sched,perf": names of [A-Za-z0-9_-].  Copied, not cut in place: the
+ * arguments are parsed once per pass (command line, policy, command line).
+ */
+static int parse_collectors(const char *list, struct bpftune_allow *allow)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ", "), i;
+
+		for (i = 0; i < n; i++)
+			if (!isalnum((unsigned char)p[i]) && p[i] != '_' && p[i] != '-')
+				break;
+		if (i < n || n > 32 || allow->num_collectors == MAX_ALLOW) {
+			fprintf(stderr, "bpftune: --collectors: %s '%.*s'\n",
+				i < n || n > 32 ? "bad collector name" :
+				"too many collectors named", (int)n, p);
+			return -EINVAL;
+		}
+		if (n) {
+			allow->collectors[allow->num_collectors] = strndup(p, n);
+			if (!allow->collectors[allow->num_collectors])
+				return -ENOMEM;
+			allow->num_collectors++;
+		}
+		p += n;
+		p += strspn(p, ", ");
+	}
+	return 0;
+}
+
 static int parse_main(int c, struct options *o)
 {
 	switch (c) {
@@ -155,6 +193,8 @@ static int parse_main(int c, struct options *o)
 	case 'l':
 		o->libdir = optarg;
 		return 1;
+	case OPT_COLLECTORS:
+		return parse_collectors(optarg, &o->allow) ? -EINVAL : 1;
 	case 'r':
 		if (parse_rate(optarg, &o->learning_rate)) {
 			fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
@@ -302,6 +342,7 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		{ "telemetry-keep", required_argument, NULL, OPT_TELEMETRY_KEEP },
 		{ "telemetry-max-mb", required_argument, NULL, OPT_TELEMETRY_MAX_MB },
 		{ "host-id", required_argument, NULL, OPT_HOST_ID },
+		{ "collectors", required_argument, NULL, OPT_COLLECTORS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, err;
@@ -313,6 +354,7 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
 	}
 	o->allow.names = o->allow_names;
+	o->allow.collectors = o->collector_names;
 	optind = 0;	/* from the start, every pass */
 	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
 				"q:", longopts, NULL)) != -1) {
@@ -321,6 +363,9 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		/* -a on the command line replaces the policy's tuners */
 		if (c == 'a' && pass == ARGS_CLI && o->allow_file)
 			o->allow.num = o->allow_file = 0;
+		/* and --collectors its collectors */
+		if (c == OPT_COLLECTORS && pass == ARGS_CLI && o->collectors_file)
+			o->allow.num_collectors = o->collectors_file = 0;
 		err = parse_main(c, o);
 		if (!err)
 			err = parse_operate(c, o);
@@ -338,8 +383,10 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		usage(stderr);
 		return -EINVAL;
 	}
-	if (pass == ARGS_POLICY)
+	if (pass == ARGS_POLICY) {
 		o->allow_file = o->allow.num;
+		o->collectors_file = o->allow.num_collectors;
+	}
 	return 0;
 }
 
@@ -367,4 +414,20 @@ int daemon_apply_policy(struct options *o, int argc, char **argv,
 	o->config = config;
 	o->check_config = check;
 	return 0;
+}
+
+void daemon_check_collectors(const struct options *o)
+{
+	char file[NAME_MAX + 1];
+	unsigned int i;
+	int dfd = open(o->libdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	for (i = 0; i < o->allow.num_collectors; i++) {
+		snprintf(file, sizeof(file), "%s_collector.so", o->allow.collectors[i]);
+		if (dfd < 0 || faccessat(dfd, file, F_OK, 0))
+			bpftune_log(LOG_ERR, "collector %s: no %s in %s", o->allow.collectors[i],
+				    file, o->libdir);
+	}
+	if (dfd >= 0)
+		close(dfd);
 }

@@ -20,6 +20,8 @@ struct options {
 	const char *cgroup;
 	struct bpftune_allow allow;
 	char *allow_names[MAX_ALLOW];
+	char *collector_names[MAX_ALLOW];	/* --collectors, split at commas */
+	unsigned int collectors_file;	/* collectors named by the policy file */
 	/* telemetry (telemetry.h) */
 	const char *telemetry_dir, *label, *host_id;
 	bool no_telemetry, observe;
@@ -61,6 +63,7 @@ enum {
 	OPT_TELEMETRY_KEEP,
 	OPT_TELEMETRY_MAX_MB,
 	OPT_HOST_ID,
+	OPT_COLLECTORS,
 };
 
 /* parse @argv (pass ARGS_*) into @o; 0 or -EINVAL (said on stderr) */
@@ -71,5 +74,8 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass);
  */
 int daemon_apply_policy(struct options *o, int argc, char **argv,
 			int *fargc, char ***fargv);
+
+/* log each collector --collectors names that the plugin directory lacks */
+void daemon_check_collectors(const struct options *o);
 
 #endif /* BPFTUNE_DAEMON_OPTIONS_H */

@@ -32,6 +32,7 @@ int main(void)
 	failed += unit_run_btf_min();
 	failed += unit_run_policy();
 	failed += unit_run_ship();
+	failed += unit_run_perf_scale();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

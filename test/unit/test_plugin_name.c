@@ -24,6 +24,7 @@ static void test_name_valid(void **state)
 	static const char *const good[] = {
 		"sample_tuner.so", "tcp_buffer_tuner.so", "a_tuner.so",
 		"net-buffer_tuner.so", "X9_tuner.so", "_tuner_tuner.so",
+		"sched_collector.so", "perf_collector.so",
 	};
 	unsigned int i;
 
@@ -40,7 +41,8 @@ static void test_name_invalid(void **state)
 		"sample_tuner.so.1", "sample_tuner.SO", "../x_tuner.so",
 		"dir/x_tuner.so", ".hidden_tuner.so", "a b_tuner.so",
 		"a;rm_tuner.so", "a.b_tuner.so", "\xc3\xa9_tuner.so",
-		"libbpftune.so", "sample_tuner.so ",
+		"libbpftune.so", "sample_tuner.so ", "_collector.so",
+		"sched_collector", "a.b_collector.so", "sched_collector.so.1",
 	};
 	unsigned int i;
 
@@ -178,6 +180,33 @@ static int trusted(const char *dir, char *why, size_t len)
 	return fd;
 }
 
+/* collectors load only when --collectors (or -a) names them */
+static void test_collectors_allowed(void **state)
+{
+	char *tuners[] = { "sysctl" }, *colls[] = { "sched" }, *by_file[] = { "perf_collector.so" };
+	struct bpftune_allow none = { 0 };
+	struct bpftune_allow named = { .collectors = colls, .num_collectors = 1 };
+	struct bpftune_allow by_a = { .names = by_file, .num = 1 };
+	struct bpftune_allow mixed = { .names = tuners, .num = 1, .collectors = colls,
+				       .num_collectors = 1 };
+
+	(void)state;
+	assert_false(bpftune_plugin_allowed(NULL, "sched_collector.so"));
+	assert_false(bpftune_plugin_allowed(&none, "sched_collector.so"));
+	assert_true(bpftune_plugin_allowed(&none, "sysctl_tuner.so"));
+	assert_true(bpftune_plugin_allowed(&named, "sched_collector.so"));
+	assert_false(bpftune_plugin_allowed(&named, "perf_collector.so"));
+	/* naming a collector does not restrict the tuners */
+	assert_true(bpftune_plugin_allowed(&named, "tcp_buffer_tuner.so"));
+	assert_true(bpftune_plugin_allowed(&by_a, "perf_collector.so"));
+	assert_false(bpftune_plugin_allowed(&by_a, "sysctl_tuner.so"));
+	assert_true(bpftune_plugin_allowed(&mixed, "sched_collector.so"));
+	assert_true(bpftune_plugin_allowed(&mixed, "sysctl_tuner.so"));
+	assert_false(bpftune_plugin_allowed(&mixed, "tcp_buffer_tuner.so"));
+	assert_true(bpftune_plugin_is_collector("sched_collector.so"));
+	assert_false(bpftune_plugin_is_collector("sched_tuner.so"));
+}
+
 static void test_trust_bad_names(void **state)
 {
 	char why[256];
@@ -282,6 +311,7 @@ int unit_run_plugin_name(void)
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_normalize_truncates),
 		cmocka_unit_test(test_allowed),
+		cmocka_unit_test(test_collectors_allowed),
 		cmocka_unit_test(test_trust_bad_names),
 		cmocka_unit_test(test_trust_root),
 		cmocka_unit_test(test_trust_world_writable),

@@ -75,6 +75,8 @@ def add_collect_options(p):
     p.add_argument("--sample-interval", type=int, default=1000, metavar="MS")
     p.add_argument("--somaxconn", type=int,
                    help="set net.core.somaxconn in both namespaces first")
+    p.add_argument("--collectors", metavar="LIST",
+                   help="collectors the daemon runs, e.g. sched,perf (its --collectors)")
     p.add_argument("--daemon-arg", action="append", metavar="ARG",
                    help="extra daemon argument (repeatable)")
     p.add_argument("--job", metavar="ID",

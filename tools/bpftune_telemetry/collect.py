@@ -88,6 +88,8 @@ def daemon_cmd(args, label, private):
         cmd += ["-l", args.libdir]
     if args.observe:
         cmd.append("--observe")
+    if getattr(args, "collectors", None):
+        cmd += ["--collectors", args.collectors]
     return cmd + extra
 
 

@@ -295,15 +295,17 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 {
 	struct bpf_program *prog, *other, *best;
 	int *in_btf = tracepoints_in_btf(obj);
-	int enabled = 0, err = 0;
+	int enabled = 0, programs = 0, err = 0;
 
 	if (!in_btf) {
 		snprintf(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
 
-	bpf_object__for_each_program(prog, obj)
+	bpf_object__for_each_program(prog, obj) {
 		bpf_program__set_autoload(prog, false);
+		programs++;
+	}
 
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
@@ -362,7 +364,8 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 		err = -EOPNOTSUPP;
 		break;
 	}
-	if (!err && !enabled) {
+	/* a plugin without programs (perf counters) needs no hook */
+	if (!err && !enabled && programs) {
 		snprintf(why, why_len, "no hook this kernel supports");
 		err = -EOPNOTSUPP;
 	}

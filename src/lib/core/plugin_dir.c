@@ -27,15 +27,30 @@ void bpftune_plugin_normalize(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%s_tuner.so", base);
 }
 
-/* "sched" also names sched_collector.so */
+/* "sched", "sched_collector.so" or "/x/sched_collector.so" */
 static bool names_collector(const char *name, const char *file)
 {
 	const char *base = strrchr(name, '/');
 	char buf[NAME_MAX + 1];
 
 	base = base ? base + 1 : name;
+	if (bpftune_plugin_is_collector(base))
+		return !strcmp(base, file);
 	snprintf(buf, sizeof(buf), "%s_collector.so", base);
 	return !strcmp(buf, file);
+}
+
+static bool collector_named(const struct bpftune_allow *allow, const char *file)
+{
+	unsigned int i;
+
+	for (i = 0; allow && i < allow->num_collectors; i++)
+		if (names_collector(allow->collectors[i], file))
+			return true;
+	for (i = 0; allow && i < allow->num; i++)
+		if (names_collector(allow->names[i], file))
+			return true;
+	return false;
 }
 
 bool bpftune_plugin_allowed(const struct bpftune_allow *allow, const char *file)
@@ -43,6 +58,9 @@ bool bpftune_plugin_allowed(const struct bpftune_allow *allow, const char *file)
 	char norm[NAME_MAX + 1];
 	unsigned int i;
 
+	/* collectors cost nothing unless asked for */
+	if (bpftune_plugin_is_collector(file))
+		return collector_named(allow, file);
 	if (!allow || !allow->num)
 		return true;
 	for (i = 0; i < allow->num; i++) {
@@ -113,8 +131,10 @@ int bpftune_plugin_dir_scan(const char *dir, const struct bpftune_allow *allow,
 		int pfd;
 
 		if (!bpftune_plugin_allowed(allow, names[i])) {
-			bpftune_log(LOG_INFO, "plugin %s not loaded: not in the -a allow-list",
-				    names[i]);
+			bpftune_log(LOG_INFO, "plugin %s not loaded: %s", names[i],
+				    bpftune_plugin_is_collector(names[i]) ?
+				    "a collector not named by --collectors" :
+				    "not in the -a allow-list");
 			continue;
 		}
 		ops = bpftune_plugin_open(dfd, names[i], &handle, &pfd, why,

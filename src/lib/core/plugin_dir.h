@@ -9,10 +9,15 @@
 
 struct bpftune_tuner_ops;
 
-/* The -a allow-list; empty means every plugin. */
+/*
+ * The -a allow-list (empty: every tuner) and the --collectors list: a
+ * collector (NAME_collector.so) is loaded only when one of them names it.
+ */
 struct bpftune_allow {
 	char **names;
 	unsigned int num;
+	char **collectors;	/* "sched", "perf" */
+	unsigned int num_collectors;
 };
 
 /* ops is NULL for a refused plugin (already logged); else the callback owns handle and fd */

@@ -308,9 +308,6 @@ int bpftune_policy_resolve(void)
 		return ret;
 	}
 	log_summary(current, "in force");
-	if (current->settings[BPFTUNE_PK_COLLECTORS].set)
-		bpftune_log(LOG_NOTICE, "policy: collectors = %s recorded; this version has no collector plugins yet",
-			    current->settings[BPFTUNE_PK_COLLECTORS].value);
 	return 0;
 }
 

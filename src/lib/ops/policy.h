@@ -75,7 +75,7 @@ struct bpftune_policy_keydesc {
 	/*
 	 * The command-line option it stands for: "--rate" takes the value,
 	 * a bool's option is given for "yes" (or for "no" when @negate);
-	 * NULL: no such option yet (collectors).
+	 * NULL: no such option.
 	 */
 	const char *option;
 	bool negate;

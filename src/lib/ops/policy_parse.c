@@ -22,8 +22,8 @@
 static const struct bpftune_policy_keydesc keys[BPFTUNE_PK_MAX] = {
 	[BPFTUNE_PK_TUNERS] = { "tuners", BPFTUNE_PT_NAMES, 0, 0, "--allow", false, false,
 		"load only these tuners", "every tuner in the plugin directory" },
-	[BPFTUNE_PK_COLLECTORS] = { "collectors", BPFTUNE_PT_NAMES, 0, 0, NO_OPT, false, false,
-		"collector plugins to run (recorded; none in this build yet)", "none" },
+	[BPFTUNE_PK_COLLECTORS] = { "collectors", BPFTUNE_PT_NAMES, 0, 0, "--collectors", false, false,
+		"collector plugins to run (sched, perf)", "none" },
 	[BPFTUNE_PK_RATE] = { "rate", BPFTUNE_PT_LONG, 0, BPFTUNE_LEARNING_RATE_MAX, "--rate",
 		false, false, "learning rate 0..4", "4" },
 	[BPFTUNE_PK_OBSERVE] = { "observe", BPFTUNE_PT_BOOL, 0, 0, "--observe", false, true,

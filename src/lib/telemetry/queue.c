@@ -126,3 +126,13 @@ uint64_t tq_depth(void)
 	return atomic_load_explicit(&q_head, memory_order_acquire) -
 	       atomic_load_explicit(&q_tail, memory_order_relaxed);
 }
+
+unsigned int bpftune_table_room(void)
+{
+	uint64_t depth;
+
+	if (!tm.started || !ring)
+		return SLOTS;
+	depth = tq_depth();
+	return depth >= SLOTS ? 0 : (unsigned int)(SLOTS - depth);
+}

@@ -1,0 +1,207 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=kernel
+# Collector plugins on the running kernel: the sched collector's rows
+# against the kernel's own count of a known workload's switches (full or
+# tracepoint-only objects, and the legacy ones with -L), the perf
+# collector's counters, and how --collectors chooses them.
+
+load helpers
+load telemetry_helpers
+
+setup() {
+	TEL="$BATS_TEST_TMPDIR/telemetry"
+}
+
+teardown() {
+	[ -n "${BATS_TEST_COMPLETED:-}" ] || [ -z "${LOG:-}" ] || tail -40 "$LOG" >&3
+	common_teardown
+}
+
+# wait_sql QUERY [seconds]: until QUERY's first column is non-zero
+wait_sql() {
+	local i
+	for i in $(seq 1 $((${2:-30} * 10))); do
+		[ "$(sql "$1" 2>/dev/null || echo 0)" != 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The ping-pong of test/sched_pingpong.py under the sched collector: every
+# switch the kernel counted for the child is a row, with its content.
+sched_pingpong_check() {
+	local out child switches t rows lost ins bad
+	out="$(python3 "$REPO/test/sched_pingpong.py" 3000)"
+	child="$(sed -n 's/^child=//p' <<<"$out")"
+	switches="$(sed -n 's/^switches=//p' <<<"$out")"
+	t="$(sed -n 's/^t_ns=//p' <<<"$out")"
+	[ "$switches" -ge 3000 ]
+	# the collector drained past t, on its own clock, and the writer committed it
+	wait_sql "SELECT count(*) FROM sched_events WHERE ts_ns > $t + 300000000"
+	wait_sql "SELECT count(*) FROM sched_events WHERE event = 'migrate' AND pid = $child"
+	rows="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child AND ts_ns <= $t")"
+	lost="$(sql "SELECT coalesce(sum(lost_ringbuf + lost_writer), 0) FROM sched_stats
+		     WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)")"
+	echo "kernel: $switches switches; rows: $rows; lost: $lost" >&3
+	[ "$rows" -le "$switches" ]
+	[ $((switches - rows)) -le "$lost" ]
+	# switched in as often as out: it slept at t
+	ins="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND pid = $child AND ts_ns <= $t")"
+	[ $((switches - ins)) -le "$lost" ]
+	# content: pinned to CPU 0, its comm (python3 until it renames itself)
+	# and priority, a letter of ftrace's
+	bad="$(sql "SELECT * FROM sched_events WHERE event = 'switch' AND prev_pid = $child
+		  AND ts_ns <= $t AND NOT (cpu = 0 AND prev_comm IN ('coll2_pp_child', 'python3')
+		  AND prev_prio = 120 AND prev_state IN ('S', 'R') AND preempt IN (0, 1)
+		  AND pid IS NOT NULL AND comm IS NOT NULL AND target_cpu IS NULL
+		  AND orig_cpu IS NULL AND dest_cpu IS NULL AND ts_uptime_us = ts_ns / 1000)")"
+	[ -z "$bad" ] || { echo "bad rows: $bad" >&3; return 1; }
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child
+		  AND prev_comm = 'coll2_pp_child'")" -ge $((switches - 5)) ]
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child
+		  AND prev_state = 'S'")" -gt 0 ]
+	# it was woken on CPU 0 thousands of times, and once made
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'wakeup' AND pid = $child
+		  AND ts_ns <= $t AND target_cpu = 0 AND comm = 'coll2_pp_child'")" -gt 1000 ]
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'wakeup' AND pid = $child
+		  AND ts_ns <= $t AND target_cpu <> 0")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'wakeup_new' AND pid = $child
+		  AND prev_pid IS NULL AND target_cpu = 0")" -eq 1 ]
+	# moved to CPU 1 while asleep: migrated when woken
+	[ "$(sql "SELECT count(*) FROM sched_events WHERE event = 'migrate' AND pid = $child
+		  AND ts_ns > $t AND orig_cpu = 0 AND dest_cpu = 1 AND target_cpu IS NULL
+		  AND prev_state IS NULL")" -ge 1 ]
+	# per-CPU counts every interval, consistent with themselves
+	[ "$(sql "SELECT count(DISTINCT cpu) FROM sched_stats")" -eq "$(nproc --all)" ]
+	[ "$(sql "SELECT count(*) FROM sched_stats WHERE events <> switch + wakeup + wakeup_new + migrate
+		  OR lost_ringbuf IS NULL OR lost_writer IS NULL")" -eq 0 ]
+}
+
+@test "sched collector: every switch the kernel counts for a pinned ping-pong is a row, with its content" {
+	make_plugin_dir sysctl sched
+	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200
+	grep -qE "collector sched started \((full|legacy) objects, 4 hooks\)" "$LOG"
+	sched_pingpong_check
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+}
+
+@test "sched collector: the legacy objects (raw_tp, -L) record the same" {
+	# in the guests BPFTUNE_TEST_MODE=legacy runs the test above with -L
+	[ "$MODE" = host ] || skip "the mode gives -L or not"
+	"$BPFTUNE" -S -l "$BUILD_PLUGINS" 2>/dev/null | grep -qE "^  kprobe +yes" ||
+		skip "-L needs kprobes, which this kernel lacks (test/vm: BPFTUNE_TEST_MODE=legacy)"
+	make_plugin_dir sysctl sched
+	start_daemon -L --telemetry-dir "$TEL" --collectors sched --sample-interval 200
+	grep -q "collector sched started (legacy objects, 4 hooks)" "$LOG"
+	sched_pingpong_check
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+}
+
+@test "collectors run only when named: --collectors, unknown names said, -a names one too" {
+	make_plugin_dir sample sched perf
+	start_daemon --telemetry-dir "$TEL"
+	grep -q "plugin sched_collector.so not loaded: a collector not named by --collectors" "$LOG"
+	grep -q "plugin perf_collector.so not loaded: a collector not named by --collectors" "$LOG"
+	grep -q "bpftune running with 1 tuner$" "$LOG"
+	stop_daemon
+	[ "$(sql "SELECT count(*) FROM sqlite_master WHERE name IN ('sched_events', 'perf_counts')")" -eq 0 ]
+	start_daemon --telemetry-dir "$TEL" --collectors nosuch,sched
+	grep -q "collector nosuch: no nosuch_collector.so in $PLUGIN_DIR" "$LOG"
+	grep -q "collector sched started" "$LOG"
+	grep -q "plugin perf_collector.so not loaded" "$LOG"
+	grep -q "bpftune running with 2 tuners" "$LOG"
+	stop_daemon
+	run "$BPFTUNE" -s --collectors 'bad/name' -l "$PLUGIN_DIR"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--collectors: bad collector name 'bad/name'"* ]]
+	start_daemon --telemetry-dir "$TEL" -a sample -a perf
+	grep -q "collector perf started" "$LOG"
+	grep -q "plugin sched_collector.so not loaded" "$LOG"
+	stop_daemon
+}
+
+@test "perf collector: software counters non-NULL and increasing per CPU; the missing ones NULL with the reason, said once" {
+	make_plugin_dir sysctl perf
+	start_daemon --telemetry-dir "$TEL" --collectors perf --sample-interval 200
+	grep -qE "perf collector: [0-9]+ of 19 counters on $(nproc --all) CPUs" "$LOG"
+	wait_sql "SELECT count(*) >= 8 FROM perf_counts WHERE cpu = 0"
+	wait_sql "SELECT count(*) = 19 FROM perf_counters"
+	# the software ones exist everywhere
+	[ "$(sql "SELECT count(*) FROM perf_counters WHERE type = 'software' AND available = 1
+		  AND cpus = $(nproc --all) AND errno = 0 AND reason IS NULL")" -eq 7 ]
+	python3 - "$(tel_db)" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+avail = dict(db.execute("SELECT counter, available FROM perf_counters"))
+reasons = dict(db.execute("SELECT counter, reason FROM perf_counters"))
+cols = list(avail)
+rows = {}
+for r in db.execute("SELECT cpu, %s FROM perf_counts ORDER BY seq" % ", ".join(cols)):
+    rows.setdefault(r[0], []).append(r[1:])
+for cpu, rs in rows.items():
+    for i, c in enumerate(cols):
+        vals = [r[i] for r in rs]
+        if avail[c]:
+            assert None not in vals, (cpu, c, "NULL though available")
+            assert vals == sorted(vals), (cpu, c, "decreased", vals)
+        else:
+            assert set(vals) == {None}, (cpu, c, "a value though unavailable")
+            assert reasons[c], (c, "no reason")
+    clock = [r[cols.index("cpu_clock")] for r in rs]
+    assert all(b > a for a, b in zip(clock, clock[1:])), (cpu, "cpu_clock not increasing")
+# switches happen on some CPU between the first and last row
+cs = [rs[-1][cols.index("context_switches")] - rs[0][cols.index("context_switches")]
+      for rs in rows.values()]
+assert max(cs) > 0, cs
+print("perf: %d of %d counters available" % (sum(avail.values()), len(avail)))
+PY
+	# each reason said once
+	local n
+	n="$(grep -c "perf collector: not counted here" "$LOG" || true)"
+	[ "$n" -eq "$(sql "SELECT count(DISTINCT reason) FROM perf_counters WHERE available = 0")" ]
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+}
+
+@test "end to end: run files of the sched collector make seed 003's dataset (dataset build --format sched)" {
+	local label out n
+	make_plugin_dir sched
+	for label in hackbench_pipe_small cpu_bound_4p; do
+		start_daemon --telemetry-dir "$TEL" --collectors sched --label "$label"
+		python3 "$REPO/test/sched_pingpong.py" 500 >/dev/null
+		wait_sql "SELECT count(*) FROM sched_events WHERE event = 'migrate'"
+		stop_daemon
+		[ "$DAEMON_STATUS" -eq 0 ]
+	done
+	out="$BATS_TEST_TMPDIR/sched"
+	run "$REPO/tools/bpftune-telemetry" dataset build --format sched --no-unseen --out "$out" "$TEL"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for s in train test_seen test_unseen all; do
+		[ "$(head -1 "$out/$s.csv" | tr -d '\r')" = \
+		  "timestamp,time_diff,task_name,pid,cpu,prev_state,prev_comm,workload_type,trace_id" ]
+	done
+	python3 - "$out/all.csv" "$TEL" <<'PY'
+import csv, glob, sqlite3, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = sum(sqlite3.connect(f).execute(
+    "SELECT count(*) FROM sched_events WHERE event = 'switch'").fetchone()[0]
+    for f in glob.glob(sys.argv[2] + "/*.db"))
+assert len(rows) == want, (len(rows), want)
+traces = {}
+for r in rows:
+    traces.setdefault(r["trace_id"], []).append(r)
+assert len(traces) == 2, list(traces)
+assert {r["workload_type"] for r in rows} == {"hackbench_pipe_small", "cpu_bound_4p"}
+for t, rs in traces.items():
+    assert float(rs[0]["time_diff"]) == 0, (t, rs[0])
+    assert all(float(r["time_diff"]) >= 0 for r in rs)
+    assert len(rs[1]["time_diff"].split(".")[1]) == 9, rs[1]
+    assert any(r["task_name"] == "coll2_pp_child" for r in rs)
+    assert {r["prev_state"] for r in rs} <= set("RSDTtXZPI"), {r["prev_state"] for r in rs}
+print("sched dataset: %d switch rows in %d traces" % (len(rows), len(traces)))
+PY
+}
