@@ -39,6 +39,9 @@ else
 LIB_NO_UNDEFINED := -Wl,--no-undefined
 endif
 WARN		:= -Wall -Wextra -Werror
+# the caller's preprocessor flags (e.g. dpkg-buildflags' -D_FORTIFY_SOURCE=2),
+# before the library's own include paths: plugins get only these
+USER_CPPFLAGS	:= $(CPPFLAGS)
 CPPFLAGS	+= -D_GNU_SOURCE -Iinclude -Isrc/lib -I$(B)/skel \
 		   -DBPFTUNE_VERSION=\"$(VERSION)\" \
 		   -DBPFTUNE_PLUGIN_DIR=\"$(PLUGINDIR)\"
@@ -187,7 +190,7 @@ tuner_objs	= $(patsubst src/tuners/%.c,$(B)/obj/tuners/%.o,$(call tuner_srcs,$(1
 
 # Sealed: a tuner sees include/ and its own directory, nothing of src/lib/,
 # and exports nothing but its descriptor.
-PLUGIN_CFLAGS	= $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude
+PLUGIN_CFLAGS	= $(CFLAGS) $(USER_CPPFLAGS) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude
 
 $(B)/obj/tuners/%.o: src/tuners/%.c $(wildcard src/tuners/*.h include/bpftune/*.h)
 	@mkdir -p $(@D)
