@@ -6,7 +6,8 @@
  *    per-CPU backlog full (netdev_max_backlog).  Sampled, at most one
  *    event per BACKLOG_GAP_NS.
  *  - irq:softirq_entry/exit and napi:napi_poll: a sample of the NET_RX
- *    rounds is followed on its CPU (packets and NAPI polls, time taken);
+ *    rounds (at most one per tick) is followed on its CPU (packets and
+ *    NAPI polls, time taken);
  *    a round that used its whole netdev_budget, or ran into
  *    netdev_budget_usecs, is reported, at most once per SQUEEZE_GAP_NS.
  * The drop-reason value comes from the running kernel's BTF (CO-RE), so
@@ -14,6 +15,7 @@
  */
 #include <bpftune/bpftune.bpf.h>
 #include "net_buffer_tuner.h"
+#include "tick_gate.bpf.h"
 
 #define BACKLOG_GAP_NS		(50 * 1000 * 1000ULL)
 #define SQUEEZE_GAP_NS		(100 * 1000 * 1000ULL)
@@ -31,6 +33,8 @@ __u64 squeeze_event_ns[2];
  * they return without looking their CPU's round up.
  */
 __s64 rounds_tracked;
+/* rounds start being followed at most once per tick (tick_gate_open()) */
+__u64 round_tick;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -108,7 +112,8 @@ BPFTUNE_TP(rx_entry, softirq_entry, unsigned int vec_nr)
 {
 	struct net_buffer_round *r;
 
-	if (vec_nr != NET_RX_VEC || !bpftune_sample(&round_sampler))
+	if (vec_nr != NET_RX_VEC || !bpftune_sample(&round_sampler) ||
+	    !tick_gate_open(&round_tick))
 		return 0;
 	r = this_round();
 	if (!r)

@@ -10,6 +10,7 @@
  */
 #include <bpftune/bpftune.bpf.h>
 #include "tcp_buffer_tuner.h"
+#include "tick_gate.bpf.h"
 
 #ifndef SOCK_SNDBUF_LOCK
 #define SOCK_SNDBUF_LOCK	1
@@ -31,6 +32,8 @@ struct bpftune_sampler rcvgrow_sampler;
 struct bpftune_sampler probe_sampler;
 struct bpftune_sampler exceed_sampler;
 struct bpftune_sampler synreq_sampler;
+__u64 rcvbuf_tick;	/* tick_gate_open() of the hot hooks */
+__u64 probe_tick;
 
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
 __u32 rcvgrow_seen;
@@ -104,31 +107,72 @@ static __always_inline struct net *sk_net(struct sock *sk)
 }
 
 /*
+ * What the buffer checks of one hook call need of a socket and its netns,
+ * each read once (in legacy mode every read is a helper call).  A socket
+ * the application sized (SO_RCVBUF/SO_SNDBUF: locked) is not tcp_rmem's or
+ * tcp_wmem's business: its buffer and the limit are left unread.
+ */
+struct buf_view {	/* a local type: no CO-RE read may start at its fields */
+	struct net *net;
+	__u64 cookie;		/* netns cookie */
+	__u32 buf;		/* sk_rcvbuf or sk_sndbuf */
+	__u32 max;		/* tcp_rmem[2] or tcp_wmem[2] */
+	__u8 locked;
+	__u8 moderate;		/* tcp_moderate_rcvbuf (receive side) */
+};
+
+static __always_inline void rcv_view(struct sock *sk, struct buf_view *v)
+{
+	struct net *net = sk_net(sk);
+
+	v->net = net;
+	v->cookie = bpftune_net_cookie(net);
+	v->locked = !!(BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) &
+		       SOCK_RCVBUF_LOCK);
+	if (v->locked)
+		return;
+	v->buf = BPF_CORE_READ(sk, sk_rcvbuf);
+	v->max = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[2]);
+	v->moderate = BPF_CORE_READ(net, ipv4.sysctl_tcp_moderate_rcvbuf);
+}
+
+static __always_inline void snd_view(struct sock *sk, struct buf_view *v)
+{
+	struct net *net = sk_net(sk);
+
+	v->net = net;
+	v->cookie = bpftune_net_cookie(net);
+	v->locked = !!(BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) &
+		       SOCK_SNDBUF_LOCK);
+	if (v->locked)
+		return;
+	v->buf = BPF_CORE_READ(sk, sk_sndbuf);
+	v->max = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[2]);
+}
+
+/*
  * Gauges of a receiver at a receive-buffer adjustment: its RTT estimate,
  * and, unless the application sized it (SO_RCVBUF), sk_rcvbuf and whether
  * it is near tcp_rmem[2].
  */
-static __always_inline void rcv_gauges(struct sock *sk)
+static __always_inline void rcv_gauges(struct sock *sk, struct buf_view *v)
 {
 	struct bpftune_gauges *g;
-	struct net *net = sk_net(sk);
-	__u32 rtt, rcvbuf, rmem2;
 	struct tcp_sock *tp = tcp_sk_of(sk);
+	__u32 rtt;
 
 	if (!tp)
 		return;
-	g = bpftune_gauges_get(bpftune_sk_netns_cookie(sk));
+	g = bpftune_gauges_get(v->cookie);
 	if (!g)
 		return;
 	rtt = BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) >> 3;
 	if (rtt)
 		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_RCV_RTT_US, rtt);
-	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_RCVBUF_LOCK)
+	if (v->locked)
 		return;
-	rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
-	rmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[2]);
-	bpftune_gauge_add(g, TCP_BUFFER_GAUGE_RCVBUF, rcvbuf);
-	if (bpftune_near_limit(rcvbuf, rmem2))
+	bpftune_gauge_add(g, TCP_BUFFER_GAUGE_RCVBUF, v->buf);
+	if (bpftune_near_limit(v->buf, v->max))
 		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_RCVBUF_NEAR_MAX, 1);
 }
 
@@ -137,27 +181,23 @@ static __always_inline void rcv_gauges(struct sock *sk)
  * data in flight (a pure receiver's srtt is the handshake's), and, unless
  * sized by SO_SNDBUF, sk_sndbuf and whether it is near tcp_wmem[2].
  */
-static __always_inline void snd_gauges(struct sock *sk)
+static __always_inline void snd_gauges(struct sock *sk, struct buf_view *v)
 {
 	struct bpftune_gauges *g;
-	struct net *net = sk_net(sk);
-	__u32 sndbuf, wmem2;
 	struct tcp_sock *tp = tcp_sk_of(sk);
 
 	if (!tp)
 		return;
-	g = bpftune_gauges_get(bpftune_sk_netns_cookie(sk));
+	g = bpftune_gauges_get(v->cookie);
 	if (!g)
 		return;
 	if (BPF_CORE_READ(tp, packets_out))
 		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_SRTT_US,
 				  BPF_CORE_READ(tp, srtt_us) >> 3);
-	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_SNDBUF_LOCK)
+	if (v->locked)
 		return;
-	sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
-	wmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[2]);
-	bpftune_gauge_add(g, TCP_BUFFER_GAUGE_SNDBUF, sndbuf);
-	if (bpftune_near_limit(sndbuf, wmem2))
+	bpftune_gauge_add(g, TCP_BUFFER_GAUGE_SNDBUF, v->buf);
+	if (bpftune_near_limit(v->buf, v->max))
 		bpftune_gauge_add(g, TCP_BUFFER_GAUGE_SNDBUF_NEAR_MAX, 1);
 }
 
@@ -193,11 +233,11 @@ static __always_inline int repeated(struct tcp_buffer_last_report *l,
 }
 
 static __always_inline struct tcp_buffer_event *
-reserve(__u32 scenario, struct sock *sk, struct bpftune_event **evp)
+reserve(__u32 scenario, __u64 cookie, struct bpftune_event **evp)
 {
 	struct bpftune_event *ev;
 
-	ev = bpftune_event_reserve(scenario, bpftune_sk_netns_cookie(sk));
+	ev = bpftune_event_reserve(scenario, cookie);
 	*evp = ev;
 	if (!ev)
 		return NULL;
@@ -211,39 +251,35 @@ reserve(__u32 scenario, struct sock *sk, struct bpftune_event **evp)
  * is off and the socket is limited by its fixed buffer.  Sockets sized by
  * SO_RCVBUF are the application's business, not tcp_rmem's.
  */
-static __always_inline int rcvbuf_check(struct sock *sk)
+static __always_inline int rcvbuf_check(struct sock *sk, struct buf_view *v)
 {
-	struct net *net = sk_net(sk);
+	struct net *net = v->net;
 	struct tcp_buffer_event *e;
 	struct bpftune_event *ev;
-	__u32 scenario, rcvbuf, rmem2, queued;
-	__u8 moderate;
+	__u32 scenario, queued;
 
-	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_RCVBUF_LOCK)
+	if (v->locked)
 		return 0;
-	rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
-	rmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[2]);
-	moderate = BPF_CORE_READ(net, ipv4.sysctl_tcp_moderate_rcvbuf);
-	if (moderate) {
-		if (!bpftune_near_limit(rcvbuf, rmem2))
+	if (v->moderate) {
+		if (!bpftune_near_limit(v->buf, v->max))
 			return 0;
 		scenario = TCP_BUFFER_RMEM_NEAR_MAX;
 	} else {
 		queued = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
-		if (rcvbuf >= rmem2 || !bpftune_near_limit(queued, rcvbuf))
+		if (v->buf >= v->max || !bpftune_near_limit(queued, v->buf))
 			return 0;
 		scenario = TCP_BUFFER_RCVBUF_NO_AUTOTUNE;
 	}
-	if (repeated(&rmem_last, bpftune_sk_netns_cookie(sk), rmem2))
+	if (repeated(&rmem_last, v->cookie, v->max))
 		return 0;
-	e = reserve(scenario, sk, &ev);
+	e = reserve(scenario, v->cookie, &ev);
 	if (!e)
 		return 0;
-	e->value = rcvbuf;
+	e->value = v->buf;
 	e->limit[0] = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[0]);
 	e->limit[1] = BPF_CORE_READ(net, ipv4.sysctl_tcp_rmem[1]);
-	e->limit[2] = rmem2;
-	e->moderate_rcvbuf = moderate;
+	e->limit[2] = v->max;
+	e->moderate_rcvbuf = v->moderate;
 	tcp_rtt_rate(sk, 1, e);
 	read_tcp_mem(sk, e);
 	bpftune_event_submit(ev);
@@ -252,14 +288,16 @@ static __always_inline int rcvbuf_check(struct sock *sk)
 
 static __always_inline int rcvbuf_adjust(struct sock *sk)
 {
-	if (!bpftune_sample(&rcvbuf_sampler))
+	struct buf_view v = {};
+
+	if (!bpftune_sample(&rcvbuf_sampler) || !tick_gate_open(&rcvbuf_tick))
 		return 0;
-	rcv_gauges(sk);
+	rcv_view(sk, &v);
+	rcv_gauges(sk, &v);
 	/* with tcp_rcvbuf_grow seen, only the autotuning-off case is left */
-	if (rcvgrow_seen &&
-	    BPF_CORE_READ(sk_net(sk), ipv4.sysctl_tcp_moderate_rcvbuf))
+	if (rcvgrow_seen && v.moderate)
 		return 0;
-	return rcvbuf_check(sk);
+	return rcvbuf_check(sk, &v);
 }
 
 BPFTUNE_TP(rcvbuf__tp, tcp_rcv_space_adjust, struct sock *sk)
@@ -275,11 +313,14 @@ BPFTUNE_FN(rcvbuf__fn, tcp_rcv_space_adjust, struct sock *sk)
 /* 6.17+: fires only when autotuning wants a bigger receive buffer */
 BPFTUNE_TP(opt_rcvgrow, tcp_rcvbuf_grow, struct sock *sk, int time)
 {
+	struct buf_view v = {};
+
 	if (!rcvgrow_seen)
 		rcvgrow_seen = 1;
 	if (!bpftune_sample(&rcvgrow_sampler))
 		return 0;
-	return rcvbuf_check(sk);
+	rcv_view(sk, &v);
+	return rcvbuf_check(sk, &v);
 }
 
 static __always_inline int mem_event_due(__u64 *last)
@@ -292,47 +333,57 @@ static __always_inline int mem_event_due(__u64 *last)
 	return 1;
 }
 
+/* TCP memory near the pressure threshold: reported, rate-limited */
+static __always_inline int mem_pressure_report(struct tcp_buffer_event *m,
+					       __u64 cookie)
+{
+	struct tcp_buffer_event *e;
+	struct bpftune_event *ev;
+
+	if (m->mem[1] <= 0 || m->allocated <= 0 ||
+	    !bpftune_near_limit(m->allocated, m->mem[1]) ||
+	    !mem_event_due(&mem_event_ns))
+		return 0;
+	e = reserve(TCP_BUFFER_MEM_PRESSURE, cookie, &ev);
+	if (e) {
+		__builtin_memcpy(e, m, sizeof(*m));
+		bpftune_event_submit(ev);
+	}
+	return 1;
+}
+
 /*
  * Every incoming segment of an established socket: the send buffer of a
  * sender near tcp_wmem[2], and TCP memory near the pressure threshold.
+ * A sample of them (at most one per tick) is looked at: the gauges and
+ * tcp_mem concern every socket, so no per-socket filter comes first.
  */
 BPFTUNE_TP(probe, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 {
 	struct tcp_buffer_event *e, m = {};
 	struct bpftune_event *ev;
+	struct buf_view v = {};
 	struct net *net;
-	__u32 sndbuf, wmem2;
 
-	if (!bpftune_sample(&probe_sampler))
+	if (!bpftune_sample(&probe_sampler) || !tick_gate_open(&probe_tick))
 		return 0;
-	snd_gauges(sk);
+	snd_view(sk, &v);
+	snd_gauges(sk, &v);
 	read_tcp_mem(sk, &m);
-	if (m.mem[1] > 0 && m.allocated > 0 &&
-	    bpftune_near_limit(m.allocated, m.mem[1]) &&
-	    mem_event_due(&mem_event_ns)) {
-		e = reserve(TCP_BUFFER_MEM_PRESSURE, sk, &ev);
-		if (e) {
-			__builtin_memcpy(e, &m, sizeof(m));
-			bpftune_event_submit(ev);
-		}
+	if (mem_pressure_report(&m, v.cookie))
 		return 0;
-	}
-	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_SNDBUF_LOCK)
+	if (v.locked || !bpftune_near_limit(v.buf, v.max) ||
+	    repeated(&wmem_last, v.cookie, v.max))
 		return 0;
-	net = sk_net(sk);
-	sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
-	wmem2 = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[2]);
-	if (!bpftune_near_limit(sndbuf, wmem2) ||
-	    repeated(&wmem_last, bpftune_sk_netns_cookie(sk), wmem2))
-		return 0;
-	e = reserve(TCP_BUFFER_WMEM_NEAR_MAX, sk, &ev);
+	e = reserve(TCP_BUFFER_WMEM_NEAR_MAX, v.cookie, &ev);
 	if (!e)
 		return 0;
+	net = v.net;
 	__builtin_memcpy(e, &m, sizeof(m));
-	e->value = sndbuf;
+	e->value = v.buf;
 	e->limit[0] = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[0]);
 	e->limit[1] = BPF_CORE_READ(net, ipv4.sysctl_tcp_wmem[1]);
-	e->limit[2] = wmem2;
+	e->limit[2] = v.max;
 	tcp_rtt_rate(sk, 0, e);
 	bpftune_event_submit(ev);
 	return 0;
@@ -350,7 +401,7 @@ BPFTUNE_TP(exceed, sock_exceed_buf_limit, struct sock *sk, struct proto *prot,
 	if (!bpftune_sample(&exceed_sampler) ||
 	    !mem_event_due(&exceed_event_ns))
 		return 0;
-	e = reserve(TCP_BUFFER_MEM_EXHAUSTED, sk, &ev);
+	e = reserve(TCP_BUFFER_MEM_EXHAUSTED, bpftune_sk_netns_cookie(sk), &ev);
 	if (!e)
 		return 0;
 	read_tcp_mem(sk, e);
@@ -406,7 +457,7 @@ static __always_inline int syn_queue_report(struct sock *lsk, int arriving)
 	if (now - syn_event_ns < SYN_EVENT_GAP_NS)
 		return 0;
 	syn_event_ns = now;
-	e = reserve(TCP_BUFFER_SYN_QUEUE, lsk, &ev);
+	e = reserve(TCP_BUFFER_SYN_QUEUE, bpftune_sk_netns_cookie(lsk), &ev);
 	if (!e)
 		return 0;
 	e->value = qlen;
