@@ -120,7 +120,7 @@ daemon_run() {
 @test "collect --job: the runs it makes belong to the job, shipped and dumped as they are" {
 	local o="$BATS_TEST_TMPDIR/collect" f
 	[ "$MODE" = host ] || skip "runs the daemon itself"
-	make_plugin_dir sysctl
+	make_plugin_dir sample
 	run $PY "$TOOL" collect --job JK --workload cpu_bound_4p --runs 2 --duration 1 \
 		--settle 0.2 --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" --sample-interval 200 --out "$o"
 	echo "$output"
