@@ -130,7 +130,8 @@ wait_restarted() {	# wait_restarted OLD_PID
 	# no waiting: start returned, so the daemon said READY=1, which it
 	# does once every tuner runs and the control socket answers
 	[ "$(systemctl is-active bpftune)" = active ]
-	[ "$(bpftune -q jtuners | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tuners"]))')" -eq "$plugins" ]
+	# (the list also has the core mechanisms, kind "core": not plugins)
+	[ "$(bpftune -q jtuners | python3 -c 'import json,sys; print(sum(t["kind"] == "tuner" for t in json.load(sys.stdin)["tuners"]))')" -eq "$plugins" ]
 	# the journal says the same (it may get the lines a little later)
 	for _ in $(seq 50); do
 		unit_log | grep -q '^bpftune running with' && break
