@@ -75,7 +75,7 @@ assert r == {"pair": 3, "(unknown scenario)": 1}, r
 
 @test "a collector is a plugin of its own kind: -S, -q tuners and the log say so" {
 	make_plugin_dir listen sample
-	start_daemon --socket "$SOCK"
+	start_daemon --socket "$SOCK" --collectors listen
 	grep -q "collector listen started" "$LOG"
 	listen_backlog - 64
 	wait_for_log "listen collector: pid [0-9]+ called listen\(\) with backlog 64"

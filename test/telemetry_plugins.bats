@@ -90,7 +90,7 @@ for backlog in (200, 4096, 100, 65535, 129):
 	ns="$(make_netns)"
 	c="$(netns_cookie_of "$ns")"
 	make_plugin_dir rows
-	start_daemon --telemetry-dir "$TEL" --sample-interval 100
+	start_daemon --telemetry-dir "$TEL" --sample-interval 100 --collectors rows
 	grep -q "collector rows started" "$LOG"
 	# 1..20, then the marker (999)
 	rows_calls "$ns" $(seq 1 20) 999
