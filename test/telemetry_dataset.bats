@@ -179,8 +179,10 @@ for f in glob.glob(fix + "/*.db"):
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sched_events'").fetchone():
         continue
     rid = db.execute("SELECT run_id FROM runs").fetchone()[0]
-    switch[rid] = db.execute("SELECT ts_ns, comm, pid, cpu, prev_state, prev_comm FROM "
-                             "sched_events WHERE event = 'switch' ORDER BY ts_ns").fetchall()
+    ev = db.execute("SELECT ts_ns, comm, pid, cpu, prev_state, prev_comm FROM "
+                    "sched_events WHERE event = 'switch' ORDER BY ts_ns").fetchall()
+    if ev:      # (the daemon creates the declared table, empty, in every run)
+        switch[rid] = ev
 split_of = {}
 for s in ("train", "test_seen", "test_unseen", "all"):
     rows = list(csv.DictReader(open("%s/%s.csv" % (ds, s))))

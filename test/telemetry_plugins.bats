@@ -130,7 +130,8 @@ for backlog in (200, 4096, 100, 65535, 129):
 	ns="$(make_netns)"
 	c="$(netns_cookie_of "$ns")"
 	make_plugin_dir sample
-	start_daemon --telemetry-dir "$TEL" --sample-interval 100
+	# a collector hot-plugged is loaded when named, like one found at start
+	start_daemon --telemetry-dir "$TEL" --sample-interval 100 --collectors rows
 	cp "$FIXTURE_PLUGINS/rows_collector.so" "$PLUGIN_DIR/"
 	wait_for_log "hot plug: tuner rows loaded"
 	rows_calls "$ns" 1 2 999
