@@ -39,7 +39,7 @@ except OSError:
 	! grep -q "old_abi: an ABI 1 handler was called" "$LOG"
 	kill -0 "$DAEMON_PID"
 	bq tuners | grep -q "^sample: active"
-	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR"
+	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR" --collectors listen
 	[[ "$output" == *"old_abi_tuner.so"*"skipped: plugin refused"* ]]
 }
 
@@ -89,7 +89,7 @@ k = {t["name"]: t["kind"] for t in json.load(sys.stdin)["tuners"]}
 assert k["listen"] == "collector" and k["sample"] == "tuner", k
 assert k["sysctl"] == "core" and k["netns"] == "core", k
 '
-	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR"
+	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR" --collectors listen
 	[[ "$output" =~ listen\ +will\ run\ \(collector\) ]]
 }
 
