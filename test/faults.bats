@@ -14,6 +14,7 @@
 
 load helpers
 load operate_helpers
+load telemetry_helpers
 
 setup() {
 	operate_setup
@@ -53,19 +54,6 @@ fill() {
 start_faulty() {
 	LD_PRELOAD="$FAULT_SO" BPFTUNE_FAULT="$FAULT" BPFTUNE_FAULT_WHEN="$FAULT_ON" \
 		BPFTUNE_FAULT_LOG="$FAULT_LOG" start_daemon "$@"
-}
-
-tel_db() {
-	sed -n 's/.*telemetry: writing to \([^ ]*\)$/\1/p' "$LOG" | tail -1
-}
-
-sql() {
-	python3 - "${2:-$(tel_db)}" "$1" <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
-for row in db.execute(sys.argv[2]):
-    print("|".join("" if v is None else str(v) for v in row))
-EOF
 }
 
 # events the strategy tuner has had, from the control socket (the log
