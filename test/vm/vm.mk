@@ -42,11 +42,11 @@ test-systemd: deb vm-fetch
 	test/vm/run-in-vm.sh --systemd -t $(VM_SYSTEMD_TIMEOUT) $(VM_SYSTEMD_KERNEL) -- \
 		bats --timing test/vm/systemd.bats test/vm/systemd_ship.bats
 
-test-matrix: all $(FIXTURE_SOS) vm-fetch
+test-matrix: all fixtures vm-fetch
 	$(if $(and $(filter 1,$(VM_DEB)),$(findstring systemd,$(VM_MODES))),$(MAKE) deb)
 	test/vm/matrix.sh $(VM_KERNELS)
 
-test-matrix-ci: all $(FIXTURE_SOS) vm-fetch
+test-matrix-ci: all fixtures vm-fetch
 	$(if $(findstring asan,$(VM_CI_MATRIX)),$(MAKE) SAN=1 all fixtures build/asan/test/unit_tests)
 	$(if $(and $(filter 1,$(VM_DEB)),$(findstring systemd,$(VM_CI_MATRIX))),$(MAKE) deb)
 	VM_BATS_ARGS="$(VM_CI_BATS_ARGS)" test/vm/matrix.sh $(VM_CI_MATRIX)
