@@ -6,11 +6,11 @@
  * must match.  Pure code, unit-tested and fuzzed.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "core/appendf.h"
 #include "ops/journal.h"
 
 #define MAX_TOKENS	(9 + BPFTUNE_MAX_VALUES)
@@ -61,25 +61,6 @@ static bool boot_id_valid(const char *s, size_t n)
 	return true;
 }
 
-static int put(char *buf, size_t len, size_t *off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int put(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len)
-		return -ENOSPC;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *off)
-		return -ENOSPC;
-	*off += n;
-	return 0;
-}
-
 int bpftune_jrec_encode(const struct bpftune_jrec *r, char *buf, size_t len)
 {
 	size_t off = 0, i;
@@ -96,28 +77,28 @@ int bpftune_jrec_encode(const struct bpftune_jrec *r, char *buf, size_t len)
 	    (!r->num_values && r->type != BPFTUNE_JREC_MANUAL) ||
 	    (r->netns_name[0] && !netns_name_valid(r->netns_name)))
 		return -EINVAL;
-	err = put(buf, len, &off, "%c %s %u ", r->type, r->boot_id, r->scope);
+	err = bpftune_appendf(buf, len, &off, "%c %s %u ", r->type, r->boot_id, r->scope);
 	if (!r->netns_name[0]) {
-		err = err ?: put(buf, len, &off, "-");
+		err = err ?: bpftune_appendf(buf, len, &off, "-");
 	} else {
 		for (i = 0; !err && r->netns_name[i]; i++) {
 			unsigned char c = r->netns_name[i];
 
 			if (name_char_plain(c) && !(i == 0 && c == '-' && !r->netns_name[1]))
-				err = put(buf, len, &off, "%c", c);
+				err = bpftune_appendf(buf, len, &off, "%c", c);
 			else
-				err = put(buf, len, &off, "%%%02x", c);
+				err = bpftune_appendf(buf, len, &off, "%%%02x", c);
 		}
 	}
-	err = err ?: put(buf, len, &off, " %llu %llu %llu %s %u",
+	err = err ?: bpftune_appendf(buf, len, &off, " %llu %llu %llu %s %u",
 			 (unsigned long long)r->ino, (unsigned long long)r->dev,
 			 (unsigned long long)r->cookie, r->sysctl, r->num_values);
 	for (i = 0; !err && i < r->num_values; i++)
-		err = put(buf, len, &off, " %ld", r->values[i]);
+		err = bpftune_appendf(buf, len, &off, " %ld", r->values[i]);
 	if (err)
 		return err;
 	crc = crc32(0, (const Bytef *)buf, off);
-	err = put(buf, len, &off, " #%08x\n", crc);
+	err = bpftune_appendf(buf, len, &off, " #%08x\n", crc);
 	if (err || off > BPFTUNE_JREC_MAX_LINE)
 		return -ENOSPC;
 	return off;

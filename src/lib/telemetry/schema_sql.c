@@ -6,10 +6,10 @@
  * may have.  Pure: unit-tested, linked by the docs generator.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/appendf.h"
 #include "telemetry/telemetry_schema.h"
 
 static unsigned int num_lead(const struct bpftune_table_desc *t)
@@ -166,25 +166,6 @@ bool bpftune_telemetry_sql_keyword(const char *s)
 			    sizeof(keywords[0]), cmp_str);
 }
 
-/* snprintf into buf at *off; -ENOSPC once it no longer fits */
-static int append(char *buf, size_t len, size_t *off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int append(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len)
-		return -ENOSPC;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *off)
-		return -ENOSPC;
-	*off += n;
-	return 0;
-}
-
 /* names go into SQL as they stand: each must be a plain identifier */
 static bool names_ok(const struct bpftune_table_desc *t)
 {
@@ -210,15 +191,15 @@ int bpftune_telemetry_ddl(const struct bpftune_table_desc *t, char *buf, size_t 
 
 	if (!names_ok(t))
 		return -EINVAL;
-	err = append(buf, len, &off, "CREATE TABLE IF NOT EXISTS %s (", t->name);
+	err = bpftune_appendf(buf, len, &off, "CREATE TABLE IF NOT EXISTS %s (", t->name);
 	for (i = 0; !err && i < n; i++) {
 		const struct bpftune_col_desc *c = bpftune_table_col(t, i);
 
-		err = append(buf, len, &off, "%s%s %s%s", i ? ", " : "", c->name,
+		err = bpftune_appendf(buf, len, &off, "%s%s %s%s", i ? ", " : "", c->name,
 			     bpftune_col_type_name(c->type),
 			     (c->flags & BPFTUNE_COL_NOT_NULL) ? " NOT NULL" : "");
 	}
-	err = err ?: append(buf, len, &off, ")");
+	err = err ?: bpftune_appendf(buf, len, &off, ")");
 	return err ?: (int)off;
 }
 
@@ -231,13 +212,13 @@ int bpftune_telemetry_insert_sql(const struct bpftune_table_desc *t, char *buf,
 
 	if (!names_ok(t))
 		return -EINVAL;
-	err = append(buf, len, &off, "INSERT INTO %s (", t->name);
+	err = bpftune_appendf(buf, len, &off, "INSERT INTO %s (", t->name);
 	for (i = 0; !err && i < n; i++)
-		err = append(buf, len, &off, "%s%s", i ? ", " : "",
+		err = bpftune_appendf(buf, len, &off, "%s%s", i ? ", " : "",
 			     bpftune_table_col(t, i)->name);
-	err = err ?: append(buf, len, &off, ") VALUES (");
+	err = err ?: bpftune_appendf(buf, len, &off, ") VALUES (");
 	for (i = 0; !err && i < n; i++)
-		err = append(buf, len, &off, "%s?", i ? ", " : "");
-	err = err ?: append(buf, len, &off, ")");
+		err = bpftune_appendf(buf, len, &off, "%s?", i ? ", " : "");
+	err = err ?: bpftune_appendf(buf, len, &off, ")");
 	return err ?: (int)off;
 }

@@ -29,7 +29,7 @@ FUZZ_LIBS_btf		:= -lelf
 # control socket requests and JSON replies
 FUZZ_SRCS_control	:= src/lib/ops/control_proto.c
 # rollback journal records read back after a crash
-FUZZ_SRCS_journal	:= src/lib/ops/journal_record.c
+FUZZ_SRCS_journal	:= src/lib/ops/journal_record.c src/lib/core/appendf.c
 FUZZ_LIBS_journal	:= -lz
 # the policy file (/etc/bpftune/bpftune.conf and its drop-ins)
 FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
