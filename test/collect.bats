@@ -13,20 +13,12 @@ GLOBALS="net.core.rmem_default net.core.rmem_max"
 
 setup() {
 	[ "$MODE" = host ] || skip "runs the daemon itself"
-	SAVED_GLOBALS=()
-	local s
-	for s in $GLOBALS; do
-		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
-	done
+	save_globals $GLOBALS
 }
 
 teardown() {
-	local kv
 	common_teardown
-	for kv in "${SAVED_GLOBALS[@]}"; do
-		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
-		sysctl -qw "${kv%%=*}=${kv#*=}" || true
-	done
+	restore_globals
 }
 
 csv_values() {

@@ -265,3 +265,30 @@ common_teardown() {
 		echo "$SAVED_SOMAXCONN" > /proc/sys/net/core/somaxconn
 	fi
 }
+
+# save_globals SYSCTL...: remember global values to put back in teardown
+save_globals() {
+	local s
+	SAVED_GLOBALS=()
+	for s in "$@"; do
+		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
+	done
+}
+
+# restore_globals: put back what save_globals saw, writing only what
+# changed (a write is an admin's to other daemons); values are
+# tab-separated and sysctl -w takes them as one word
+restore_globals() {
+	local kv
+	for kv in "${SAVED_GLOBALS[@]}"; do
+		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
+		sysctl -qw "${kv%%=*}=${kv#*=}" || true
+	done
+}
+
+# log_on_failure REGEX [LINES]: a failed test shows what the tuner did
+# (the qemu guests keep nothing)
+log_on_failure() {
+	[ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ] || return 0
+	grep -E "$1" "$LOG" | tail -"${2:-40}" | sed 's/^/# log: /' >&3
+}

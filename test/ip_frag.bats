@@ -12,26 +12,16 @@ GLOBALS="net.ipv4.ipfrag_high_thresh net.ipv4.ipfrag_low_thresh net.ipv6.ip6frag
 
 setup() {
 	make_plugin_dir sysctl ip_frag
-	SAVED_GLOBALS=()
-	local s
-	for s in $GLOBALS; do
-		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
-	done
+	save_globals $GLOBALS
 	GLOBAL_LINK=
 }
 
 teardown() {
-	local kv
-	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
-		grep -E "ip_frag|error|warning" "$LOG" | tail -40 | sed 's/^/# log: /' >&3
-	fi
+	log_on_failure "ip_frag|error|warning"
 	common_teardown
 	[ -n "$GLOBAL_LINK" ] && ip link del "$GLOBAL_LINK" 2>/dev/null
 	# high thresholds first: a low one may not exceed its high one
-	for kv in "${SAVED_GLOBALS[@]}"; do
-		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
-		sysctl -qw "${kv%%=*}=${kv#*=}" || true
-	done
+	restore_globals
 }
 
 start_tuner() {

@@ -28,29 +28,20 @@ setup() {
 	[ -f "$SLOW_OBJ" ] && [ -f "$FANOUT_OBJ" ] && [ -x "$REPO/build/test/rx_round" ] ||
 		skip "run make fixtures first"
 	make_plugin_dir sysctl net_buffer
-	SAVED_GLOBALS=()
-	local s
-	for s in $GLOBALS; do
-		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
-	done
+	save_globals $GLOBALS
 	RX_CPU=$(( $(nproc) - 1 ))
 	PIDS=
 }
 
 teardown() {
-	local pid kv
-	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
-		grep -E "net_buffer|error|warning" "$LOG" | tail -40 | sed 's/^/# log: /' >&3
-	fi
+	local pid
+	log_on_failure "net_buffer|error|warning"
 	for pid in $PIDS; do
 		kill "$pid" 2>/dev/null || true
 	done
 	PIDS=
 	common_teardown
-	for kv in "${SAVED_GLOBALS[@]}"; do
-		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
-		sysctl -qw "${kv%%=*}=${kv#*=}" || true
-	done
+	restore_globals
 }
 
 start_tuner() {

@@ -15,32 +15,19 @@ GLOBALS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem net.core.high_orde
 setup() {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
 	make_plugin_dir tcp_buffer
-	SAVED_GLOBALS=()
-	local s
-	for s in $GLOBALS; do
-		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
-	done
+	save_globals $GLOBALS
 	PAIR_N=0
 }
 
 teardown() {
 	local pid
-	# a failed test shows what the tuner did (the qemu guests keep nothing)
-	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
-		grep -E "tcp_buffer|error|warning" "$LOG" | tail -60 | sed 's/^/# log: /' >&3
-	fi
+	log_on_failure "tcp_buffer|error|warning" 60
 	for pid in ${IPERF_PIDS:-}; do
 		kill "$pid" 2>/dev/null || true
 	done
 	IPERF_PIDS=
 	common_teardown
-	local kv
-	for kv in "${SAVED_GLOBALS[@]}"; do
-		# only what changed: a write is an admin's to other daemons
-		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
-		# values are tab-separated; sysctl -w takes them as one word
-		sysctl -qw "${kv%%=*}=${kv#*=}" || true
-	done
+	restore_globals
 }
 
 # make_pair: two namespaces joined by a veth pair: $CLI (192.168.N.1)

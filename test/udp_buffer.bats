@@ -14,28 +14,19 @@ GLOBALS="net.core.rmem_default net.core.rmem_max net.ipv4.udp_mem"
 
 setup() {
 	make_plugin_dir sysctl udp_buffer
-	SAVED_GLOBALS=()
-	local s
-	for s in $GLOBALS; do
-		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
-	done
+	save_globals $GLOBALS
 	PIDS=
 }
 
 teardown() {
-	local pid kv
-	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
-		grep -E "udp_buffer|error|warning" "$LOG" | tail -40 | sed 's/^/# log: /' >&3
-	fi
+	local pid
+	log_on_failure "udp_buffer|error|warning"
 	for pid in $PIDS; do
 		kill "$pid" 2>/dev/null || true
 	done
 	PIDS=
 	common_teardown
-	for kv in "${SAVED_GLOBALS[@]}"; do
-		[ "$(sysctl -n "${kv%%=*}")" = "${kv#*=}" ] && continue
-		sysctl -qw "${kv%%=*}=${kv#*=}" || true
-	done
+	restore_globals
 }
 
 start_tuner() {
