@@ -70,9 +70,7 @@ changes_made() {
 		wait_for_log "max_dgram_qlen [0-9]+ -> [0-9]+ in " 30
 		# then a random moment within the next 2 s of changes
 		sleep "$((RANDOM % 2)).$((RANDOM % 1000))"
-		kill -KILL "$DAEMON_PID"
-		wait "$DAEMON_PID" 2>/dev/null || true
-		DAEMON_PID=
+		kill_daemon
 		stop_traffic
 		total=$((total + $(changes_made)))
 		# the daemon left changes behind (else the round shows nothing)

@@ -214,9 +214,7 @@ EOF
 	wait_for_log "max_dgram_qlen 1280 -> 1600 in netns $ns"
 	grep -q "journal: $JOURNAL takes records again (5 changes held back meanwhile)" "$LOG"
 	# a crash now: what the journal holds restores the original
-	kill -KILL "$DAEMON_PID"
-	wait "$DAEMON_PID" 2>/dev/null || true
-	DAEMON_PID=
+	kill_daemon
 	run "$BPFTUNE" --restore --journal "$JOURNAL"
 	echo "$output"
 	[ "$status" -eq 0 ]

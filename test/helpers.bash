@@ -292,3 +292,10 @@ log_on_failure() {
 	[ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ] || return 0
 	grep -E "$1" "$LOG" | tail -"${2:-40}" | sed 's/^/# log: /' >&3
 }
+
+# kill_daemon: a crash (SIGKILL), nothing of the daemon's exit path runs
+kill_daemon() {
+	kill -KILL "$DAEMON_PID"
+	wait "$DAEMON_PID" 2>/dev/null || true
+	DAEMON_PID=
+}

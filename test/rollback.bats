@@ -40,12 +40,6 @@ make_changes() {
 	[ "$(qlen_in -)" -eq 1280 ]
 }
 
-kill_daemon() {
-	kill -KILL "$DAEMON_PID"
-	wait "$DAEMON_PID" 2>/dev/null || true
-	DAEMON_PID=
-}
-
 assert_restored() {
 	[ "$(qlen_in "$NS1")" -eq 300 ]
 	[ "$(qlen_in "$NS2")" -eq 400 ]
@@ -294,9 +288,7 @@ PY
 	echo "# originals left in the journal: $(grep -c '^O ' "$JOURNAL")" >&3
 	[ "$(grep -c '^O ' "$JOURNAL")" -le 7 ]
 	grep -q "^O .* $keep .* net.unix.max_dgram_qlen 1 300 #" "$JOURNAL"
-	kill -KILL "$DAEMON_PID"
-	wait "$DAEMON_PID" 2>/dev/null || true
-	DAEMON_PID=
+	kill_daemon
 	run "$BPFTUNE" --restore --journal "$JOURNAL"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -120,9 +120,7 @@ teardown() {
 		[ "$(sql "SELECT count(*) FROM changes WHERE netns LIKE 'netns $ns (cookie %'")" -eq 1 ] && break
 		sleep 0.1
 	done
-	kill -KILL "$DAEMON_PID"
-	wait "$DAEMON_PID" || true
-	DAEMON_PID=
+	kill_daemon
 	[ "$(sql "PRAGMA integrity_check")" = "ok" ]
 	[ "$(sql "SELECT old_0, new_0 FROM changes WHERE netns LIKE 'netns $ns (cookie %'")" = "128|4096" ]
 	# the run never ended cleanly, and says so
