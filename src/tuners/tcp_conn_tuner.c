@@ -17,7 +17,9 @@
  *   first), or with probability epsilon = 5 % a random one.  Every choice
  *   is recorded with bpftune_decision() when the connection ends.
  * Missing algorithms are loaded as modules when the kernel has them; the
- * rest are skipped.  No sysctl is changed.
+ * rest are skipped.  No sysctl is changed.  Each reported connection is a
+ * row of tcp_conn_outcomes, each lossy one of tcp_conn_lossy
+ * (tcp_conn_tables.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,6 +37,7 @@
 #include <bpftune/kernel.h>
 
 #include "tcp_conn_tuner.h"
+#include "tuner_tables.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"
 
@@ -215,16 +218,31 @@ static struct dest *dest_get(struct conn_priv *p, const struct tcp_conn_dest *k)
 	return d;
 }
 
-static const char *dest_describe(const struct tcp_conn_dest *k, char *buf,
-				 size_t len)
+/* "address/prefix" */
+static const char *dest_text(const struct tcp_conn_dest *k, char *buf,
+			     size_t len)
 {
-	char addr[INET6_ADDRSTRLEN] = "?", where[128];
+	char addr[INET6_ADDRSTRLEN] = "?";
 
 	inet_ntop(k->family == AF_INET ? AF_INET : AF_INET6, k->addr, addr,
 		  sizeof(addr));
-	snprintf(buf, len, "%s/%u in %s", addr, k->prefix,
+	snprintf(buf, len, "%s/%u", addr, k->prefix);
+	return buf;
+}
+
+static const char *dest_describe(const struct tcp_conn_dest *k, char *buf,
+				 size_t len)
+{
+	char dest[INET6_ADDRSTRLEN + 8], where[128];
+
+	snprintf(buf, len, "%s in %s", dest_text(k, dest, sizeof(dest)),
 		 bpftune_netns_describe(k->netns_cookie, where, sizeof(where)));
 	return buf;
+}
+
+static int64_t family_number(const struct tcp_conn_dest *k)
+{
+	return k->family == AF_INET ? 4 : 6;
 }
 
 static void costs_text(const struct conn_priv *p, const struct dest *d,
@@ -288,6 +306,22 @@ static void update_greedy(struct conn_priv *p, struct dest *d)
 
 /* ---- events -------------------------------------------------------------- */
 
+static void lossy_row(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		      const struct tcp_conn_loss *l, const char *from,
+		      const char *local, double pct)
+{
+	char dest[INET6_ADDRSTRLEN + 8];
+
+	bpftune_table_row(t, TCP_CONN_TABLE_LOSSY, ev, (const struct bpftune_value[]){
+		BPFTUNE_VALUE_INT(family_number(&l->dest)),
+		BPFTUNE_VALUE_TEXT(dest_text(&l->dest, dest, sizeof(dest))),
+		BPFTUNE_VALUE_TEXT(local),
+		BPFTUNE_VALUE_INT(l->lport), BPFTUNE_VALUE_INT(l->rport),
+		BPFTUNE_VALUE_TEXT(from),
+		BPFTUNE_VALUE_INT(l->segs_out), BPFTUNE_VALUE_INT(l->retrans),
+		BPFTUNE_VALUE_REAL(pct), BPFTUNE_VALUE_INT(l->srtt_us) }, 10);
+}
+
 static void on_loss(struct bpftune_tuner *t, void *priv,
 		    const struct bpftune_event *ev)
 {
@@ -312,6 +346,7 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 	dest_describe(&l->dest, desc, sizeof(desc));
 	inet_ntop(l->dest.family == AF_INET ? AF_INET : AF_INET6, l->laddr,
 		  local, sizeof(local));
+	lossy_row(t, ev, l, from, local, pct);
 	/* one line per destination; the others are counted */
 	bpftune_log(d && d->lossy++ ? LOG_DEBUG : LOG_NOTICE,
 		    "tuner tcp_conn: lossy connection: connection from %s port %u to %s port %u: congestion control %s -> bbr: %u of %u data segments retransmitted (%.2f %% > %.1f %%), srtt %u us",
@@ -322,8 +357,8 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 		p->lossy_dests++;
 }
 
-static void learn(struct dest *d, int cc,
-		  const struct tcp_conn_done *c)
+/* Teach @d the cost of algorithm @cc from outcome @c; returns that cost. */
+static double learn(struct dest *d, int cc, const struct tcp_conn_done *c)
 {
 	double rtt_cost = 0, rate_cost = 0, cost;
 	uint32_t rtt = c->srtt_us;
@@ -344,6 +379,27 @@ static void learn(struct dest *d, int cc,
 	d->cost[cc] = d->n[cc] ? d->cost[cc] + EWMA_WEIGHT * (cost - d->cost[cc]) : cost;
 	d->n[cc]++;
 	d->outcomes++;
+	return cost;
+}
+
+static void outcome_row(struct bpftune_tuner *t, const struct bpftune_event *ev,
+			const struct tcp_conn_done *c, const char *choice,
+			const char *cc, struct bpftune_value cost,
+			uint64_t outcomes)
+{
+	char dest[INET6_ADDRSTRLEN + 8];
+
+	bpftune_table_row(t, TCP_CONN_TABLE_OUTCOMES, ev, (const struct bpftune_value[]){
+		BPFTUNE_VALUE_INT(family_number(&c->dest)),
+		BPFTUNE_VALUE_TEXT(dest_text(&c->dest, dest, sizeof(dest))),
+		BPFTUNE_VALUE_TEXT(choice), BPFTUNE_VALUE_TEXT(cc),
+		BPFTUNE_VALUE_INT(c->srtt_us), BPFTUNE_VALUE_INT(c->min_rtt_us),
+		BPFTUNE_VALUE_INT((int64_t)c->delivery_rate),
+		BPFTUNE_VALUE_INT((int64_t)c->bytes_acked),
+		BPFTUNE_VALUE_INT(c->segs_out), BPFTUNE_VALUE_INT(c->retrans),
+		BPFTUNE_VALUE_INT(c->duration_ms), BPFTUNE_VALUE_INT(c->ecn),
+		BPFTUNE_VALUE_INT(c->lossy), cost,
+		BPFTUNE_VALUE_INT((int64_t)outcomes) }, 15);
 }
 
 static void on_done(struct bpftune_tuner *t, void *priv,
@@ -354,6 +410,7 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 	char cc_name[TCP_CONN_CC_NAME + 1], costs[256], inputs[512], action[32];
 	unsigned int how;
 	struct dest *d;
+	double cost;
 	int cc;
 
 	how = c->how < BPFTUNE_ARRAY_SIZE(how_names) ? c->how : TCP_CONN_DEFAULT;
@@ -380,9 +437,14 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 		.epsilon = how == TCP_CONN_DEFAULT ? -1 : EPSILON,
 		.explored = how == TCP_CONN_DEFAULT ? -1 : how == TCP_CONN_EXPLORE });
 	/* a connection moved to bbr midway says little about either algorithm */
-	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES)
+	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES) {
+		outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_NULL,
+			    d->outcomes);
 		return;
-	learn(d, cc, c);
+	}
+	cost = learn(d, cc, c);
+	outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_REAL(cost),
+		    d->outcomes);
 	update_greedy(p, d);
 }
 
@@ -513,4 +575,5 @@ BPFTUNE_TUNER(tcp_conn_tuner_bpf,
 	.priv_size = sizeof(struct conn_priv),
 	.init = conn_init,
 	.fini = conn_fini,
-	.netns_state = conn_netns_state);
+	.netns_state = conn_netns_state,
+	.telemetry = &tcp_conn_telemetry);
