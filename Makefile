@@ -501,8 +501,9 @@ SAN_B	:= build/asan
 check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TUNER_SOS) \
        $(COLLECTOR_SOS) $(FIXTURE_SOS)
 	# the seal: exports, plugins' imports and includes; file and function sizes
+	# (old_abi_tuner is a plugin of ABI 1 on purpose: it needs a function gone since)
 	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms \
-		$(TUNER_SOS) $(COLLECTOR_SOS) $(FIXTURE_SOS)
+		$(TUNER_SOS) $(COLLECTOR_SOS) $(filter-out %/old_abi_tuner.so,$(FIXTURE_SOS))
 	scripts/seal.sh includes $(PLUGIN_SRCS)
 	scripts/check-size.py $(shell find src include sample_tuner tools test -name '*.[ch]' \
 		-not -path 'test/vm/cache/*' -not -path 'sample_tuner/build/*')

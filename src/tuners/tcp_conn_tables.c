@@ -20,7 +20,7 @@ static const struct bpftune_col_desc outcome_cols[] = {
 	BPFTUNE_COL_LABEL("choice", "how it got its congestion control: default (left to the netns default), greedy (the destination's cheapest) or explore (at random)"),
 	BPFTUNE_COL_LABEL("cc", "the congestion control it ended with"),
 	BPFTUNE_COL_INT("srtt_us", DISTRIBUTION, "us", "smoothed RTT at close"),
-	BPFTUNE_COL_INT("min_rtt_us", DISTRIBUTION, "us", "lowest RTT it saw"),
+	BPFTUNE_COL_INT("min_rtt_us", DISTRIBUTION, "us", "its windowed minimum RTT (the kernel's rtt_min)"),
 	BPFTUNE_COL_INT("delivery_rate", DISTRIBUTION, "bytes/s", "its last delivery rate sample"),
 	BPFTUNE_COL_INT("bytes_acked", DISTRIBUTION, "bytes", "bytes the peer acknowledged"),
 	BPFTUNE_COL_INT("segs_out", DISTRIBUTION, "segments", "data segments sent"),
@@ -30,7 +30,7 @@ static const struct bpftune_col_desc outcome_cols[] = {
 	BPFTUNE_COL_INT("lossy", LABEL, NULL, "1 if it was moved to bbr on loss meanwhile"),
 	BPFTUNE_COL_FLOAT("cost", DISTRIBUTION, NULL,
 			  "what it taught its algorithm's cost to the destination: srtt above the best seen (relative, at most 4) plus delivery rate below the best; NULL when it taught nothing (lossy, under 64 KiB acknowledged, or an algorithm not among the candidates)"),
-	BPFTUNE_COL_INT("outcomes", GAUGE, "connections", "outcomes the destination has taught so far, this one included"),
+	BPFTUNE_COL_INT("outcomes", GAUGE, "connections", "outcomes the destination has taught so far, this one included when its cost is not NULL"),
 };
 
 static const struct bpftune_col_desc lossy_cols[] = {
