@@ -472,7 +472,8 @@ UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
-UNIT_LIB  += src/tuners/tcp_buffer_policy.c src/tuners/tcp_buffer_mem_plan.c
+UNIT_LIB  += src/tuners/tcp_buffer_policy.c src/tuners/tcp_buffer_mem_plan.c \
+	     src/tuners/tcp_conn_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
 	     src/lib/core/bpf_btf.c

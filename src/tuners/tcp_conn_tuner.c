@@ -16,6 +16,7 @@
  *   8 connections, new ones get the cheapest algorithm (untried ones
  *   first), or with probability epsilon = 5 % a random one.  Every choice
  *   is recorded with bpftune_decision() when the connection ends.
+ * The costs and the greedy choice are pure functions (tcp_conn_policy.c).
  * Missing algorithms are loaded as modules when the kernel has them; the
  * rest are skipped.  No sysctl is changed.  Each reported connection is a
  * row of tcp_conn_outcomes, each lossy one of tcp_conn_lossy
@@ -37,6 +38,7 @@
 #include <bpftune/kernel.h>
 
 #include "tcp_conn_tuner.h"
+#include "tcp_conn_policy.h"
 #include "tuner_tables.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"
@@ -48,8 +50,6 @@
 #define LEARN_MIN_BYTES		(64 * 1024)
 #define PREFIX4			32
 #define PREFIX6			64
-#define RTT_COST_MAX		4.0	/* RTT 5x the best counts no worse than that */
-#define EWMA_WEIGHT		0.25
 #define DEST_BUCKETS		1024
 #define DEST_MAX		4096	/* userspace cost tables kept */
 
@@ -66,11 +66,7 @@ struct dest {
 	struct dest *next;
 	struct tcp_conn_dest key;
 	uint64_t last_used;
-	uint64_t outcomes;
-	uint32_t best_rtt_us;		/* lowest smoothed RTT seen */
-	uint64_t best_rate;		/* highest delivery rate seen */
-	double cost[TCP_CONN_CC_MAX];
-	unsigned int n[TCP_CONN_CC_MAX];
+	struct tcp_conn_costs c;
 	int greedy;
 	bool ecn;
 	unsigned int lossy;
@@ -194,7 +190,7 @@ static void dest_evict_oldest(struct conn_priv *p)
 
 static struct dest *dest_get(struct conn_priv *p, const struct tcp_conn_dest *k)
 {
-	unsigned int b = dest_hash(k), i;
+	unsigned int b = dest_hash(k);
 	struct dest *d;
 
 	for (d = p->buckets[b]; d; d = d->next)
@@ -208,8 +204,6 @@ static struct dest *dest_get(struct conn_priv *p, const struct tcp_conn_dest *k)
 			return NULL;
 		d->key = *k;
 		d->greedy = -1;
-		for (i = 0; i < TCP_CONN_CC_MAX; i++)
-			d->cost[i] = 0;
 		d->next = p->buckets[b];
 		p->buckets[b] = d;
 		p->num_dests++;
@@ -253,40 +247,21 @@ static void costs_text(const struct conn_priv *p, const struct dest *d,
 
 	buf[0] = '\0';
 	for (i = 0; i < p->cfg.num_cc && off < len; i++) {
-		if (d->n[i])
+		if (d->c.n[i])
 			off += snprintf(buf + off, len - off, "%scost[%s]=%.3f/%u",
 					off ? " " : "", p->cfg.names[i],
-					d->cost[i], d->n[i]);
+					d->c.cost[i], d->c.n[i]);
 		else
 			off += snprintf(buf + off, len - off, "%scost[%s]=untried",
 					off ? " " : "", p->cfg.names[i]);
 	}
 }
 
-/* Cheapest algorithm; untried ones count as free so each gets a turn. */
-static int greedy_pick(const struct conn_priv *p, const struct dest *d)
-{
-	double best = 0;
-	int i, pick = -1;
-
-	for (i = 0; i < (int)p->cfg.num_cc; i++) {
-		double c = d->n[i] ? d->cost[i] : 0;
-
-		if (i == p->cfg.dctcp && !d->ecn)
-			continue;
-		if (pick < 0 || c < best || (c == best && !d->n[i] && d->n[pick])) {
-			pick = i;
-			best = c;
-		}
-	}
-	return pick;
-}
-
 static void update_greedy(struct conn_priv *p, struct dest *d)
 {
 	struct tcp_conn_choice choice;
 	char desc[256], costs[256];
-	int pick = greedy_pick(p, d);
+	int pick = tcp_conn_greedy(&d->c, p->cfg.num_cc, p->cfg.dctcp, d->ecn);
 
 	if (pick == d->greedy)
 		return;
@@ -357,31 +332,6 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 		p->lossy_dests++;
 }
 
-/* Teach @d the cost of algorithm @cc from outcome @c; returns that cost. */
-static double learn(struct dest *d, int cc, const struct tcp_conn_done *c)
-{
-	double rtt_cost = 0, rate_cost = 0, cost;
-	uint32_t rtt = c->srtt_us;
-
-	/* smoothed against smoothed: min RTT would make every queue look bad */
-	if (rtt && (!d->best_rtt_us || rtt < d->best_rtt_us))
-		d->best_rtt_us = rtt;
-	if (c->delivery_rate > d->best_rate)
-		d->best_rate = c->delivery_rate;
-	if (d->best_rtt_us && rtt > d->best_rtt_us) {
-		rtt_cost = (double)(rtt - d->best_rtt_us) / d->best_rtt_us;
-		if (rtt_cost > RTT_COST_MAX)
-			rtt_cost = RTT_COST_MAX;
-	}
-	if (d->best_rate)
-		rate_cost = (double)(d->best_rate - c->delivery_rate) / d->best_rate;
-	cost = rtt_cost + rate_cost;
-	d->cost[cc] = d->n[cc] ? d->cost[cc] + EWMA_WEIGHT * (cost - d->cost[cc]) : cost;
-	d->n[cc]++;
-	d->outcomes++;
-	return cost;
-}
-
 static void outcome_row(struct bpftune_tuner *t, const struct bpftune_event *ev,
 			const struct tcp_conn_done *c, const char *choice,
 			const char *cc, struct bpftune_value cost,
@@ -425,7 +375,7 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 		d->ecn = true;
 	costs_text(p, d, costs, sizeof(costs));
 	snprintf(inputs, sizeof(inputs), "choice=%s outcomes=%llu %s outcome: cc=%s srtt_us=%u min_rtt_us=%u delivery_rate=%llu bytes_acked=%llu retrans=%u lossy=%u ecn=%u",
-		 how_names[how], (unsigned long long)d->outcomes, costs,
+		 how_names[how], (unsigned long long)d->c.outcomes, costs,
 		 cc_name, c->srtt_us, c->min_rtt_us,
 		 (unsigned long long)c->delivery_rate,
 		 (unsigned long long)c->bytes_acked, c->retrans, c->lossy, c->ecn);
@@ -439,12 +389,12 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 	/* a connection moved to bbr midway says little about either algorithm */
 	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES) {
 		outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_NULL,
-			    d->outcomes);
+			    d->c.outcomes);
 		return;
 	}
-	cost = learn(d, cc, c);
+	cost = tcp_conn_learn(&d->c, cc, c->srtt_us, c->delivery_rate);
 	outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_REAL(cost),
-		    d->outcomes);
+		    d->c.outcomes);
 	update_greedy(p, d);
 }
 
