@@ -2,7 +2,8 @@
 /*
  * bpftune: the daemon.  Parses the command line, probes what the kernel
  * supports, loads the tuner plugins, then blocks on the shared ring buffer
- * and dispatches events until SIGINT/SIGTERM.
+ * and dispatches events until SIGINT/SIGTERM.  Part of libbpftune, whose
+ * only entry it is (bpftune_main()); the program is src/main.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
+#include <bpftune/daemon.h>
 
 #include "core/internal.h"
 #include "core/cgroup.h"
@@ -430,7 +432,7 @@ static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
 	bpftune_log_flush();
 }
 
-int main(int argc, char **argv)
+int bpftune_main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	struct start_ctx sc = { 0 };

@@ -9,6 +9,7 @@
 # run in it, so that no other test's connections are touched.
 
 load helpers
+load telemetry_helpers
 
 setup() {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
@@ -112,6 +113,14 @@ client_ccs() {
 	grep -qx cubic <<<"$ccs"
 	wait "$IPERF_PID"
 	grep -q "iperf Done" "$IPERF_OUT"
+	# and tcp_conn's own table has it, in the client's netns
+	stop_daemon
+	local c
+	c="$(netns_cookie_of "$CLI")"
+	sql "SELECT * FROM tcp_conn_lossy"
+	[ "$(sql "SELECT count(*) FROM tcp_conn_lossy WHERE netns_cookie = $c AND family = 4 AND dest = '10.78.1.2/32' AND laddr = '10.78.1.1' AND rport = 5201 AND lport > 0 AND from_cc = 'cubic' AND segs_out >= 100 AND retrans * 100.0 / segs_out > 1 AND abs(loss_pct - retrans * 100.0 / segs_out) < 0.01 AND srtt_us > 0")" -ge 1 ]
+	# one row per lossy connection: as many as the log's lines (debug ones too)
+	[ "$(sql "SELECT count(*) FROM tcp_conn_lossy")" -eq "$(sql "SELECT count(*) FROM decisions WHERE tuner = 'tcp_conn' AND policy = 'bbr-on-loss'")" ]
 }
 
 @test "without loss a connection keeps the netns default" {
@@ -198,4 +207,30 @@ for i in range(int(sys.argv[1])):
 	n="$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")"
 	[ "$n" -eq 16 ] || { echo "# $n choices recorded, not 16" >&3; grep -E "tcp_conn|lost" "$LOG" | tail -30 >&3; false; }
 	grep -qE "tcp_conn: connections reported: [0-9]+ greedy, [0-9]+ explored" "$LOG"
+	check_outcomes_table
+}
+
+# tcp_conn_outcomes after the test above: a row per reported connection,
+# each with its decision, the 16 placed ones with what they taught
+check_outcomes_table() {
+	local c q
+	c="$(netns_cookie_of "$CLI")"
+	sql "SELECT choice, cc, srtt_us, delivery_rate, bytes_acked, cost, outcomes FROM tcp_conn_outcomes"
+	[ "$(sql "SELECT count(*) FROM tcp_conn_outcomes WHERE choice IN ('greedy', 'explore')")" -eq 16 ]
+	[ "$(sql "SELECT count(*) FROM tcp_conn_outcomes")" -eq \
+	  "$(sql "SELECT count(*) FROM decisions WHERE tuner = 'tcp_conn' AND policy = 'epsilon-greedy'")" ]
+	# every row: the client's netns, the server as destination, the data
+	q="netns_cookie = $c AND family = 4 AND dest = '10.78.1.2/32' AND cc IN ('cubic', 'bbr', 'htcp', 'dctcp') AND bytes_acked >= 262144 AND segs_out > 0 AND srtt_us > 0 AND min_rtt_us > 0 AND delivery_rate > 0 AND lossy = 0"
+	[ "$(sql "SELECT count(*) FROM tcp_conn_outcomes WHERE NOT ($q)")" -eq 0 ]
+	# each taught a cost (no loss, 256 kB each), and the count of outcomes
+	# to the destination grows by one a row
+	[ "$(sql "SELECT count(*) FROM tcp_conn_outcomes WHERE cost IS NULL OR cost < 0 OR cost > 5")" -eq 0 ]
+	[ "$(sql "SELECT group_concat(outcomes, ' ') FROM (SELECT outcomes FROM tcp_conn_outcomes ORDER BY seq)")" = \
+	  "$(seq -s ' ' 1 "$(sql "SELECT count(*) FROM tcp_conn_outcomes")")" ]
+	# a row is its event's: same time, same netns
+	[ "$(sql "SELECT count(*) FROM tcp_conn_outcomes o JOIN events e ON e.ts_uptime_us = o.ts_uptime_us AND e.netns_cookie = o.netns_cookie WHERE e.tuner = 'tcp_conn'")" -eq \
+	  "$(sql "SELECT count(*) FROM tcp_conn_outcomes")" ]
+	run check_clock_and_seq
+	echo "$output"
+	[ "$status" -eq 0 ]
 }

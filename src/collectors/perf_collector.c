@@ -63,8 +63,6 @@ struct perf_state {
 	unsigned int cpus[PERF_C_NUM];	/* CPUs it is counted on */
 };
 
-static struct perf_state state;
-
 static const char *type_word(__u32 type)
 {
 	return type == PERF_TYPE_SOFTWARE ? "software" :
@@ -167,11 +165,10 @@ static void read_cpu(const struct perf_cpu *pc, struct bpftune_value *v, bool *m
 /* perf_counts: one row per CPU (telemetry thread) */
 static void counts_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 {
-	struct perf_state *st = &state;
+	struct perf_state *st = bpftune_tuner_priv(t);
 	struct bpftune_value v[1 + PERF_C_NUM + 1];
 	int cpu;
 
-	(void)t;
 	for (cpu = 0; cpu < st->ncpus; cpu++) {
 		bool mux = false;
 
@@ -185,11 +182,10 @@ static void counts_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 /* perf_counters, from the timer: once telemetry runs */
 static void write_counters(struct bpftune_tuner *t, void *priv)
 {
-	struct perf_state *st = &state;
+	struct perf_state *st = priv;
 	int c;
 
 	(void)t;
-	(void)priv;
 	for (c = 0; c < PERF_C_NUM; c++) {
 		bool ok = st->cpus[c] > 0;
 
@@ -237,11 +233,10 @@ static void log_availability(const struct perf_state *st)
 
 static void perf_fini(struct bpftune_tuner *t, void *priv)
 {
-	struct perf_state *st = &state;
+	struct perf_state *st = priv;
 	int cpu, c;
 
 	(void)t;
-	(void)priv;
 	perf_counts_source = NULL;
 	for (cpu = 0; st->cpu && cpu < st->ncpus; cpu++)
 		for (c = PERF_C_NUM - 1; c >= 0; c--)
@@ -253,10 +248,9 @@ static void perf_fini(struct bpftune_tuner *t, void *priv)
 
 static int perf_init(struct bpftune_tuner *t, void *priv)
 {
-	struct perf_state *st = &state;
+	struct perf_state *st = priv;
 	int cpu;
 
-	memset(st, 0, sizeof(*st));
 	st->tuner = t;
 	st->ncpus = libbpf_num_possible_cpus();
 	if (st->ncpus <= 0)
@@ -269,7 +263,6 @@ static int perf_init(struct bpftune_tuner *t, void *priv)
 	log_availability(st);
 	perf_counts_source = counts_rows;
 	bpftune_timer_set(t, 1);
-	(void)priv;
 	return 0;
 }
 
@@ -277,6 +270,7 @@ static int perf_init(struct bpftune_tuner *t, void *priv)
 BPFTUNE_COLLECTOR(perf_collector_bpf,
 	.name = "perf",
 	.description = "perf counters per CPU (software everywhere, hardware where a PMU is) into perf_counts",
+	.priv_size = sizeof(struct perf_state),
 	.init = perf_init,
 	.fini = perf_fini,
 	.timer = write_counters,

@@ -41,8 +41,6 @@ struct sched_state {
 	_Atomic uint64_t *lost_writer;	/* per CPU */
 };
 
-static struct sched_state state;
-
 static const char *const kind_names[SCHED_EV_NUM] = {
 	[SCHED_EV_SWITCH] = "switch",
 	[SCHED_EV_WAKEUP] = "wakeup",
@@ -93,7 +91,7 @@ static int on_record(void *ctx, void *data, size_t len)
 
 static void drain(struct bpftune_tuner *t, void *priv)
 {
-	struct sched_state *st = &state;
+	struct sched_state *st = priv;
 	unsigned int room = bpftune_table_room();
 
 	st->more = room <= QUEUE_RESERVE;
@@ -101,19 +99,17 @@ static void drain(struct bpftune_tuner *t, void *priv)
 		st->budget = room - QUEUE_RESERVE;
 		ring_buffer__consume(st->rb);
 	}
-	(void)priv;
 	bpftune_timer_set(t, st->more ? RETRY_MS : DRAIN_MS);
 }
 
 /* sched_stats: one row per CPU, from the BPF counters (telemetry thread) */
 static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 {
-	struct sched_state *st = &state;
+	struct sched_state *st = bpftune_tuner_priv(t);
 	struct sched_counts *c;
 	__u32 zero = 0;
 	int cpu;
 
-	(void)t;
 	c = calloc(st->ncpus, sizeof(*c));
 	if (!c)
 		return;
@@ -135,12 +131,11 @@ static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 
 static void sched_fini(struct bpftune_tuner *t, void *priv)
 {
-	struct sched_state *st = &state;
+	struct sched_state *st = priv;
 	uint64_t lost = 0;
 	int cpu;
 
 	(void)t;
-	(void)priv;
 	sched_stats_source = NULL;
 	ring_buffer__free(st->rb);
 	for (cpu = 0; st->lost_writer && cpu < st->ncpus; cpu++)
@@ -154,7 +149,7 @@ static void sched_fini(struct bpftune_tuner *t, void *priv)
 
 static int sched_init(struct bpftune_tuner *t, void *priv)
 {
-	struct sched_state *st = &state;
+	struct sched_state *st = priv;
 	int rb_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, sched_collector_bpf, sched_ringbuf));
 
 	st->tuner = t;
@@ -179,6 +174,7 @@ static int sched_init(struct bpftune_tuner *t, void *priv)
 BPFTUNE_COLLECTOR(sched_collector_bpf,
 	.name = "sched",
 	.description = "scheduler events (switch, wakeup, wakeup_new, migrate) into sched_events",
+	.priv_size = sizeof(struct sched_state),
 	.init = sched_init,
 	.fini = sched_fini,
 	.timer = drain,

@@ -177,6 +177,7 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 	struct tcp_sock *tp;
 	struct bpf_sock *sk;
 	__u32 flags, r;
+	__u32 candidates, no_dctcp;
 	__s32 idx = -1;
 	__u64 conns;
 
@@ -201,9 +202,15 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 	}
 	conns = __sync_fetch_and_add(&stats->conns, 1) + 1;
 	if (conns > cfg->min_conns) {
+		/* dctcp is a candidate only on a connection that has ECN */
+		no_dctcp = cfg->dctcp >= 0 && !st->ecn;
+		candidates = cfg->num_cc - no_dctcp;
 		r = bpf_get_prandom_u32();
-		if ((r & 0xffff) < cfg->epsilon_64k && cfg->num_cc > 1) {
-			idx = (r >> 16) % cfg->num_cc;
+		if ((r & 0xffff) < cfg->epsilon_64k && candidates > 1) {
+			/* uniform among the candidates, stepping over dctcp */
+			idx = (r >> 16) % candidates;
+			if (no_dctcp && idx >= cfg->dctcp)
+				idx++;
 			st->how = TCP_CONN_EXPLORE;
 		} else {
 			choice = bpf_map_lookup_elem(&dest_choice, &st->dest);

@@ -16,8 +16,11 @@
  *   8 connections, new ones get the cheapest algorithm (untried ones
  *   first), or with probability epsilon = 5 % a random one.  Every choice
  *   is recorded with bpftune_decision() when the connection ends.
+ * The costs and the greedy choice are pure functions (tcp_conn_policy.c).
  * Missing algorithms are loaded as modules when the kernel has them; the
- * rest are skipped.  No sysctl is changed.
+ * rest are skipped.  No sysctl is changed.  Each reported connection is a
+ * row of tcp_conn_outcomes, each lossy one of tcp_conn_lossy
+ * (tcp_conn_tables.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,6 +38,8 @@
 #include <bpftune/kernel.h>
 
 #include "tcp_conn_tuner.h"
+#include "tcp_conn_policy.h"
+#include "tuner_tables.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"
 
@@ -45,8 +50,6 @@
 #define LEARN_MIN_BYTES		(64 * 1024)
 #define PREFIX4			32
 #define PREFIX6			64
-#define RTT_COST_MAX		4.0	/* RTT 5x the best counts no worse than that */
-#define EWMA_WEIGHT		0.25
 #define DEST_BUCKETS		1024
 #define DEST_MAX		4096	/* userspace cost tables kept */
 
@@ -63,11 +66,7 @@ struct dest {
 	struct dest *next;
 	struct tcp_conn_dest key;
 	uint64_t last_used;
-	uint64_t outcomes;
-	uint32_t best_rtt_us;		/* lowest smoothed RTT seen */
-	uint64_t best_rate;		/* highest delivery rate seen */
-	double cost[TCP_CONN_CC_MAX];
-	unsigned int n[TCP_CONN_CC_MAX];
+	struct tcp_conn_costs c;
 	int greedy;
 	bool ecn;
 	unsigned int lossy;
@@ -191,7 +190,7 @@ static void dest_evict_oldest(struct conn_priv *p)
 
 static struct dest *dest_get(struct conn_priv *p, const struct tcp_conn_dest *k)
 {
-	unsigned int b = dest_hash(k), i;
+	unsigned int b = dest_hash(k);
 	struct dest *d;
 
 	for (d = p->buckets[b]; d; d = d->next)
@@ -205,8 +204,6 @@ static struct dest *dest_get(struct conn_priv *p, const struct tcp_conn_dest *k)
 			return NULL;
 		d->key = *k;
 		d->greedy = -1;
-		for (i = 0; i < TCP_CONN_CC_MAX; i++)
-			d->cost[i] = 0;
 		d->next = p->buckets[b];
 		p->buckets[b] = d;
 		p->num_dests++;
@@ -215,16 +212,31 @@ static struct dest *dest_get(struct conn_priv *p, const struct tcp_conn_dest *k)
 	return d;
 }
 
-static const char *dest_describe(const struct tcp_conn_dest *k, char *buf,
-				 size_t len)
+/* "address/prefix" */
+static const char *dest_text(const struct tcp_conn_dest *k, char *buf,
+			     size_t len)
 {
-	char addr[INET6_ADDRSTRLEN] = "?", where[128];
+	char addr[INET6_ADDRSTRLEN] = "?";
 
 	inet_ntop(k->family == AF_INET ? AF_INET : AF_INET6, k->addr, addr,
 		  sizeof(addr));
-	snprintf(buf, len, "%s/%u in %s", addr, k->prefix,
+	snprintf(buf, len, "%s/%u", addr, k->prefix);
+	return buf;
+}
+
+static const char *dest_describe(const struct tcp_conn_dest *k, char *buf,
+				 size_t len)
+{
+	char dest[INET6_ADDRSTRLEN + 8], where[128];
+
+	snprintf(buf, len, "%s in %s", dest_text(k, dest, sizeof(dest)),
 		 bpftune_netns_describe(k->netns_cookie, where, sizeof(where)));
 	return buf;
+}
+
+static int64_t family_number(const struct tcp_conn_dest *k)
+{
+	return k->family == AF_INET ? 4 : 6;
 }
 
 static void costs_text(const struct conn_priv *p, const struct dest *d,
@@ -235,40 +247,21 @@ static void costs_text(const struct conn_priv *p, const struct dest *d,
 
 	buf[0] = '\0';
 	for (i = 0; i < p->cfg.num_cc && off < len; i++) {
-		if (d->n[i])
+		if (d->c.n[i])
 			off += snprintf(buf + off, len - off, "%scost[%s]=%.3f/%u",
 					off ? " " : "", p->cfg.names[i],
-					d->cost[i], d->n[i]);
+					d->c.cost[i], d->c.n[i]);
 		else
 			off += snprintf(buf + off, len - off, "%scost[%s]=untried",
 					off ? " " : "", p->cfg.names[i]);
 	}
 }
 
-/* Cheapest algorithm; untried ones count as free so each gets a turn. */
-static int greedy_pick(const struct conn_priv *p, const struct dest *d)
-{
-	double best = 0;
-	int i, pick = -1;
-
-	for (i = 0; i < (int)p->cfg.num_cc; i++) {
-		double c = d->n[i] ? d->cost[i] : 0;
-
-		if (i == p->cfg.dctcp && !d->ecn)
-			continue;
-		if (pick < 0 || c < best || (c == best && !d->n[i] && d->n[pick])) {
-			pick = i;
-			best = c;
-		}
-	}
-	return pick;
-}
-
 static void update_greedy(struct conn_priv *p, struct dest *d)
 {
 	struct tcp_conn_choice choice;
 	char desc[256], costs[256];
-	int pick = greedy_pick(p, d);
+	int pick = tcp_conn_greedy(&d->c, p->cfg.num_cc, p->cfg.dctcp, d->ecn);
 
 	if (pick == d->greedy)
 		return;
@@ -287,6 +280,22 @@ static void update_greedy(struct conn_priv *p, struct dest *d)
 }
 
 /* ---- events -------------------------------------------------------------- */
+
+static void lossy_row(struct bpftune_tuner *t, const struct bpftune_event *ev,
+		      const struct tcp_conn_loss *l, const char *from,
+		      const char *local, double pct)
+{
+	char dest[INET6_ADDRSTRLEN + 8];
+
+	bpftune_table_row(t, TCP_CONN_TABLE_LOSSY, ev, (const struct bpftune_value[]){
+		BPFTUNE_VALUE_INT(family_number(&l->dest)),
+		BPFTUNE_VALUE_TEXT(dest_text(&l->dest, dest, sizeof(dest))),
+		BPFTUNE_VALUE_TEXT(local),
+		BPFTUNE_VALUE_INT(l->lport), BPFTUNE_VALUE_INT(l->rport),
+		BPFTUNE_VALUE_TEXT(from),
+		BPFTUNE_VALUE_INT(l->segs_out), BPFTUNE_VALUE_INT(l->retrans),
+		BPFTUNE_VALUE_REAL(pct), BPFTUNE_VALUE_INT(l->srtt_us) }, 10);
+}
 
 static void on_loss(struct bpftune_tuner *t, void *priv,
 		    const struct bpftune_event *ev)
@@ -312,6 +321,7 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 	dest_describe(&l->dest, desc, sizeof(desc));
 	inet_ntop(l->dest.family == AF_INET ? AF_INET : AF_INET6, l->laddr,
 		  local, sizeof(local));
+	lossy_row(t, ev, l, from, local, pct);
 	/* one line per destination; the others are counted */
 	bpftune_log(d && d->lossy++ ? LOG_DEBUG : LOG_NOTICE,
 		    "tuner tcp_conn: lossy connection: connection from %s port %u to %s port %u: congestion control %s -> bbr: %u of %u data segments retransmitted (%.2f %% > %.1f %%), srtt %u us",
@@ -322,28 +332,24 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 		p->lossy_dests++;
 }
 
-static void learn(struct dest *d, int cc,
-		  const struct tcp_conn_done *c)
+static void outcome_row(struct bpftune_tuner *t, const struct bpftune_event *ev,
+			const struct tcp_conn_done *c, const char *choice,
+			const char *cc, struct bpftune_value cost,
+			uint64_t outcomes)
 {
-	double rtt_cost = 0, rate_cost = 0, cost;
-	uint32_t rtt = c->srtt_us;
+	char dest[INET6_ADDRSTRLEN + 8];
 
-	/* smoothed against smoothed: min RTT would make every queue look bad */
-	if (rtt && (!d->best_rtt_us || rtt < d->best_rtt_us))
-		d->best_rtt_us = rtt;
-	if (c->delivery_rate > d->best_rate)
-		d->best_rate = c->delivery_rate;
-	if (d->best_rtt_us && rtt > d->best_rtt_us) {
-		rtt_cost = (double)(rtt - d->best_rtt_us) / d->best_rtt_us;
-		if (rtt_cost > RTT_COST_MAX)
-			rtt_cost = RTT_COST_MAX;
-	}
-	if (d->best_rate)
-		rate_cost = (double)(d->best_rate - c->delivery_rate) / d->best_rate;
-	cost = rtt_cost + rate_cost;
-	d->cost[cc] = d->n[cc] ? d->cost[cc] + EWMA_WEIGHT * (cost - d->cost[cc]) : cost;
-	d->n[cc]++;
-	d->outcomes++;
+	bpftune_table_row(t, TCP_CONN_TABLE_OUTCOMES, ev, (const struct bpftune_value[]){
+		BPFTUNE_VALUE_INT(family_number(&c->dest)),
+		BPFTUNE_VALUE_TEXT(dest_text(&c->dest, dest, sizeof(dest))),
+		BPFTUNE_VALUE_TEXT(choice), BPFTUNE_VALUE_TEXT(cc),
+		BPFTUNE_VALUE_INT(c->srtt_us), BPFTUNE_VALUE_INT(c->min_rtt_us),
+		BPFTUNE_VALUE_INT((int64_t)c->delivery_rate),
+		BPFTUNE_VALUE_INT((int64_t)c->bytes_acked),
+		BPFTUNE_VALUE_INT(c->segs_out), BPFTUNE_VALUE_INT(c->retrans),
+		BPFTUNE_VALUE_INT(c->duration_ms), BPFTUNE_VALUE_INT(c->ecn),
+		BPFTUNE_VALUE_INT(c->lossy), cost,
+		BPFTUNE_VALUE_INT((int64_t)outcomes) }, 15);
 }
 
 static void on_done(struct bpftune_tuner *t, void *priv,
@@ -354,6 +360,7 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 	char cc_name[TCP_CONN_CC_NAME + 1], costs[256], inputs[512], action[32];
 	unsigned int how;
 	struct dest *d;
+	double cost;
 	int cc;
 
 	how = c->how < BPFTUNE_ARRAY_SIZE(how_names) ? c->how : TCP_CONN_DEFAULT;
@@ -368,7 +375,7 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 		d->ecn = true;
 	costs_text(p, d, costs, sizeof(costs));
 	snprintf(inputs, sizeof(inputs), "choice=%s outcomes=%llu %s outcome: cc=%s srtt_us=%u min_rtt_us=%u delivery_rate=%llu bytes_acked=%llu retrans=%u lossy=%u ecn=%u",
-		 how_names[how], (unsigned long long)d->outcomes, costs,
+		 how_names[how], (unsigned long long)d->c.outcomes, costs,
 		 cc_name, c->srtt_us, c->min_rtt_us,
 		 (unsigned long long)c->delivery_rate,
 		 (unsigned long long)c->bytes_acked, c->retrans, c->lossy, c->ecn);
@@ -380,9 +387,14 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 		.epsilon = how == TCP_CONN_DEFAULT ? -1 : EPSILON,
 		.explored = how == TCP_CONN_DEFAULT ? -1 : how == TCP_CONN_EXPLORE });
 	/* a connection moved to bbr midway says little about either algorithm */
-	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES)
+	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES) {
+		outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_NULL,
+			    d->c.outcomes);
 		return;
-	learn(d, cc, c);
+	}
+	cost = tcp_conn_learn(&d->c, cc, c->srtt_us, c->delivery_rate);
+	outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_REAL(cost),
+		    d->c.outcomes);
 	update_greedy(p, d);
 }
 
@@ -513,4 +525,5 @@ BPFTUNE_TUNER(tcp_conn_tuner_bpf,
 	.priv_size = sizeof(struct conn_priv),
 	.init = conn_init,
 	.fini = conn_fini,
-	.netns_state = conn_netns_state);
+	.netns_state = conn_netns_state,
+	.telemetry = &tcp_conn_telemetry);

@@ -12,6 +12,12 @@ enum tcp_conn_scenario {
 	TCP_CONN_SCENARIO_CHOICE,	/* per-destination choice, and its outcome */
 };
 
+/* Its telemetry tables (tcp_conn_tables.c) */
+enum tcp_conn_table {
+	TCP_CONN_TABLE_OUTCOMES,	/* a row per reported connection */
+	TCP_CONN_TABLE_LOSSY,		/* a row per connection moved to bbr */
+};
+
 /* How a connection got its congestion control. */
 enum tcp_conn_how {
 	TCP_CONN_DEFAULT,		/* left alone: the netns default */

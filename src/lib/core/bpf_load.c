@@ -17,6 +17,7 @@
 
 #include <bpftune/sampling.h>
 #include "core/internal.h"
+#include "core/operate.h"
 
 #define RINGBUF_MAP	"bpftune_ringbuf"
 #define GAUGES_MAP	"bpftune_gauges"
@@ -476,61 +477,35 @@ void bpftune_bpf_detach(struct bpftune_tuner *t)
 	t->num_links = 0;
 }
 
-static bool is_sampler(const struct btf *btf, const struct btf_type *var)
+static void print_sampler(const char *name, const char *type,
+			  const void *data, size_t size, void *ctx)
 {
-	const struct btf_type *t = btf__type_by_id(btf, var->type);
+	const struct bpftune_tuner *t = ctx;
+	struct bpftune_sampler smp;
 
-	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = btf__type_by_id(btf, t->type);
-	return t && btf_is_struct(t) &&
-	       !strcmp(btf__name_by_offset(btf, t->name_off), "bpftune_sampler");
+	if (strcmp(type, "bpftune_sampler") || size != sizeof(smp))
+		return;
+	memcpy(&smp, data, sizeof(smp));
+	bpftune_log(LOG_INFO, "sampling: tuner %s hook %s: %llu calls, %llu sampled, 1 in %u now, 1 in %u at most",
+		    t->ops->name, name, (unsigned long long)smp.calls,
+		    (unsigned long long)smp.sampled,
+		    smp.every ? smp.every : 1,
+		    smp.max_every ? smp.max_every : 1);
 }
 
 /*
  * Print every bpftune_sampler of the object, and ring buffer losses.
  * Samplers are globals a plugin author names as they like, any number of
- * them: the library cannot know them through a typed skeleton, so it
- * finds them by their BTF type in the .bss datasec.
+ * them: the library cannot know them through a typed skeleton, so
+ * bpftune_bpf_vars() finds them by their BTF type.
  */
 void bpftune_bpf_print_stats(struct bpftune_tuner *t)
 {
-	const struct btf *btf = bpf_object__btf(t->obj);
-	struct bpf_map *map = bpf_object__find_map_by_name(t->obj, ".bss");
-	const struct btf_var_secinfo *vsi;
 	struct bpftune_bpf_config config;
-	const struct btf_type *sec;
 	uint64_t lost = 0;
-	__u32 zero = 0;
-	char *data;
-	int id, i;
 
 	if (!bpftune_bpf_read_config(t, &config, &lost) && lost)
 		bpftune_log(LOG_WARNING, "tuner %s: %llu events lost (ring buffer full)",
 			    t->ops->name, (unsigned long long)lost);
-	if (!btf || !map || bpf_map__fd(map) < 0)
-		return;
-	data = calloc(1, bpf_map__value_size(map));
-	if (!data || bpf_map_lookup_elem(bpf_map__fd(map), &zero, data))
-		goto out;
-	id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
-	if (id < 0)
-		goto out;
-	sec = btf__type_by_id(btf, id);
-	vsi = btf_var_secinfos(sec);
-	for (i = 0; i < btf_vlen(sec); i++, vsi++) {
-		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
-		const char *name = btf__name_by_offset(btf, v->name_off);
-		struct bpftune_sampler smp;
-
-		if (!is_sampler(btf, v))
-			continue;
-		memcpy(&smp, data + vsi->offset, sizeof(smp));
-		bpftune_log(LOG_INFO, "sampling: tuner %s hook %s: %llu calls, %llu sampled, 1 in %u now, 1 in %u at most",
-			    t->ops->name, name, (unsigned long long)smp.calls,
-			    (unsigned long long)smp.sampled,
-			    smp.every ? smp.every : 1,
-			    smp.max_every ? smp.max_every : 1);
-	}
-out:
-	free(data);
+	bpftune_bpf_vars(t->obj, ".bss", print_sampler, t);
 }

@@ -4,8 +4,8 @@
  * bpftune's own globals (tuner id, learning rate, ring buffer losses) are
  * read typed, through the plugin's skeleton (bpftune_bpf_read_config()).
  * What stays generic here is for globals whose names the library cannot
- * know: the samplers a plugin author declares (metrics), found by their
- * BTF type, and the telemetry's gauge mask.
+ * know: the samplers a plugin author declares (the exit summary and
+ * metrics), found by their BTF type.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -73,39 +73,6 @@ int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 out:
 	free(data);
 	return err;
-}
-
-struct var_read {
-	const char *name;
-	void *out;
-	size_t len;
-	int err;
-};
-
-static void read_one(const char *name, const char *type, const void *data,
-		     size_t size, void *ctx)
-{
-	struct var_read *r = ctx;
-
-	(void)type;
-	if (strcmp(name, r->name))
-		return;
-	if (size != r->len) {
-		r->err = -E2BIG;
-		return;
-	}
-	memcpy(r->out, data, size);
-	r->err = 0;
-}
-
-int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
-			 const char *var, void *out, size_t len)
-{
-	struct var_read r = { .name = var, .out = out, .len = len, .err = -ENOENT };
-	int err;
-
-	err = bpftune_bpf_vars(obj, sec, read_one, &r);
-	return err ?: r.err;
 }
 
 int bpftune_check_learning_rate(const struct bpftune_tuner *t)

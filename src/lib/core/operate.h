@@ -32,9 +32,6 @@ typedef void (*bpftune_var_cb)(const char *name, const char *type,
 			       const void *data, size_t size, void *ctx);
 int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 		     bpftune_var_cb cb, void *ctx);
-/* Read one variable; returns 0 or -errno (-ENOENT if absent, -E2BIG). */
-int bpftune_bpf_var_read(struct bpf_object *obj, const char *sec,
-			 const char *var, void *out, size_t len);
 /* Do the tuner's BPF programs use the daemon's learning rate?  0 or -errno (logged) */
 BPFTUNE_DAEMON int bpftune_check_learning_rate(const struct bpftune_tuner *t);
 

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tcp_conn tuner's telemetry: a row per connection the sockops
+ * program reported (tcp_conn_outcomes: how it got its congestion control
+ * and how it did, the training data of the epsilon-greedy choice) and a
+ * row per connection moved to bbr on loss (tcp_conn_lossy).  Written per
+ * event from tcp_conn_tuner.c; linked into tcp_conn_tuner.so and into the
+ * docs generator (make docs).
+ */
+#include <bpftune/telemetry.h>
+
+#include "tcp_conn_tuner.h"
+#include "tuner_tables.h"
+
+#define DEST_DESC	"destination: the remote address under its prefix mask (/32 for IPv4, /64 for IPv6)"
+
+static const struct bpftune_col_desc outcome_cols[] = {
+	BPFTUNE_COL_INT("family", LABEL, NULL, "4 or 6"),
+	BPFTUNE_COL_LABEL("dest", DEST_DESC),
+	BPFTUNE_COL_LABEL("choice", "how it got its congestion control: default (left to the netns default), greedy (the destination's cheapest) or explore (at random)"),
+	BPFTUNE_COL_LABEL("cc", "the congestion control it ended with"),
+	BPFTUNE_COL_INT("srtt_us", DISTRIBUTION, "us", "smoothed RTT at close"),
+	BPFTUNE_COL_INT("min_rtt_us", DISTRIBUTION, "us", "its windowed minimum RTT (the kernel's rtt_min)"),
+	BPFTUNE_COL_INT("delivery_rate", DISTRIBUTION, "bytes/s", "its last delivery rate sample"),
+	BPFTUNE_COL_INT("bytes_acked", DISTRIBUTION, "bytes", "bytes the peer acknowledged"),
+	BPFTUNE_COL_INT("segs_out", DISTRIBUTION, "segments", "data segments sent"),
+	BPFTUNE_COL_INT("retrans", DISTRIBUTION, "segments", "segments retransmitted"),
+	BPFTUNE_COL_INT("duration_ms", DISTRIBUTION, "ms", "from established to close"),
+	BPFTUNE_COL_INT("ecn", LABEL, NULL, "1 if ECN was negotiated (dctcp is a candidate only then)"),
+	BPFTUNE_COL_INT("lossy", LABEL, NULL, "1 if it was moved to bbr on loss meanwhile"),
+	BPFTUNE_COL_FLOAT("cost", DISTRIBUTION, NULL,
+			  "what it taught its algorithm's cost to the destination: srtt above the best seen (relative, at most 4) plus delivery rate below the best; NULL when it taught nothing (lossy, under 64 KiB acknowledged, or an algorithm not among the candidates)"),
+	BPFTUNE_COL_INT("outcomes", GAUGE, "connections", "outcomes the destination has taught so far, this one included when its cost is not NULL"),
+};
+
+static const struct bpftune_col_desc lossy_cols[] = {
+	BPFTUNE_COL_INT("family", LABEL, NULL, "4 or 6"),
+	BPFTUNE_COL_LABEL("dest", DEST_DESC),
+	BPFTUNE_COL_LABEL("laddr", "local address"),
+	BPFTUNE_COL_INT("lport", LABEL, NULL, "local port"),
+	BPFTUNE_COL_INT("rport", LABEL, NULL, "remote port"),
+	BPFTUNE_COL_LABEL("from_cc", "the congestion control it had (it has bbr now)"),
+	BPFTUNE_COL_INT("segs_out", DISTRIBUTION, "segments", "data segments sent so far"),
+	BPFTUNE_COL_INT("retrans", DISTRIBUTION, "segments", "segments retransmitted so far"),
+	BPFTUNE_COL_FLOAT("loss_pct", DISTRIBUTION, "%", "retrans / segs_out; more than 1 % (after 100 segments) makes a connection lossy"),
+	BPFTUNE_COL_INT("srtt_us", DISTRIBUTION, "us", "smoothed RTT then"),
+};
+
+static const struct bpftune_table_desc tables[] = {
+	[TCP_CONN_TABLE_OUTCOMES] = {
+		.name = "tcp_conn_outcomes",
+		.description = "One row per connection the tcp_conn tuner heard the end of: every connection it chose the congestion control of, and a sample of those left to the default that carried 64 KiB or more; what it had and how it did.  The rows the per-destination cost is learned from.",
+		.flags = BPFTUNE_TABLE_PER_NETNS,
+		.cols = outcome_cols,
+		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(outcome_cols),
+	},
+	[TCP_CONN_TABLE_LOSSY] = {
+		.name = "tcp_conn_lossy",
+		.description = "One row per connection the tcp_conn tuner moved to bbr because it retransmitted more than 1 % of its data segments.",
+		.flags = BPFTUNE_TABLE_PER_NETNS,
+		.cols = lossy_cols,
+		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(lossy_cols),
+	},
+};
+
+const struct bpftune_telemetry_desc tcp_conn_telemetry = {
+	.tables = tables,
+	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+};
