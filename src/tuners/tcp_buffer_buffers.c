@@ -90,14 +90,18 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 	int ret;
 
 	ret = bpftune_tunable_get(t, tunable, ev, in.live);
-	/* the receive side's growth is bounded by what its path holds */
+	/*
+	 * The receive side's growth is bounded by what its path holds: the
+	 * rate times the smallest RTT (the RTT now includes the queueing a
+	 * bigger window causes, and would let the bound ratchet with it).
+	 */
 	if (tunable == TB_RMEM)
-		in.bdp = tb_bdp_bytes(e->rate_kbps, e->rtt_us);
+		in.bdp = tb_bdp_bytes(e->rate_kbps, e->min_rtt_us ?: e->rtt_us);
 	snprintf(inputs, sizeof(inputs),
-		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u rate_kbps=%u bdp=%ld tcp_pages=%lld tcp_mem1=%lld pressure=%u",
+		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u min_rtt_us=%u rate_kbps=%u bdp=%ld tcp_pages=%lld tcp_mem1=%lld pressure=%u",
 		 e->value, (long long)e->limit[2], ret == 3 ? in.live[2] : -1L,
-		 e->rtt_us, e->rate_kbps, in.bdp, (long long)e->allocated,
-		 (long long)e->mem[1], e->pressure);
+		 e->rtt_us, e->min_rtt_us, e->rate_kbps, in.bdp,
+		 (long long)e->allocated, (long long)e->mem[1], e->pressure);
 	v = tb_buf_precheck(ret == 3, in.live, e->limit[2]);
 	if (v != TB_BUF_GROW) {
 		bpftune_decide(s->tuner, ev, scenario, tunable, "grow-near-limit",

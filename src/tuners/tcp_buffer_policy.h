@@ -34,7 +34,8 @@ enum tb_buf_verdict {
 
 /*
  * tcp_rmem's max is not raised past this many times the bandwidth-delay
- * product the event's socket measured (its RTT x delivery rate): receive
+ * product the event's socket measured (its delivery rate x its smallest
+ * RTT, the path's RTT without the queueing a bigger window adds): receive
  * autotuning sizes a buffer at about twice what arrived in an RTT, and
  * the kernel's overhead (truesize) takes up to half of it.  A socket that
  * is window-bound measures a BDP near its window, so growth it needs is
