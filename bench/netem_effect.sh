@@ -80,12 +80,12 @@ tuner_bdp() {
 
 	db="$(ls -t "$BENCH_TMP"/telemetry/*.db 2>/dev/null | head -1)"
 	[ -n "$db" ] || { echo -; return; }
-	sqlite3 -readonly "$db" "SELECT inputs FROM decisions WHERE inputs LIKE '%rtt_us=%'" 2>/dev/null |
+	sqlite3 -readonly "$db" "SELECT inputs FROM decisions WHERE tunable = 'net.ipv4.tcp_rmem' AND inputs LIKE '%rtt_us=%'" 2>/dev/null |
 		awk '{r = 0; k = 0; b = -1
 		      for (i = 1; i <= NF; i++) {
-			if ($i ~ /^rtt_us=/) r = substr($i, 8)
-			if ($i ~ /^rate_kbps=/) k = substr($i, 11)
-			if ($i ~ /^bdp=/) b = substr($i, 5)
+			if ($i ~ /^rtt_us=/) r = substr($i, 8) + 0
+			if ($i ~ /^rate_kbps=/) k = substr($i, 11) + 0
+			if ($i ~ /^bdp=/) b = substr($i, 5) + 0
 		      }
 		      if (b < 0) b = r * k / 8000; if (b > m) m = b}
 		     END {if (m) printf "%.0f\n", m; else print "-"}'
