@@ -17,14 +17,10 @@ import csv
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_common import fmt as fmt_digits, num  # noqa: E402
+
 LOOSE = 0.10	# relative change flagged for figures without an interval
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def load(d):
@@ -48,11 +44,7 @@ def header(d):
 
 
 def fmt(v):
-    if v is None:
-        return "-"
-    if abs(v) >= 1000:
-        return "%.0f" % v
-    return "%.4g" % v
+    return fmt_digits(v, 4)
 
 
 def verdict(new, base):

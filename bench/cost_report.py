@@ -16,47 +16,18 @@ the shared machine costs more; the median keeps one such run from moving
 the block).  The ratio of two configurations: paired over the blocks (see
 bench/stats.py).
 """
-import csv
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
+from report_common import (fmt, gnuplot, info_lines, load, num, ordered,  # noqa: E402
+                           write_report, write_summary)
 
 BASE = "baseline"
 TARGET_COST_PCT = 0.5	# the interval the method aims for (+- per cent)
 TARGET_BPF_SHARE = 1.0	# BPF time per packet, per cent of the kernel's own
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def load(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def fmt(v, digits=3):
-    if v is None:
-        return "-"
-    if abs(v) >= 1000:
-        return "%.0f" % v
-    return "%.*g" % (digits, v)
-
-
-def ordered(seq):
-    out = []
-    for x in seq:
-        if x not in out:
-            out.append(x)
-    return out
 
 
 class Runs:
@@ -303,15 +274,6 @@ def daemon_section(rows, summary):
     return lines
 
 
-def gnuplot(script, png):
-    if not shutil.which("gnuplot"):
-        return "(no gnuplot: no plot)"
-    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, check=False)
-    if r.returncode:
-        return "(gnuplot failed: %s)" % r.stderr.strip()
-    return "![%s](%s)" % (os.path.basename(png), os.path.basename(png))
-
-
 def cost_plot(summary, out):
     ratios = [s for s in summary if s[1] == "cost_ratio"]
     if not ratios:
@@ -375,14 +337,6 @@ plot %s
     return gnuplot(script, out + "-bpf.png")
 
 
-def write_summary(path, summary):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["case", "metric", "config", "value", "lo", "hi", "n"])
-        for s in summary:
-            w.writerow(["" if v is None else v for v in s])
-
-
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -392,19 +346,13 @@ def main():
         sys.exit("cost_report.py: %s has no rows" % raw)
     runs = Runs(rows)
     summary = []
-    lines = []
-    if os.path.exists(out + ".info"):
-        lines += [l.lstrip("# ").rstrip() + "  " for l in open(out + ".info")]
-        lines.append("")
+    lines = info_lines(out)
     lines += cost_section(runs, summary)
     lines += ["", cost_plot(summary, out)]
     lines += bpf_section(rows, runs, summary, out)
     lines += daemon_section(rows, summary)
     write_summary(out + "-summary.csv", summary)
-    text = "\n".join(lines) + "\n"
-    with open(out + ".md", "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
+    write_report(out, lines)
 
 
 if __name__ == "__main__":

@@ -106,42 +106,12 @@ memory_run() {
 }
 
 idle_run() {
-	local cfg="$1" e0 e1 c0 c1 t a b
+	local cfg="$1"
 	shift
 
 	use_build "${cfg%%,*}"
 	bench_plugin_dir
-	bench_daemon_start "$@"
-	sleep 2
-	e0="$(bench_query metrics 2>/dev/null | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
-	sleep 1
-	c0="$(bench_ctxt_threads "$DAEMON_PID")"
-	sleep "$IDLE_SECS"
-	c1="$(bench_ctxt_threads "$DAEMON_PID")"
-	e1="$(bench_query metrics 2>/dev/null | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
-	row idle "$cfg" idle wakeups_per_s 1/s "$(join <(sort <<<"$c0") <(sort <<<"$c1") |
-		awk -v s="$IDLE_SECS" '{n += $3 - $2} END {printf "%.2f", n / s}')"
-	join <(sort <<<"$c0") <(sort <<<"$c1") | while read -r t a b; do
-		row idle "$cfg" "idle:$t" wakeups_per_s 1/s \
-			"$(awk -v a="$a" -v b="$b" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / s}')"
-	done
-	row idle "$cfg" idle events_per_s 1/s \
-		"$(awk -v a="$e0" -v b="$e1" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / (s + 1)}')"
-	bench_daemon_stop
-}
-
-idle_reference() {
-	local p c0 c1
-
-	sleep $((IDLE_SECS + 2)) &
-	p=$!
-	sleep 1
-	c0="$(bench_ctxt "$p")"
-	sleep "$IDLE_SECS"
-	c1="$(bench_ctxt "$p")"
-	wait "$p" || true
-	row idle sleep idle wakeups_per_s 1/s "$(awk -v a="$c0" -v b="$c1" -v s="$IDLE_SECS" \
-		'BEGIN {printf "%.2f", (b - a) / s}')"
+	bench_idle row "$cfg" "$@"
 }
 
 BUILDS=(this)
@@ -164,7 +134,7 @@ for b in "${BUILDS[@]}"; do
 done
 if [ "$IDLE_SECS" -gt 0 ]; then
 	echo "idle: ${IDLE_SECS}s each ($((SECONDS - start)) s)" >&2
-	idle_reference
+	bench_idle_sleep row
 	for b in "${BUILDS[@]}"; do
 		idle_run "$b,telemetry"
 		idle_run "$b,no-telemetry" --no-telemetry

@@ -8,32 +8,18 @@ Writes OUT.md (also on stdout), OUT-summary.csv (case,metric,config,value,
 lo,hi,n like cost_report.py) and OUT.png (memory from the fork on, first
 start of each configuration).
 """
-import csv
 import os
-import shutil
 import statistics
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_common import (gnuplot, idle_section, info_lines, load, num,  # noqa: E402
+                           ordered, write_report, write_summary)
 
 TARGET_PEAK_MB = 12.0
 TARGET_STEADY_MB = 8.0
 FIELDS = [("vm_hwm", "VmHWM"), ("vm_rss", "VmRSS"), ("rss_anon", "anon"),
           ("rss_file", "file"), ("rss_shmem", "shmem")]
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def ordered(seq):
-    out = []
-    for x in seq:
-        if x not in out:
-            out.append(x)
-    return out
 
 
 def mb_range(vals):
@@ -73,34 +59,10 @@ def memory(rows, summary):
     return lines
 
 
-def idle(rows, summary):
-    idle_rows = [r for r in rows if r["rep"] == "idle"]
-    if not idle_rows:
-        return []
-    lines = ["", "## Idle wake-ups", "",
-             "Context switches per second of the daemon's threads while our traffic is "
-             "stopped (`sleep`: the floor of the method).  Target: at most one per "
-             "telemetry sample interval with telemetry on, none with it off.  Events/s: "
-             "events the daemon handled meanwhile (other users' traffic).", "",
-             "| daemon | wake-ups/s | per thread | events/s |", "|---|---|---|---|"]
-    for cfg in ordered(r["config"] for r in idle_rows if r["case"] == "idle"):
-        tot = [r["value"] for r in idle_rows if r["config"] == cfg and r["case"] == "idle"
-               and r["metric"] == "wakeups_per_s"]
-        ev = [r["value"] for r in idle_rows if r["config"] == cfg and r["case"] == "idle"
-              and r["metric"] == "events_per_s"]
-        thr = ", ".join("%s %s" % (r["case"].split(":", 1)[1], r["value"]) for r in idle_rows
-                        if r["config"] == cfg and r["case"].startswith("idle:"))
-        lines.append("| %s | %s | %s | %s |" % (cfg, tot[0] if tot else "-", thr or "-",
-                                                ev[0] if ev else "-"))
-        if tot and num(tot[0]) is not None:
-            summary.append(("daemon", "idle_wakeups_per_s", cfg, num(tot[0]), None, None, 1))
-    return lines
-
-
 def plot(out):
     tl = out + "-timeline.dat"
-    if not os.path.exists(tl) or not shutil.which("gnuplot"):
-        return "(no timeline or no gnuplot: no plot)"
+    if not os.path.exists(tl):
+        return "(no timeline: no plot)"
     series = {}
     for line in open(tl):
         if line.startswith("#"):
@@ -133,37 +95,24 @@ set key outside right
 set yrange [0:*]
 plot %s, %g title 'peak target' lc rgb 'red' dt 4, %g title 'steady target' lc rgb 'dark-red' dt 5
 """ % (out + ".png", ", ".join(plots), TARGET_PEAK_MB, TARGET_STEADY_MB)
-    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, check=False)
+    img = gnuplot(script, out + ".png")
     for d in dats:
         os.unlink(d)
-    if r.returncode:
-        return "(gnuplot failed: %s)" % r.stderr.strip()
-    return "![%s](%s)" % (os.path.basename(out + ".png"), os.path.basename(out + ".png"))
+    return img
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     raw, out = sys.argv[1:]
-    with open(raw, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = load(raw)
     summary = []
-    lines = []
-    if os.path.exists(out + ".info"):
-        lines += [l.lstrip("# ").rstrip() + "  " for l in open(out + ".info")]
-        lines.append("")
+    lines = info_lines(out)
     lines += memory(rows, summary)
     lines += ["", plot(out)]
-    lines += idle(rows, summary)
-    with open(out + "-summary.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["case", "metric", "config", "value", "lo", "hi", "n"])
-        for s in summary:
-            w.writerow(["" if v is None else v for v in s])
-    text = "\n".join(lines) + "\n"
-    with open(out + ".md", "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
+    lines += idle_section(rows, summary)
+    write_summary(out + "-summary.csv", summary)
+    write_report(out, lines)
 
 
 if __name__ == "__main__":

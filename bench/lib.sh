@@ -306,14 +306,73 @@ bench_ctxt() {
 		awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}'
 }
 
-# per thread: "comm switches", one line each
+# per thread: "comm voluntary involuntary", one line each.  A thread that
+# sleeps switches voluntarily once per wake-up; an involuntary switch is a
+# preemption (another task took the CPU), not a wake-up
 bench_ctxt_threads() {
 	local t
 
 	for t in /proc/"$1"/task/*; do
 		printf '%s %s\n' "$(tr ' ' _ <"$t/comm")" \
-			"$(awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}' "$t/status")"
+			"$(awk '/^voluntary_ctxt_switches:/ {v = $2}
+				/^nonvoluntary_ctxt_switches:/ {n = $2}
+				END {print v + 0, n + 0}' "$t/status")"
 	done
+}
+
+# ---- idle wake-ups (footprint.sh, overhead.sh) ---------------------------------
+
+# events the daemon handled so far (all tuners)
+bench_events_total() {
+	bench_query metrics 2>/dev/null | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}'
+}
+
+# bench_idle ROWFN LABEL [DAEMON ARGS...]: start the daemon on $PLUGIN_DIR,
+# let it settle, count its threads' switches over IDLE_SECS with no traffic
+# of ours, stop it.  Rows through "ROWFN idle LABEL CASE METRIC UNIT VALUE":
+# case idle: wakeups_per_s (voluntary switches: wake-ups), preemptions_per_s
+# (involuntary), events_per_s (events handled meanwhile: other users'
+# traffic wakes the daemon legitimately); case idle:THREAD: wakeups_per_s.
+bench_idle() {
+	local rowfn="$1" label="$2" e0 e1 c0 c1 t v n
+	shift 2
+
+	bench_daemon_start "$@"
+	sleep 2
+	e0="$(bench_events_total)"
+	sleep 1
+	c0="$(bench_ctxt_threads "$DAEMON_PID" | sort)"
+	sleep "$IDLE_SECS"
+	c1="$(bench_ctxt_threads "$DAEMON_PID" | sort)"
+	e1="$(bench_events_total)"
+	# "comm vol0 nonvol0 vol1 nonvol1" per thread alive at both readings
+	join <(echo "$c0") <(echo "$c1") >"$BENCH_TMP/idle.dat"
+	"$rowfn" idle "$label" idle wakeups_per_s 1/s "$(awk -v s="$IDLE_SECS" \
+		'{n += $4 - $2} END {printf "%.2f", n / s}' "$BENCH_TMP/idle.dat")"
+	"$rowfn" idle "$label" idle preemptions_per_s 1/s "$(awk -v s="$IDLE_SECS" \
+		'{n += $5 - $3} END {printf "%.2f", n / s}' "$BENCH_TMP/idle.dat")"
+	while read -r t v _ n _; do
+		"$rowfn" idle "$label" "idle:$t" wakeups_per_s 1/s \
+			"$(awk -v a="$v" -v b="$n" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / s}')"
+	done <"$BENCH_TMP/idle.dat"
+	"$rowfn" idle "$label" idle events_per_s 1/s \
+		"$(awk -v a="$e0" -v b="$e1" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / (s + 1)}')"
+	bench_daemon_stop
+}
+
+# bench_idle_sleep ROWFN: a process that only sleeps, the floor of the method
+bench_idle_sleep() {
+	local p c0 c1
+
+	sleep $((IDLE_SECS + 2)) &
+	p=$!
+	sleep 1
+	c0="$(bench_ctxt "$p")"
+	sleep "$IDLE_SECS"
+	c1="$(bench_ctxt "$p")"
+	wait "$p" || true
+	"$1" idle sleep idle wakeups_per_s 1/s "$(awk -v a="$c0" -v b="$c1" -v s="$IDLE_SECS" \
+		'BEGIN {printf "%.2f", (b - a) / s}')"
 }
 
 # ---- statistics --------------------------------------------------------------

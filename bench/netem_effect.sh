@@ -73,19 +73,21 @@ except Exception:
 }
 
 # the largest BDP (bytes) among the tcp_rmem decisions in the daemon's
-# telemetry: rate_kbps * rtt_us / 8000
+# telemetry: the tuner's own bdp= where it records one (rate x smallest
+# RTT), else rate_kbps * rtt_us / 8000
 tuner_bdp() {
 	local db
 
 	db="$(ls -t "$BENCH_TMP"/telemetry/*.db 2>/dev/null | head -1)"
 	[ -n "$db" ] || { echo -; return; }
-	sqlite3 -readonly "$db" "SELECT inputs FROM decisions WHERE inputs LIKE '%rtt_us=%'" 2>/dev/null |
-		awk '{r = 0; k = 0
+	sqlite3 -readonly "$db" "SELECT inputs FROM decisions WHERE tunable = 'net.ipv4.tcp_rmem' AND inputs LIKE '%rtt_us=%'" 2>/dev/null |
+		awk '{r = 0; k = 0; b = -1
 		      for (i = 1; i <= NF; i++) {
-			if ($i ~ /^rtt_us=/) r = substr($i, 8)
-			if ($i ~ /^rate_kbps=/) k = substr($i, 11)
+			if ($i ~ /^rtt_us=/) r = substr($i, 8) + 0
+			if ($i ~ /^rate_kbps=/) k = substr($i, 11) + 0
+			if ($i ~ /^bdp=/) b = substr($i, 5) + 0
 		      }
-		      b = r * k / 8000; if (b > m) m = b}
+		      if (b < 0) b = r * k / 8000; if (b > m) m = b}
 		     END {if (m) printf "%.0f\n", m; else print "-"}'
 }
 

@@ -11,30 +11,16 @@ their ratio.  Targets: connections from the second on >= 95 % of static,
 final max <= 4 x BDP.  Writes OUT.md (also on stdout), OUT-summary.csv and
 OUT.png (Mbit/s per connection; tcp_rmem max on the right axis).
 """
-import csv
 import os
-import shutil
 import statistics
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_common import (fmt, gnuplot, info_lines, num, load as load_rows,  # noqa: E402
+                           write_report, write_summary)
 
 TARGET_LATER = 0.95
 TARGET_MAX_BDP = 4.0
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def fmt(v, digits=3):
-    if v is None:
-        return "-"
-    if abs(v) >= 1000:
-        return "%.0f" % v
-    return "%.*g" % (digits, v)
 
 
 def mb(v):
@@ -42,8 +28,7 @@ def mb(v):
 
 
 def load(raw):
-    with open(raw, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = load_rows(raw)
     data = {}
     for r in rows:
         d = data.setdefault(r["config"], {}).setdefault(r["rep"], {"conns": {}, "end": {}})
@@ -65,10 +50,7 @@ def main():
     raw, out = sys.argv[1:]
     data = load(raw)
     summary = []
-    lines = []
-    if os.path.exists(out + ".info"):
-        lines += [l.lstrip("# ").rstrip() + "  " for l in open(out + ".info")]
-        lines.append("")
+    lines = info_lines(out)
     static = [v for d in data.get("static", {}).values() for _, v, _ in conn_series(d)
               if v is not None]
     static_mean = statistics.mean(static) if static else None
@@ -109,21 +91,12 @@ def main():
                         ("netem", "tuner_bdp", cfg, bdp),
                         ("netem", "max_over_bdp", cfg, over)]
     lines += ["", plot(data, out)]
-    with open(out + "-summary.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["case", "metric", "config", "value", "lo", "hi", "n"])
-        for case, metric, cfg, v in summary:
-            if v is not None:
-                w.writerow([case, metric, cfg, v, "", "", 1])
-    text = "\n".join(lines) + "\n"
-    with open(out + ".md", "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
+    write_summary(out + "-summary.csv", [(case, metric, cfg, v, None, None, 1)
+                                         for case, metric, cfg, v in summary if v is not None])
+    write_report(out, lines)
 
 
 def plot(data, out):
-    if not shutil.which("gnuplot"):
-        return "(no gnuplot: no plot)"
     plots, dats = [], []
     for i, (cfg, reps) in enumerate(data.items()):
         d = reps[sorted(reps)[0]]
@@ -152,12 +125,10 @@ set key outside right
 set yrange [0:*]
 plot %s
 """ % (out + ".png", ", ".join(plots))
-    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True, check=False)
+    img = gnuplot(script, out + ".png")
     for d in dats:
         os.unlink(d)
-    if r.returncode:
-        return "(gnuplot failed: %s)" % r.stderr.strip()
-    return "![%s](%s)" % (os.path.basename(out + ".png"), os.path.basename(out + ".png"))
+    return img
 
 
 if __name__ == "__main__":

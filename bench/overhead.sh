@@ -177,46 +177,14 @@ run_config() {
 	fi
 }
 
-# idle: daemon with all tuners, no traffic of ours; context switches of its
-# threads over IDLE_SECS, after a settling second
+# idle: daemon with all tuners, no traffic of ours (bench_idle)
 run_idle() {
-	local label="$1" e0 e1 c0 c1 t
+	local label="$1"
 	shift
 
 	bench_plugin_dir
 	# shellcheck disable=SC2046
-	bench_daemon_start $(daemon_args) "$@"
-	sleep 2
-	e0="$(bench_query metrics | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
-	sleep 1
-	c0="$(bench_ctxt_threads "$DAEMON_PID")"
-	sleep "$IDLE_SECS"
-	c1="$(bench_ctxt_threads "$DAEMON_PID")"
-	e1="$(bench_query metrics | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
-	row idle "$label" idle wakeups_per_s 1/s "$(join <(sort <<<"$c0") <(sort <<<"$c1") |
-		awk -v s="$IDLE_SECS" '{n += $3 - $2} END {printf "%.2f", n / s}')"
-	join <(sort <<<"$c0") <(sort <<<"$c1") | while read -r t a b; do
-		row idle "$label" "idle:$t" wakeups_per_s 1/s \
-			"$(awk -v a="$a" -v b="$b" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / s}')"
-	done
-	row idle "$label" idle events_per_s 1/s \
-		"$(awk -v a="$e0" -v b="$e1" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / (s + 1)}')"
-	bench_daemon_stop
-}
-
-# a reference process that only sleeps: the floor of the method
-idle_reference() {
-	local p c0 c1
-
-	sleep $((IDLE_SECS + 2)) &
-	p=$!
-	sleep 1
-	c0="$(bench_ctxt "$p")"
-	sleep "$IDLE_SECS"
-	c1="$(bench_ctxt "$p")"
-	wait "$p" || true
-	row idle sleep idle wakeups_per_s 1/s "$(awk -v a="$c0" -v b="$c1" -v s="$IDLE_SECS" \
-		'BEGIN {printf "%.2f", (b - a) / s}')"
+	bench_idle row "$label" $(daemon_args) "$@"
 }
 
 read -ra CFG <<<"$CONFIGS"
@@ -243,7 +211,7 @@ for rep in $(seq 1 "$N"); do
 done
 if [ "$IDLE_SECS" -gt 0 ]; then
 	echo "idle: ${IDLE_SECS}s each: sleep(1), all tuners, all tuners --no-telemetry" >&2
-	idle_reference
+	bench_idle_sleep row
 	run_idle all
 	run_idle all-no-telemetry --no-telemetry
 fi

@@ -13,10 +13,12 @@ targets are printed next to them.
 """
 import csv
 import os
-import shutil
 import statistics
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_common import (fmt, gnuplot, idle_section, info_lines, load, num,  # noqa: E402
+                           write_report)
 
 # daemon/baseline targets (issue 8), reported next to the numbers
 TARGET_TPUT = 0.995	# throughput ratio at least
@@ -30,26 +32,6 @@ TARGET_RECOVER_S = 10.0	# ... within this many seconds
 RATIOS_ONLY = os.environ.get("BENCH_RATIOS_ONLY") == "1"
 
 NON_WORKLOAD = ("daemon", "note", "idle", "profile", "bpf", "convergence")
-
-
-def num(v):
-    try:
-        return float(v)
-    except ValueError:
-        return None
-
-
-def load(path):
-    with open(path, newline="") as f:
-        return [r for r in csv.DictReader(f)]
-
-
-def fmt(v, digits=3):
-    if v is None:
-        return "-"
-    if abs(v) >= 1000:
-        return "%.0f" % v
-    return "%.*g" % (digits, v)
 
 
 def stats(vals):
@@ -177,15 +159,6 @@ def write_summary(path, cmp, base):
                             s["max"], s["n"], x["ratio"], x["pmed"], x["pmin"], x["pmax"]])
 
 
-def gnuplot(script, png):
-    if not shutil.which("gnuplot"):
-        return "(no gnuplot: no plot)"
-    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-    if r.returncode:
-        return "(gnuplot failed: %s)" % r.stderr.strip()
-    return "plot: %s" % png
-
-
 def ratio_plot(cmp, others, out, title):
     """Bars: ratio of medians per case and config, error bars: paired range."""
     dat = out + "-plot.dat"
@@ -261,23 +234,7 @@ def overhead(rows, out):
             lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 c, rng(st), rng(cpu), rng(share), rng(rss), rng(rss_end), rng(ev)))
     notes = [r for r in rows if r["case"] == "note"]
-    idle = [r for r in rows if r["rep"] == "idle"]
-    if idle:
-        lines += ["", "## Idle wake-ups", "",
-                  "Context switches per second of the daemon's threads while our traffic is "
-                  "stopped (target: none beyond the kernel's; `sleep` is the floor of the "
-                  "method).  Events/s: events the daemon handled meanwhile, from other "
-                  "users' traffic on a shared host.", "",
-                  "| daemon | wake-ups/s | per thread | events/s |", "|---|---|---|---|"]
-        for label in [r["config"] for r in idle if r["case"] == "idle"
-                      and r["metric"] == "wakeups_per_s"]:
-            thr = ", ".join("%s %s" % (r["case"].split(":", 1)[1], r["value"]) for r in idle
-                            if r["config"] == label and r["case"].startswith("idle:"))
-            ev = [r["value"] for r in idle if r["config"] == label
-                  and r["metric"] == "events_per_s"]
-            tot = [r["value"] for r in idle if r["config"] == label and r["case"] == "idle"
-                   and r["metric"] == "wakeups_per_s"][0]
-            lines.append("| %s | %s | %s | %s |" % (label, tot, thr or "-", ev[0] if ev else "-"))
+    lines += idle_section(rows)
     if notes:
         lines += ["", "Note: the TCP buffer sysctls of the test namespaces were changed by "
                   "someone else during %d run(s) (another daemon on the host); they were put "
@@ -415,16 +372,9 @@ def main():
     rows = load(raw)
     if not rows:
         sys.exit("report.py: %s has no rows" % raw)
-    info = out + ".info"
-    lines = []
-    if os.path.exists(info):
-        lines += [l.lstrip("# ").rstrip() + "  " for l in open(info)]
-        lines.append("")
+    lines = info_lines(out)
     lines += globals()[kind](rows, out)
-    text = "\n".join(lines) + "\n"
-    with open(out + ".md", "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
+    write_report(out, lines)
 
 
 if __name__ == "__main__":

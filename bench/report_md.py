@@ -16,22 +16,10 @@ import glob
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_common import fmt, num  # noqa: E402
+
 PARTS = ["cost", "footprint", "profile", "effect"]
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def fmt(v, d=3):
-    if v is None:
-        return "-"
-    if abs(v) >= 1000:
-        return "%.0f" % v
-    return "%.*g" % (d, v)
 
 
 def effect_rows(d):

@@ -5,11 +5,11 @@
  *  - skb:kfree_skb with drop reason CPU_BACKLOG: a packet found its
  *    per-CPU backlog full (netdev_max_backlog).  Sampled, at most one
  *    event per BACKLOG_GAP_NS.
- *  - irq:softirq_entry/exit and napi:napi_poll: a sample of the NET_RX
+ *  - irq:softirq_entry and napi:napi_poll: a sample of the NET_RX
  *    rounds (at most one per tick) is followed on its CPU (packets and
- *    NAPI polls, time taken);
- *    a round that used its whole netdev_budget, or ran into
- *    netdev_budget_usecs, is reported, at most once per SQUEEZE_GAP_NS.
+ *    NAPI polls, time taken); at the poll where a round has used its
+ *    whole netdev_budget, or run into netdev_budget_usecs, it is
+ *    reported, at most once per SQUEEZE_GAP_NS.
  * The drop-reason value comes from the running kernel's BTF (CO-RE), so
  * the same object works wherever the enum has CPU_BACKLOG (5.19+).
  */
@@ -28,9 +28,9 @@ __u64 backlog_drops;
 __u64 backlog_event_ns;
 __u64 squeeze_event_ns[2];
 /*
- * Rounds being followed now, on any CPU.  napi_poll and softirq_exit fire
- * for every poll and softirq: while no round is followed (almost always)
- * they return without looking their CPU's round up.
+ * Rounds being followed now, on any CPU.  napi_poll fires for every poll:
+ * while no round is followed (almost always) it returns without looking
+ * its CPU's round up.
  */
 __s64 rounds_tracked;
 /* rounds start being followed at most once per tick (tick_gate_open()) */
@@ -108,16 +108,37 @@ static __always_inline struct net_buffer_round *this_round(void)
 	return bpf_map_lookup_elem(&rounds, &zero);
 }
 
+/* the round followed on this CPU is over: stop following it */
+static __always_inline void round_stop(struct net_buffer_round *r)
+{
+	if (!r->tracking)
+		return;
+	r->tracking = 0;
+	__sync_fetch_and_add(&rounds_tracked, -1);
+}
+
+/*
+ * A NET_RX round begins.  A round followed earlier on this CPU that was
+ * not squeezed ends here (there is no softirq_exit program: one program
+ * less on every softirq of every kind).
+ */
 BPFTUNE_TP(rx_entry, softirq_entry, unsigned int vec_nr)
 {
 	struct net_buffer_round *r;
+	int start;
 
-	if (vec_nr != NET_RX_VEC || !bpftune_sample(&round_sampler) ||
-	    !tick_gate_open(&round_tick))
+	if (vec_nr != NET_RX_VEC)
+		return 0;
+	start = bpftune_sample(&round_sampler) && tick_gate_open(&round_tick);
+	if (!start && !rounds_tracked)
 		return 0;
 	r = this_round();
 	if (!r)
 		return 0;
+	if (!start) {
+		round_stop(r);
+		return 0;
+	}
 	r->start_ns = bpf_ktime_get_ns();
 	r->work = 0;
 	r->polls = 0;
@@ -127,9 +148,39 @@ BPFTUNE_TP(rx_entry, softirq_entry, unsigned int vec_nr)
 	return 0;
 }
 
+static __always_inline void squeeze_report(struct net_buffer_round *r,
+					   const struct net_buffer_limits *l,
+					   __u32 kind, __u64 dur)
+{
+	struct net_buffer_event *e;
+	struct bpftune_event *ev;
+
+	if (!due(&squeeze_event_ns[kind == NET_BUFFER_TIME_SQUEEZE], SQUEEZE_GAP_NS))
+		return;
+	e = reserve(kind, &ev);
+	if (!e)
+		return;
+	e->round_ns = dur;
+	e->work = r->work;
+	e->polls = r->polls;
+	e->budget = l->budget;
+	e->budget_usecs = l->budget_usecs;
+	bpftune_event_submit(ev);
+}
+
+/*
+ * A NAPI poll of a followed round.  The kernel checks its two limits
+ * after each poll and ends the round at the first one reached: so does
+ * this, with the round's work and time so far.  A poll long after the
+ * limit is not of the round followed (NAPI threads and busy polling call
+ * it outside NET_RX): the round is dropped unreported.
+ */
 BPFTUNE_TP(rx_poll, napi_poll, struct napi_struct *napi, int work, int budget)
 {
+	struct net_buffer_limits *l;
 	struct net_buffer_round *r;
+	__u32 zero = 0, kind;
+	__u64 dur;
 
 	if (!rounds_tracked)
 		return 0;
@@ -138,25 +189,6 @@ BPFTUNE_TP(rx_poll, napi_poll, struct napi_struct *napi, int work, int budget)
 		return 0;
 	r->work += work;
 	r->polls++;
-	return 0;
-}
-
-BPFTUNE_TP(rx_exit, softirq_exit, unsigned int vec_nr)
-{
-	struct net_buffer_limits *l;
-	struct net_buffer_event *e;
-	struct net_buffer_round *r;
-	struct bpftune_event *ev;
-	__u32 zero = 0, kind;
-	__u64 dur;
-
-	if (vec_nr != NET_RX_VEC || !rounds_tracked)
-		return 0;
-	r = this_round();
-	if (!r || !r->tracking)
-		return 0;
-	r->tracking = 0;
-	__sync_fetch_and_add(&rounds_tracked, -1);
 	l = bpf_map_lookup_elem(&limits, &zero);
 	if (!l)
 		return 0;
@@ -165,16 +197,10 @@ BPFTUNE_TP(rx_exit, softirq_exit, unsigned int vec_nr)
 				       l->budget_usecs, l->slack_ns);
 	if (kind != NET_BUFFER_BUDGET_SQUEEZE && kind != NET_BUFFER_TIME_SQUEEZE)
 		return 0;
-	if (!due(&squeeze_event_ns[kind == NET_BUFFER_TIME_SQUEEZE], SQUEEZE_GAP_NS))
+	round_stop(r);
+	if (kind == NET_BUFFER_TIME_SQUEEZE &&
+	    dur > 2 * ((__u64)l->budget_usecs * 1000 + l->slack_ns))
 		return 0;
-	e = reserve(kind, &ev);
-	if (!e)
-		return 0;
-	e->round_ns = dur;
-	e->work = r->work;
-	e->polls = r->polls;
-	e->budget = l->budget;
-	e->budget_usecs = l->budget_usecs;
-	bpftune_event_submit(ev);
+	squeeze_report(r, l, kind, dur);
 	return 0;
 }

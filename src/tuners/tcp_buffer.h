@@ -42,6 +42,7 @@ struct tb_netns {
 	/* low-memory mode; saved values are -1 when we did not change them */
 	bool lowmem;
 	long saved_max[2];
+	long rmem_bdp;		/* the last BDP a receiver here measured (bytes) */
 	long saved_no_metrics, saved_no_ssthresh;
 	uint64_t last_shrink_ms;
 	/* SYN queue */

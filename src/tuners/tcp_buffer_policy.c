@@ -37,9 +37,18 @@ enum tb_buf_verdict tb_buf_decide(const struct tb_buf_in *in, long want[3])
 		return TB_BUF_HELD;
 	if (in->live[2] >= in->cap)
 		return TB_BUF_AT_CAP;
+	if (in->bdp > 0 && in->live[2] >= in->bdp * TB_BUF_BDP_FACTOR)
+		return TB_BUF_ABOVE_BDP;
 	memcpy(want, in->live, 3 * sizeof(*want));
 	want[2] = in->live[2] + delta(in->live[2], in->rate);
+	if (in->bdp > 0 && want[2] > in->bdp * TB_BUF_BDP_FACTOR)
+		want[2] = in->bdp * TB_BUF_BDP_FACTOR;
 	return TB_BUF_GROW;
+}
+
+long tb_bdp_bytes(unsigned int rate_kbps, unsigned int rtt_us)
+{
+	return (long)((uint64_t)rate_kbps * rtt_us / 8000);
 }
 
 const char *tb_buf_action(enum tb_buf_verdict v)
@@ -59,6 +68,8 @@ const char *tb_buf_action(enum tb_buf_verdict v)
 		return "none: held by the latency guard";
 	case TB_BUF_AT_CAP:
 		return "none: at the cap";
+	case TB_BUF_ABOVE_BDP:
+		return "none: max already 4x the measured BDP";
 	}
 	return "none";
 }

@@ -29,7 +29,20 @@ enum tb_buf_verdict {
 	TB_BUF_PRESSURE,	/* TCP memory near or under pressure */
 	TB_BUF_HELD,		/* the latency guard holds the max */
 	TB_BUF_AT_CAP,		/* the max is at the tunable's cap */
+	TB_BUF_ABOVE_BDP,	/* the max is TB_BUF_BDP_FACTOR x the BDP already */
 };
+
+/*
+ * tcp_rmem's max is not raised past this many times the bandwidth-delay
+ * product the event's socket measured (its delivery rate x its smallest
+ * RTT, the path's RTT without the queueing a bigger window adds): receive
+ * autotuning sizes a buffer at about twice what arrived in an RTT, and
+ * the kernel's overhead (truesize) takes up to half of it.  A socket that
+ * is window-bound measures a BDP near its window, so growth it needs is
+ * never refused; one that is not stops the ratchet a few steps above what
+ * its path holds.
+ */
+#define TB_BUF_BDP_FACTOR	4
 
 /* The event itself: is it still about the live max? */
 enum tb_buf_verdict tb_buf_precheck(bool have_live, const long live[3],
@@ -43,12 +56,17 @@ struct tb_buf_in {
 	long tcp_mem1;		/* tcp_mem[1] at the event; <= 0 unknown */
 	bool held;		/* a latency guard hold is in force */
 	long cap;		/* the tunable's max */
+	long bdp;		/* bytes the socket measured per RTT; 0 unknown */
 	unsigned int rate;	/* learning rate */
 };
 
+/* rate x RTT in bytes (0 if either is unknown) */
+long tb_bdp_bytes(unsigned int rate_kbps, unsigned int rtt_us);
+
 /*
  * After tb_buf_precheck(): grow the max?  On TB_BUF_GROW, @want is @live
- * with the max raised by delta (the library clamps it to the cap).
+ * with the max raised by delta, no further than TB_BUF_BDP_FACTOR x @bdp
+ * when it is known (the library clamps it to the cap).
  */
 enum tb_buf_verdict tb_buf_decide(const struct tb_buf_in *in, long want[3]);
 /* "raise" or "none: ..." as the decisions table records it */

@@ -97,6 +97,8 @@ static __always_inline void tcp_rtt_rate(struct sock *sk, int receiver,
 	if (!rtt)
 		rtt = BPF_CORE_READ(tp, srtt_us) >> 3;
 	e->rtt_us = rtt;
+	/* the path's RTT without the queueing a bigger buffer adds */
+	e->min_rtt_us = BPF_CORE_READ(tp, rtt_min.s[0].v);
 	if (us)
 		e->rate_kbps = bytes * 8000 / us;
 }

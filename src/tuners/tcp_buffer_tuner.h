@@ -47,7 +47,8 @@ struct tcp_buffer_event {
 	__u8 syncookies;
 	__u8 pressure;		/* kernel's tcp_memory_pressure is set */
 	__u8 moderate_rcvbuf;
-	__u8 pad[7];
+	__u8 pad[3];
+	__u32 min_rtt_us;	/* the socket's smallest RTT seen (0: none) */
 };
 
 /* Per-netns SYN counters kept by the BPF side (map syn_stats). */

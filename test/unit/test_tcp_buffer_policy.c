@@ -77,6 +77,48 @@ static void test_buf_refusals_in_order(void **state)
 	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
 }
 
+/* tcp_rmem's max: no further than 4x the BDP the socket measured */
+static void test_buf_bdp_bound(void **state)
+{
+	struct tb_buf_in in = buf_in(4L << 20);
+	long want[3];
+
+	(void)state;
+	/* 20 ms x 400 Mbit/s: 1 MB */
+	in.bdp = tb_bdp_bytes(400000, 20000);
+	assert_int_equal(in.bdp, 1000000);
+	/* 4 MiB >= 4 MB: no raise, and said why */
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_ABOVE_BDP);
+	assert_string_equal(tb_buf_action(TB_BUF_ABOVE_BDP),
+			    "none: max already 4x the measured BDP");
+	/* below: a raise by delta, clipped at 4x */
+	in = buf_in(3500000);
+	in.bdp = 1000000;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
+	assert_int_equal(want[2], 4000000);
+	in = buf_in(2000000);
+	in.bdp = 1000000;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
+	assert_int_equal(want[2], 2500000);
+	/* a window-bound socket measures about its window: growth goes on */
+	in = buf_in(262144);
+	in.bdp = 131072;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
+	assert_int_equal(want[2], 327680);
+	/* unknown RTT or rate: no bound */
+	assert_int_equal(tb_bdp_bytes(0, 20000), 0);
+	assert_int_equal(tb_bdp_bytes(400000, 0), 0);
+	in = buf_in(60L << 20);
+	in.bdp = 0;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
+	/* the cap and the refusals before it still come first */
+	in = buf_in(64L << 20);
+	in.bdp = 1000;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_AT_CAP);
+	in.held = true;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_HELD);
+}
+
 /* ---- the latency guard ---------------------------------------------------- */
 
 /* @n settings with RTT rising with the max, rate flat or growing */
@@ -423,6 +465,7 @@ int unit_run_tcp_buffer_policy(void)
 		cmocka_unit_test(test_buf_precheck),
 		cmocka_unit_test(test_buf_grows_by_delta),
 		cmocka_unit_test(test_buf_refusals_in_order),
+		cmocka_unit_test(test_buf_bdp_bound),
 		cmocka_unit_test(test_guard_feed_means),
 		cmocka_unit_test(test_guard_trips_when_rtt_rises_alone),
 		cmocka_unit_test(test_guard_hold_is_capped),

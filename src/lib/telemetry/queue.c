@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "telemetry/tm.h"
@@ -18,28 +19,59 @@
 
 _Static_assert((SLOTS & (SLOTS - 1)) == 0, "queue slots: a power of two");
 
+#define RING_BYTES	(SLOTS * sizeof(struct row))
+/* rows through the ring before its pages are given back again */
+#define TRIM_ROWS	(SLOTS / 32)
+
 struct tq_stats tq_stats;
 
 static struct row *ring;
 static _Atomic uint64_t q_head, q_tail;
+static uint64_t trim_tail;	/* the writer's: tail at the last tq_trim() */
 /* taken by producers (the main thread; an init() making rows) */
 static pthread_mutex_t prod_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* pages of its own, so that tq_trim() can give them back */
 int tq_init(void)
 {
-	ring = calloc(SLOTS, sizeof(*ring));
-	if (!ring)
+	ring = mmap(NULL, RING_BYTES, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ring == MAP_FAILED) {
+		ring = NULL;
 		return -ENOMEM;
+	}
 	atomic_store(&q_head, 0);
 	atomic_store(&q_tail, 0);
+	trim_tail = 0;
 	memset(&tq_stats, 0, sizeof(tq_stats));
 	return 0;
 }
 
 void tq_fini(void)
 {
-	free(ring);
+	if (ring)
+		munmap(ring, RING_BYTES);
 	ring = NULL;
+}
+
+/*
+ * The writer, after a flush: once the ring has wrapped, every slot has
+ * been written and all of it (3.4 MB) would stay resident for good.  When
+ * it is empty and TRIM_ROWS rows went through since the last time, its
+ * pages are given back (they read as zeros again).  Under the producers'
+ * lock, taken only if free: no row is written meanwhile, and the main
+ * thread never waits for this.
+ */
+void tq_trim(void)
+{
+	uint64_t tail = tq_tail();
+
+	if (!ring || tail - trim_tail < TRIM_ROWS || pthread_mutex_trylock(&prod_lock))
+		return;
+	if (atomic_load_explicit(&q_head, memory_order_relaxed) == tail &&
+	    !madvise(ring, RING_BYTES, MADV_DONTNEED))
+		trim_tail = tail;
+	pthread_mutex_unlock(&prod_lock);
 }
 
 void tq_kick(void)

@@ -189,6 +189,8 @@ uint64_t tq_head(void);
 uint64_t tq_tail(void);
 const struct row *tq_slot(uint64_t i);
 void tq_release(uint64_t new_tail);
+/* the writer, between flushes: give the empty ring's pages back */
+void tq_trim(void);
 uint64_t tq_depth(void);
 /* wake the writer */
 void tq_kick(void);

@@ -244,6 +244,7 @@ static void *writer_main(void *arg)
 		if (flush(tick || stop))
 			while (tq_depth() >= BPFTUNE_TELEMETRY_QUEUE_SLOTS / 2 && flush(false))
 				;
+		tq_trim();
 		if (stop) {
 			/* what the file would not take at exit is lost: counted */
 			tm_write_errors += tq_depth();
