@@ -525,11 +525,12 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TU
 	@echo "make check: clean"
 
 # The whole bats suite against the ASan/UBSan build (build/asan): any
-# sanitizer report, leaks at exit included, fails the run.
+# sanitizer report, leaks at exit included, fails the run.  TESTS= runs
+# some bats files only (e.g. TESTS="test/netns.bats test/crash.bats").
 .PHONY: test-asan
 test-asan: $(TEST_BPF) $(RX_ROUND)
 	$(MAKE) SAN=1 all fixtures $(SAN_B)/test/unit_tests
-	BPFTUNE_BUILD=$(SAN_B) BPFTUNE_SAN=1 test/run-tests.sh
+	BPFTUNE_BUILD=$(SAN_B) BPFTUNE_SAN=1 test/run-tests.sh $(TESTS)
 
 # ---- benchmarks: they print numbers, never pass or fail -----------------
 # Each bench/*.sh is run in turn (BENCHES= picks some); results go to

@@ -128,9 +128,11 @@ static int parse_sample_interval(const char *arg, unsigned int *ms)
 /*
  * "sched,perf": names of [A-Za-z0-9_-].  Copied, not cut in place: the
  * arguments are parsed once per pass (command line, policy, command line).
+ * The copies live in @o itself, so a pass that starts over leaks nothing.
  */
-static int parse_collectors(const char *list, struct bpftune_allow *allow)
+static int parse_collectors(const char *list, struct options *o)
 {
+	struct bpftune_allow *allow = &o->allow;
 	const char *p = list;
 
 	while (*p) {
@@ -139,17 +141,18 @@ static int parse_collectors(const char *list, struct bpftune_allow *allow)
 		for (i = 0; i < n; i++)
 			if (!isalnum((unsigned char)p[i]) && p[i] != '_' && p[i] != '-')
 				break;
-		if (i < n || n > 32 || allow->num_collectors == MAX_ALLOW) {
+		if (i < n || n > COLLECTOR_NAME_MAX || allow->num_collectors == MAX_ALLOW) {
 			fprintf(stderr, "bpftune: --collectors: %s '%.*s'\n",
-				i < n || n > 32 ? "bad collector name" :
+				i < n || n > COLLECTOR_NAME_MAX ? "bad collector name" :
 				"too many collectors named", (int)n, p);
 			return -EINVAL;
 		}
 		if (n) {
-			allow->collectors[allow->num_collectors] = strndup(p, n);
-			if (!allow->collectors[allow->num_collectors])
-				return -ENOMEM;
-			allow->num_collectors++;
+			char *name = o->collector_buf[allow->num_collectors];
+
+			memcpy(name, p, n);
+			name[n] = '\0';
+			allow->collectors[allow->num_collectors++] = name;
 		}
 		p += n;
 		p += strspn(p, ", ");
@@ -194,7 +197,7 @@ static int parse_main(int c, struct options *o)
 		o->libdir = optarg;
 		return 1;
 	case OPT_COLLECTORS:
-		return parse_collectors(optarg, &o->allow) ? -EINVAL : 1;
+		return parse_collectors(optarg, o) ? -EINVAL : 1;
 	case 'r':
 		if (parse_rate(optarg, &o->learning_rate)) {
 			fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",

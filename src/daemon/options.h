@@ -11,6 +11,7 @@
 #include "core/plugin_dir.h"
 
 #define MAX_ALLOW 64
+#define COLLECTOR_NAME_MAX 32
 
 struct options {
 	bool debug, to_stderr, daemonize, support_only, legacy, rollback;
@@ -21,6 +22,8 @@ struct options {
 	struct bpftune_allow allow;
 	char *allow_names[MAX_ALLOW];
 	char *collector_names[MAX_ALLOW];	/* --collectors, split at commas */
+	/* their copies: every pass fills them again, nothing to free */
+	char collector_buf[MAX_ALLOW][COLLECTOR_NAME_MAX + 1];
 	unsigned int collectors_file;	/* collectors named by the policy file */
 	/* telemetry (telemetry.h) */
 	const char *telemetry_dir, *label, *host_id;

@@ -237,6 +237,13 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(lookup_err(BPFTUNE_PROC_KEYVAL,
 		"x 1234567890123456789012345678901234567890123456789012345678901234567890\n", "x"),
 		-ENOENT);
+	/* a real beyond int64 saturates; inf and nan are no numbers here */
+	assert_int_equal(bpftune_proc_lookup(BPFTUNE_PROC_KEYVAL, "x 1e300\n", "x", &v), 0);
+	assert_true(v.real && v.i == INT64_MAX);
+	assert_int_equal(bpftune_proc_lookup(BPFTUNE_PROC_KEYVAL, "x -1e300\n", "x", &v), 0);
+	assert_true(v.real && v.i == INT64_MIN);
+	assert_int_equal(lookup_int(BPFTUNE_PROC_KEYVAL, "x inf nan 5\n", "x"), 5);
+	assert_int_equal(lookup_err(BPFTUNE_PROC_LOADAVG, "0.1 inf 0.3 1/2 3\n", "load5"), -EINVAL);
 }
 
 /* Every /proc column of a sampled table resolves in real /proc files. */
@@ -286,6 +293,7 @@ static void test_gauge_value(void **state)
 {
 	const struct bpftune_gauge g = { .n = 4, .sum = 10, .max = 7 };
 	const struct bpftune_gauge none = { 0 };
+	const struct bpftune_gauge huge = { .n = 1, .sum = UINT64_MAX, .max = UINT64_MAX };
 	struct bpftune_proc_value v;
 
 	(void)state;
@@ -310,6 +318,9 @@ static void test_gauge_value(void **state)
 	assert_int_equal(bpftune_gauge_value(NULL, BPFTUNE_GAUGE_N, &v), 0);
 	assert_int_equal(v.i, 0);
 	assert_int_equal(bpftune_gauge_value(NULL, BPFTUNE_GAUGE_MAX, &v), -ENOENT);
+	/* a mean beyond int64 (a sum near 2^64) saturates its integer */
+	assert_int_equal(bpftune_gauge_value(&huge, BPFTUNE_GAUGE_MEAN, &v), 0);
+	assert_true(v.real && v.i == INT64_MAX);
 	/* an aggregate that does not exist */
 	assert_int_equal(bpftune_gauge_value(&g, 0, &v), -EINVAL);
 	assert_int_equal(bpftune_gauge_value(&g, BPFTUNE_GAUGE_MAX + 1, &v), -EINVAL);

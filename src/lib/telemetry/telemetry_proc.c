@@ -6,6 +6,8 @@
  * read past its end, whatever it contains: unit- and fuzz-tested.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +89,16 @@ static int token_index(struct span *line, const char *s)
 	return -1;
 }
 
+/* A finite real as an integer, saturated (a plain cast of 1e300 is UB). */
+static int64_t real_to_int(double d)
+{
+	if (d >= 0x1p63)
+		return INT64_MAX;
+	if (d < -0x1p63)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
 /* A decimal integer, else a decimal real; -EINVAL if neither. */
 static int parse_number(const struct span *t, struct bpftune_proc_value *v)
 {
@@ -106,10 +118,11 @@ static int parse_number(const struct span *t, struct bpftune_proc_value *v)
 	}
 	errno = 0;
 	v->d = strtod(buf, &end);
-	if (errno || end == buf || *end)
+	/* "inf" and "nan" parse, but no /proc counter holds them */
+	if (errno || end == buf || *end || !isfinite(v->d))
 		return -EINVAL;
 	v->real = true;
-	v->i = (int64_t)v->d;
+	v->i = real_to_int(v->d);
 	return 0;
 }
 
@@ -491,7 +504,7 @@ int bpftune_gauge_value(const struct bpftune_gauge *g, enum bpftune_gauge_agg ag
 			return -ENOENT;
 		v->real = true;
 		v->d = (double)g->sum / (double)g->n;
-		v->i = (int64_t)v->d;
+		v->i = real_to_int(v->d);
 		return 0;
 	}
 	return -EINVAL;

@@ -45,6 +45,9 @@ FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c
 # plugins' telemetry declarations (ops->telemetry); the in-tree ones too
 FUZZ_SRCS_telemetry_decl := $(SCHEMA_SRCS) $(TABLES_SRCS)
 $(B)/fuzz/fuzz_telemetry_decl: $(DECLARERS)
+# the /proc files the telemetry sampler reads, by a declaration's key
+FUZZ_SRCS_telemetry_proc := src/lib/telemetry/telemetry_proc.c
+FUZZ_LIBS_telemetry_proc := -lm
 
 # --------------------------------------------------------------------------
 FUZZ_BINS	:= $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_ALL))
