@@ -292,7 +292,8 @@ FLOOD		:= $(B)/test/flood
 all: $(TELEMETRY_SCHEMA)
 
 # the declarations: the core's, and every in-tree plugin's <name>_tables.c
-SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c)
+SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c \
+		   schema_policy.c)
 TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c src/collectors/*_tables.c) \
 		   sample_tuner/sample_tuner_tables.c
 DECLARERS	:= $(B)/telemetry_declarers.inc
