@@ -159,8 +159,9 @@ struct bpftune_gauge_desc {
  * in libbpftune.h).  Each policy gets a per-event, per-netns table of its
  * own, decisions_<plugin>_<policy> ('-' becomes '_'), with one row per
  * decision it records: decision_seq (decisions.seq), event_seq, scenario,
- * tunable and action, then one typed column per input -- a decision row
- * is a training example without parsing decisions.inputs.  Declare the
+ * tunable and decided (its action), then one typed column per input -- a
+ * decision row is a training example without parsing decisions.inputs.
+ * The table is per netns (netns_cookie: the event's).  Declare the
  * inputs with BPFTUNE_COL_INT / BPFTUNE_COL_FLOAT (kind GAUGE, COUNTER
  * or LABEL) and BPFTUNE_COL_LABEL (TEXT); a value may be NULL (an input
  * not seen this time).  A plugin that declares policies also gets the
@@ -174,7 +175,7 @@ struct bpftune_policy_desc {
 };
 
 #define BPFTUNE_PLUGIN_MAX_POLICIES	15
-/* decision_seq, event_seq, scenario, tunable, action come first */
+/* decision_seq, event_seq, scenario, tunable, decided come first */
 #define BPFTUNE_POLICY_CONTEXT_COLS	5
 #define BPFTUNE_POLICY_MAX_INPUTS	(BPFTUNE_EVENT_MAX_COLS - BPFTUNE_POLICY_CONTEXT_COLS)
 

@@ -14,6 +14,7 @@ extern const struct bpftune_telemetry_desc neigh_table_telemetry;
 extern const struct bpftune_telemetry_desc net_buffer_telemetry;
 extern const struct bpftune_telemetry_desc route_table_telemetry;
 extern const struct bpftune_telemetry_desc tcp_buffer_telemetry;
+extern const struct bpftune_telemetry_desc tcp_conn_telemetry;
 extern const struct bpftune_telemetry_desc udp_buffer_telemetry;
 
 #endif

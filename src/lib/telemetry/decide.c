@@ -6,6 +6,7 @@
  * policy's table (observe.c, registry.c).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "telemetry/telemetry.h"
 #include "telemetry/telemetry_schema.h"
@@ -14,13 +15,16 @@ void bpftune_decision_text(const struct bpftune_tuner *t,
 			   const struct bpftune_decision *d, char *buf, size_t len)
 {
 	int k = bpftune_policy_index(t->ops->telemetry, d->policy);
+	const struct bpftune_policy_desc *p = bpftune_policy_at(t->ops->telemetry, k);
 
-	if (k < 0) {
+	/* the core's policy speaks for plugins that declare none too */
+	if (k < 0 && d->policy && !strcmp(d->policy, bpftune_admin_policy.name))
+		p = &bpftune_admin_policy;
+	if (k < 0 && !p) {
 		snprintf(buf, len, "(undeclared policy: %u typed inputs)", d->num_values);
 		return;
 	}
-	bpftune_policy_inputs_text(bpftune_policy_at(t->ops->telemetry, k), d->values,
-				   d->num_values, buf, len);
+	bpftune_policy_inputs_text(p, d->values, d->num_values, buf, len);
 }
 
 void bpftune_decide_values(struct bpftune_tuner *t, const struct bpftune_event *ev,

@@ -542,6 +542,9 @@ int tm_reg_policy_row(const struct bpftune_tuner *t, const struct bpftune_decisi
 	struct row *r;
 	char why[160];
 
+	/* a plugin without policies has no admin-policy table: text only */
+	if (k < 0 && d->policy && !strcmp(d->policy, bpftune_admin_policy.name))
+		return 0;
 	if (k < 0)
 		return inputs_refused(t, BPFTUNE_X_MAX_POLICIES, d->policy ? d->policy : "(null)",
 				      "the plugin does not declare it");

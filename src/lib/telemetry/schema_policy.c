@@ -27,7 +27,7 @@ static const struct bpftune_col_desc context_cols[BPFTUNE_POLICY_CONTEXT_COLS] =
 	    "events.seq of the event it was made for; NULL if none"),
 	CTX("scenario", TEXT, 0, "scenario name"),
 	CTX("tunable", TEXT, 0, "the sysctl it concerns; NULL if none"),
-	CTX("action", TEXT, BPFTUNE_COL_NOT_NULL,
+	CTX("decided", TEXT, BPFTUNE_COL_NOT_NULL,
 	    "what it chose (decisions.action); 'none' and the like included"),
 };
 
