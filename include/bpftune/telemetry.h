@@ -164,7 +164,8 @@ struct bpftune_gauge_desc {
  * The table is per netns (netns_cookie: the event's).  Declare the
  * inputs with BPFTUNE_COL_INT / BPFTUNE_COL_FLOAT (kind GAUGE, COUNTER
  * or LABEL) and BPFTUNE_COL_LABEL (TEXT); a value may be NULL (an input
- * not seen this time).  A plugin that declares policies also gets the
+ * not seen this time); plot does not draw them (the samples tables hold
+ * the signals).  A plugin that declares policies also gets the
  * core's "admin-policy" table: the policy file holding a tunable back.
  */
 struct bpftune_policy_desc {

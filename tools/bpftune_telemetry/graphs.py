@@ -18,7 +18,8 @@ every run of the category.  Column kinds come from kinds.py.
 import os
 import re
 
-from .common import NO_LABEL, Sources, connect, die, give_back, make_dirs, tables_of
+from .common import NO_LABEL, Sources, connect, die, give_back, make_dirs, plotting, \
+    tables_of
 from .kinds import DRAWN, column_kinds
 
 
@@ -205,13 +206,7 @@ def draw(plt, key, groups, since, interval, out):
 
 
 def cmd_graphs(args):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import pandas  # noqa: F401
-    except ImportError as e:
-        die("graphs needs python3-matplotlib and python3-pandas (%s)" % e)
+    plt, _pd = plotting("graphs")
     src = Sources(args.sources)
     if not src.runs:
         die("graphs: no runs found")

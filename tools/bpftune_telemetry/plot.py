@@ -9,7 +9,7 @@ import os
 import re
 import sqlite3
 
-from .common import NO_LABEL, Sources, die
+from .common import NO_LABEL, Sources, die, plotting
 from .draw import draw, grid, netns_names, prepare
 from .schema import declarations
 
@@ -176,13 +176,7 @@ def plot_run(plt, pd, run, out_dir):
 
 
 def cmd_plot(args):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import pandas as pd
-    except ImportError as e:
-        die("plot needs python3-matplotlib and python3-pandas (%s)" % e)
+    plt, pd = plotting("plot")
     src = Sources(args.sources)
     os.makedirs(args.out, exist_ok=True)
     runs = [r for r in src.runs if not args.run or r["run_id"].startswith(args.run)]

@@ -115,8 +115,11 @@ int bpftune_policy_table(const char *plugin, const struct bpftune_policy_desc *p
 		 "Decisions of %s's policy %s, one row each, inputs typed: %s.",
 		 plugin, p->name, p->description);
 	memcpy(out->cols, context_cols, sizeof(context_cols));
-	for (i = 0; i < p->num_inputs; i++)
+	/* features for training, not signals: the samples tables draw those */
+	for (i = 0; i < p->num_inputs; i++) {
 		out->cols[BPFTUNE_POLICY_CONTEXT_COLS + i] = p->inputs[i];
+		out->cols[BPFTUNE_POLICY_CONTEXT_COLS + i].flags |= BPFTUNE_COL_NO_PLOT;
+	}
 	out->t = (struct bpftune_table_desc){
 		.name = out->name, .description = out->description,
 		.flags = BPFTUNE_TABLE_PER_NETNS, .cols = out->cols,
