@@ -143,7 +143,8 @@ int bpftune_telemetry_expand(const char *plugin, const struct bpftune_telemetry_
 	x->d = *d;
 	x->d.tables = x->tables;
 	x->num_plugin_tables = d->num_tables;
-	memcpy(x->tables, d->tables, d->num_tables * sizeof(*d->tables));
+	if (d->num_tables)
+		memcpy(x->tables, d->tables, d->num_tables * sizeof(*d->tables));
 	for (k = 0; (p = bpftune_policy_at(d, k)); k++) {
 		if (bpftune_policy_name_check(p, why, len))
 			return -EINVAL;
