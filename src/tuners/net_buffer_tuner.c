@@ -357,6 +357,14 @@ static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
 	return true;
 }
 
+static void budget_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+			  unsigned int tunable, const struct bpftune_value *inputs,
+			  const char *action)
+{
+	bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+			      NB_BUDGET_NUM_INPUTS, action);
+}
+
 static void squeeze(struct bpftune_tuner *t, void *priv,
 		    const struct bpftune_event *ev)
 {
@@ -388,38 +396,33 @@ static void squeeze(struct bpftune_tuner *t, void *priv,
 	inputs[NB_IN_SQUEEZES] = BPFTUNE_VALUE_INT(delta);
 	if (e->budget != budget || e->budget_usecs != usecs) {
 		limits_update(s);
-		bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, NB_BUDGET_NUM_INPUTS,
-			       "none: limits changed since the event");
+		budget_decide(t, ev, tunable, inputs, "none: limits changed since the event");
 		return;
 	}
 	if (!delta) {
-		bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, NB_BUDGET_NUM_INPUTS,
-			       "none: the kernel counted no squeeze since the last look");
+		budget_decide(t, ev, tunable, inputs, "none: the kernel counted no squeeze since the last look");
 		return;
 	}
 	g->need_ms = bpftune_now_ms();
 	high_order_check(s, ev, "receive rounds squeezed");
 	if (g->hold_until_ms > g->need_ms) {
-		bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, NB_BUDGET_NUM_INPUTS,
-			       "none: held by the wait guard");
+		budget_decide(t, ev, tunable, inputs, "none: held by the wait guard");
 		return;
 	}
 	if (cur >= tunables[tunable].max) {
-		bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, NB_BUDGET_NUM_INPUTS,
-			       "none: at the cap");
+		budget_decide(t, ev, tunable, inputs, "none: at the cap");
 		return;
 	}
 	/* the limit is checked between polls: one poll outlasting it all */
 	if (tunable == NB_BUDGET_USECS && e->polls <= 1 &&
 	    e->round_ns > (uint64_t)usecs * 1000) {
-		bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, NB_BUDGET_NUM_INPUTS,
-			       "none: a single NAPI poll outlasted the limit; a longer one would not help");
+		budget_decide(t, ev, tunable, inputs, "none: a single NAPI poll outlasted the limit; a longer one would not help");
 		return;
 	}
 	if (guard_trips(s, ev, tunable, cur, inputs))
 		return;
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, NB_BUDGET_NUM_INPUTS, "raise");
+	budget_decide(t, ev, tunable, inputs, "raise");
 	if (tunable == NB_BUDGET)
 		snprintf(reason, sizeof(reason),
 			 "a receive round on CPU %u processed %u packets, its whole budget, with more waiting (%" PRIu64 " squeezes counted)",

@@ -260,10 +260,14 @@ static int policies_check(const struct bpftune_telemetry_desc *d, char *why, siz
 
 		if (bpftune_policy_name_check(p, why, len))
 			return -EINVAL;
-		for (j = 0; j <= i; j++)
-			if (!strcmp(p->name, j < i ? d->policies[j].name : bpftune_admin_policy.name))
+		for (j = 0; j <= i; j++) {
+			const char *other = j < i ? d->policies[j].name :
+					    bpftune_admin_policy.name;
+
+			if (!strcmp(p->name, other))
 				return fail(why, len, "policy '%s': declared twice (or the core's)",
 					    p->name);
+		}
 		if (bpftune_policy_table("x", p, &pt) || table_check(&pt.t, d, why, len))
 			return -EINVAL;
 	}
