@@ -8,8 +8,8 @@ usage: telemetry_fixture.py [--decl JSON] [--widget] [--legacy]
 DDL_FILE is the schema as `build/bin/telemetry-schema --sql` prints it (the
 daemon's own DDL, so the fixture cannot drift from it).  Each run gets its
 own file with a runs row, a tuner, a tunable, events, decisions (one of
-them a no-op) with their typed inputs (decisions_<tuner>_<policy>), one
-change, samples and health, all with run_id, host_id,
+them a no-op; with --decl also their typed inputs, decisions_<tuner>_<policy>),
+one change, samples and health, all with run_id, host_id,
 seq and ts_uptime_us.  Deterministic: run ids come from a fixed seed.
 --decl JSON: the declarations as `telemetry-schema --json` prints them go
 into telemetry_tables and telemetry_columns, as the daemon writes them.
@@ -153,7 +153,7 @@ def make_run(ddl, out, label, index, rng, opts):
                scenario_id=0, policy="raise-to-request",
                inputs="backlog=%d somaxconn=%d" % (1000 * i, 128 if i == 1 else 2048),
                action="raise", tunable_index=0, tunable="net.core.somaxconn")
-        if not opts.get("legacy"):
+        if opts.get("decl") and not opts.get("legacy"):
             typed_decisions(db, c, i, ts, index)
         if i == 1:
             insert(db, "changes", c, 1, ts + 20, decision_seq=1, event_seq=1, tuner_id=0,
