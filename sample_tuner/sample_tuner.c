@@ -35,7 +35,7 @@ static void backlog_truncated(struct bpftune_tuner *t, void *priv,
 			      const struct bpftune_event *ev)
 {
 	const struct sample_listen *l = (const void *)ev->payload;
-	char reason[160], inputs[64], comm[BPFTUNE_COMM_LEN + 1];
+	char reason[160], comm[BPFTUNE_COMM_LEN + 1];
 	long want = l->backlog;
 
 	(void)priv;
@@ -45,10 +45,10 @@ static void backlog_truncated(struct bpftune_tuner *t, void *priv,
 	bpftune_table_row(t, SAMPLE_TABLE_LISTEN, ev, (const struct bpftune_value[]){
 		BPFTUNE_VALUE_INT(ev->pid), BPFTUNE_VALUE_TEXT(comm),
 		BPFTUNE_VALUE_INT(l->backlog), BPFTUNE_VALUE_INT(l->somaxconn) }, 4);
-	snprintf(inputs, sizeof(inputs), "backlog=%d somaxconn=%d", l->backlog,
-		 l->somaxconn);
-	bpftune_decide(t, ev, SAMPLE_SCENARIO_BACKLOG_TRUNCATED, SAMPLE_SOMAXCONN,
-		       "raise-to-request", inputs, "raise");
+	bpftune_decide_values(t, ev, SAMPLE_SCENARIO_BACKLOG_TRUNCATED, SAMPLE_SOMAXCONN,
+			      "raise-to-request", (const struct bpftune_value[]){
+				BPFTUNE_VALUE_INT(l->backlog),
+				BPFTUNE_VALUE_INT(l->somaxconn) }, 2, "raise");
 	snprintf(reason, sizeof(reason),
 		 "listen() by pid %u asked for backlog %d, which somaxconn %d silently truncated",
 		 ev->pid, l->backlog, l->somaxconn);

@@ -30,7 +30,21 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
+/* what raise-to-request looks at: one typed column each in its table */
+static const struct bpftune_col_desc raise_inputs[] = {
+	BPFTUNE_COL_INT("backlog", GAUGE, "connections", "the backlog listen() asked for"),
+	BPFTUNE_COL_INT("somaxconn", GAUGE, "connections", "net.core.somaxconn, which truncated it"),
+};
+
+static const struct bpftune_policy_desc policies[] = {
+	BPFTUNE_POLICY("raise-to-request",
+		       "listen() asked for more than somaxconn: raise somaxconn to the request",
+		       raise_inputs),
+};
+
 const struct bpftune_telemetry_desc sample_telemetry = {
 	.tables = tables,
 	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+	.policies = policies,
+	.num_policies = BPFTUNE_TELEMETRY_ARRAY_SIZE(policies),
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bpftune-telemetry collect and all on this host: seed 003's built-in
-# workloads in three categories through to datasets, runs independent of
+# workloads in three categories, the sched collector recording them,
+# through to datasets, runs independent of
 # each other (every global tunable as it was), missing tools skipped.
 # Starts daemons that write sysctls: run under the host-kernel lock.
 
@@ -44,12 +45,12 @@ all_tuners() {
 
 @test "all: three categories collected, then a dataset by category; files belong to the sudo user" {
 	local out="$BATS_TEST_TMPDIR/t" f s held
-	make_plugin_dir sysctl netns udp_buffer
-	# as if run through sudo by nobody
+	make_plugin_dir sysctl netns udp_buffer sched
+	# as if run through sudo by nobody; the sched collector records every run
 	run env SUDO_USER=nobody SUDO_UID=65534 SUDO_GID=65534 "$TOOL" all \
 		--workload cpu_bound_4p,io_mixed,listen-backlog --runs 2 --duration 1 \
 		--settle 0.3 --bpftune "$BPFTUNE" --libdir "$PLUGIN_DIR" --sample-interval 200 \
-		--seed 7 --out "$out"
+		--collectors sched --seed 7 --out "$out"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	! echo "$output" | grep -q "warning:"
@@ -85,9 +86,8 @@ PY
 	[ "$(csv_values "$out/dataset/all/runs.csv" run_id | wc -l)" -eq 6 ]
 	head -1 "$out/dataset/train/samples_system.csv" | grep -q ",label,category,trace_id"
 
-	# the sched format from these runs, their sched tables made by the
-	# fixture (the collector is phase 2): seed 003's columns exactly
-	$PY "$REPO/test/sched_fixture.py" "$REPO/docs/collectors.md" "$out/runs"
+	# the sched format from these runs' own sched_events (the collector ran
+	# in each): seed 003's columns exactly, every switch a row
 	run "$TOOL" dataset build --format sched --seed 7 --out "$out/sched" "$out/runs"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -96,6 +96,24 @@ PY
 		  "timestamp,time_diff,task_name,pid,cpu,prev_state,prev_comm,workload_type,trace_id" ]
 	done
 	[ "$(json_get "$out/sched/dataset_meta.json" 'm["holdout_category"]')" = "$held" ]
+	$PY - "$out/sched/all.csv" "$out"/runs/*.db <<'PY'
+import csv, sqlite3, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+per_trace = {}
+for r in rows:
+    per_trace[r["trace_id"]] = per_trace.get(r["trace_id"], 0) + 1
+want = 0
+for f in sys.argv[2:]:
+    db = sqlite3.connect(f)
+    n = db.execute("SELECT count(*) FROM sched_events WHERE event = 'switch'").fetchone()[0]
+    lost = db.execute("SELECT coalesce(sum(lost_ringbuf + lost_writer), 0) FROM sched_stats "
+                      "WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)").fetchone()[0]
+    assert n > 0, (f, "no switch recorded")
+    print(f, n, "switches,", lost, "lost")
+    want += n
+assert len(rows) == want and len(per_trace) == 6, (len(rows), want, per_trace)
+assert {r["workload_type"] for r in rows} == {"cpu_bound_4p", "io_mixed", "listen-backlog"}
+PY
 	[ "$( (for s in train test_seen test_unseen; do csv_values "$out/sched/$s.csv" trace_id; done) |
 	      sort | uniq -d | wc -l)" -eq 0 ]
 	csv_values "$out/sched/test_unseen.csv" workload_type | while read -r w; do

@@ -162,6 +162,17 @@ PY
 	local n
 	n="$(grep -c "perf collector: not counted here" "$LOG" || true)"
 	[ "$n" -eq "$(sql "SELECT count(DISTINCT reason) FROM perf_counters WHERE available = 0")" ]
+	# bpftune-telemetry perf-list finds what the collector found
+	"$REPO/tools/bpftune-telemetry" perf-list --json > "$BATS_TEST_TMPDIR/perf.json"
+	python3 - "$(tel_db)" "$BATS_TEST_TMPDIR/perf.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+run = [tuple(r) for r in db.execute(
+    "SELECT counter, type, available, cpus, reason FROM perf_counters ORDER BY seq")]
+listed = [(c["counter"], c["type"], int(c["available"]), c["cpus"], c["reason"])
+          for c in json.load(open(sys.argv[2]))["counters"]]
+assert run == listed, (run, listed)
+PY
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 }

@@ -71,7 +71,7 @@ README.md: --telemetry-keep" ]
 # the commands of bpftune-telemetry and, for each, the options of its --help
 telemetry_words() {
 	local tool="$REPO/tools/bpftune-telemetry" cmd
-	for cmd in export "dataset build" plot graphs runs collect all \
+	for cmd in export "dataset build" plot graphs runs perf-list collect all \
 		   "fleet hosts" "fleet job" "fleet dump" "fleet summary"; do
 		# shellcheck disable=SC2086 # "dataset build" is two words
 		"$tool" $cmd --help | grep -oE '^  (-[a-z], )?--[a-z][a-z-]*' |

@@ -161,7 +161,7 @@ import sqlite3, sys
 db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
 print(db.execute("select count(*) from decisions where tuner = 'net_buffer' and "
                  "policy = 'grow-budget' and action = 'raise' and "
-                 "inputs like '% wait_per_ms=% samples=%'").fetchone()[0])
+                 "inputs like '% wait_per_ms=% guard_samples=%'").fetchone()[0])
 PY
 )" -ge 1 ]
 }

@@ -114,7 +114,13 @@ for r in db.execute("select tuner, tunable, policy, action, inputs from decision
     print("|".join(str(c) for c in r))' "$db"
 	echo "$output"
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "${lines[0]}" == "route_table|net.ipv6.route.max_size|admin-policy|hold-at-max|wanted="*" max=200 source=$CONF:2" ]]
+	[[ "${lines[0]}" == "route_table|net.ipv6.route.max_size|admin-policy|hold-at-max|wanted="*" bound=max bound_value=200 source=$CONF:2" ]]
+	# the same typed, in the policy's own table
+	run python3 -c '
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+print(db.execute("select bound, bound_value, source, decided, typeof(refused) from decisions_route_table_admin_policy").fetchall())' "$db"
+	[ "$output" = "[('max', '200', '$CONF:2', 'hold-at-max', 'null')]" ]
 }
 
 @test "policy: a bound wider than the built-in cap is clamped to the cap with a message" {

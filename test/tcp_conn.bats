@@ -193,7 +193,7 @@ for i in range(int(sys.argv[1])):
 	wait_for_log "tcp_conn: 10.78.1.2/32 in netns $CLI \(cookie [0-9]+\): greedy congestion control none -> (cubic|bbr)" 30
 	# from then on each connection is placed, and every placement recorded
 	in_cgroup "$CG" ip netns exec "$CLI" python3 -c "$CLIENT_PY" 16
-	wait_for_log "decision: scenario 1 policy epsilon-greedy inputs \[choice=(greedy|explore) outcomes=[0-9]+ cost\[cubic\]=.* cost\[bbr\]=.* outcome: cc=(cubic|bbr) .* action cc=(cubic|bbr)$"
+	wait_for_log "decision: scenario 1 policy epsilon-greedy inputs \[choice=(greedy|explore) outcomes=[0-9]+ costs=cost\[cubic\]=.* cost\[bbr\]=.* cc=(cubic|bbr) srtt_us=.* action cc=(cubic|bbr)$"
 	# the client is done: every connection's event is queued; a query
 	# delivers them (a slow guest under ASan took over a minute to)
 	barrier

@@ -80,6 +80,25 @@ teardown() {
 	[[ "$(sql "SELECT inputs FROM decisions WHERE tuner = 'sample' AND netns_cookie = $c ORDER BY seq DESC LIMIT 1")" == *"backlog=2000000 somaxconn=65535"* ]]
 	[ "$(sql "SELECT count(*) FROM decisions WHERE epsilon IS NOT NULL OR explored IS NOT NULL")" -eq 0 ]
 
+	# the inputs typed: a row per decision in its policy's own table, one
+	# column per declared input (types and units declared in the file)
+	[ "$(sql "SELECT count(*) FROM decisions_sample_raise_to_request p JOIN decisions d ON d.seq = p.decision_seq AND d.event_seq = p.event_seq WHERE p.netns_cookie = $c AND d.netns_cookie = $c AND d.policy = 'raise-to-request' AND d.action = p.decided")" -eq 2 ]
+	[ "$(sql "SELECT typeof(backlog), typeof(somaxconn), backlog, somaxconn, decided, tunable, scenario FROM decisions_sample_raise_to_request WHERE netns_cookie = $c ORDER BY seq")" = "integer|integer|1000000|128|raise|net.core.somaxconn|listen backlog truncated
+integer|integer|2000000|65535|raise|net.core.somaxconn|listen backlog truncated" ]
+	[ "$(sql "SELECT type, unit FROM telemetry_columns WHERE table_name = 'decisions_sample_raise_to_request' AND column_name = 'somaxconn'")" = "INTEGER|connections" ]
+	# the core's admin-policy table is there too, empty (no policy file)
+	[ "$(sql "SELECT count(*) FROM decisions_sample_admin_policy")" -eq 0 ]
+	! grep -q "typed inputs not recorded" "$LOG"
+	# export: a decision row is a training example, one column per input
+	"$REPO/tools/bpftune-telemetry" export --csv "$BATS_TEST_TMPDIR/csv" "$db" >/dev/null
+	python3 - "$BATS_TEST_TMPDIR/csv/decisions_sample_raise_to_request.csv" "$c" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["netns_cookie"] == sys.argv[2]]
+assert [(r["backlog"], r["somaxconn"], r["decided"]) for r in rows] == \
+    [("1000000", "128", "raise"), ("2000000", "65535", "raise")], rows
+assert all(r["label"] == "bats-change" and r["trace_id"] for r in rows), rows
+PY
+
 	# the core's periodic samples and health, real values; the domain
 	# tables are their plugins': none of those ran, none is in the file
 	local t

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bpftune-telemetry dataset build by workload category, seed 003's sched
-# formats (from fixture sched tables: the collector comes in phase 2),
+# formats (from fixture sched tables, as the collector writes them),
 # graphs across runs, and the README's pandas example.  Offline: run files
 # made by fixtures, no daemon, no lock.
 

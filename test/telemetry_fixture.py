@@ -8,7 +8,8 @@ usage: telemetry_fixture.py [--decl JSON] [--widget] [--legacy]
 DDL_FILE is the schema as `build/bin/telemetry-schema --sql` prints it (the
 daemon's own DDL, so the fixture cannot drift from it).  Each run gets its
 own file with a runs row, a tuner, a tunable, events, decisions (one of
-them a no-op), one change, samples and health, all with run_id, host_id,
+them a no-op; with --decl also their typed inputs, decisions_<tuner>_<policy>),
+one change, samples and health, all with run_id, host_id,
 seq and ts_uptime_us.  Deterministic: run ids come from a fixed seed.
 --decl JSON: the declarations as `telemetry-schema --json` prints them go
 into telemetry_tables and telemetry_columns, as the daemon writes them.
@@ -90,6 +91,23 @@ def widget_rows(db, c, start):
                    latency_us=(i * 37) % 101 + (50 if cookie else 0), widget="w%d" % cookie)
 
 
+def typed_decisions(db, c, i, ts, index):
+    """The typed inputs of decision @i (the sample tuner's), and one of
+    tcp_buffer's grow-near-limit, as the daemon writes them."""
+    insert(db, "decisions_sample_raise_to_request", c, i, ts + 10, netns_cookie=4096,
+           decision_seq=i, event_seq=i, scenario="listen backlog truncated",
+           tunable="net.core.somaxconn", decided="raise", backlog=1000 * i,
+           somaxconn=128 if i == 1 else 2048)
+    insert(db, "decisions", c, 10 + i, ts + 11, tuner_id=1, tuner="tcp_buffer",
+           scenario_id=0, policy="grow-near-limit", action="raise" if i < 3 else "none: at the cap",
+           inputs="buffer=%d" % (6 << 20), tunable_index=0, tunable="net.ipv4.tcp_rmem")
+    insert(db, "decisions_tcp_buffer_grow_near_limit", c, i, ts + 11, netns_cookie=0,
+           decision_seq=10 + i, scenario="rmem near max", tunable="net.ipv4.tcp_rmem",
+           decided="raise" if i < 3 else "none: at the cap", buffer=(6 << 20) - i,
+           event_max=6 << 20, live_max=6 << 20, rtt_us=100 * i + index,
+           rate_kbps=1000 * i, tcp_pages=50, tcp_mem1=1000, pressure=0)
+
+
 def make_run(ddl, out, label, index, rng, opts):
     run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     host = "%032x" % rng.getrandbits(128)
@@ -103,7 +121,10 @@ def make_run(ddl, out, label, index, rng, opts):
         version = 2
         db.execute("DROP TABLE telemetry_tables")
         db.execute("DROP TABLE telemetry_columns")
-        db.execute("DROP TABLE sample_listen")
+        for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND "
+                               "(name = 'sample_listen' OR name LIKE 'decisions\\_%' ESCAPE '\\')"
+                               ).fetchall():
+            db.execute('DROP TABLE "%s"' % t)
     for k, v in (("schema_version", str(version)), ("run_id", run_id), ("host_id", host)):
         db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (k, v))
     decl = list(opts.get("decl") or [])
@@ -129,8 +150,11 @@ def make_run(ddl, out, label, index, rng, opts):
                scenario="listen backlog truncated", netns_cookie=4096, pid=100 + i,
                comm="python3", payload_len=8, payload_hex="00080000%02x000000" % i)
         insert(db, "decisions", c, i, ts + 10, event_seq=i, tuner_id=0, tuner="sample",
-               scenario_id=0, policy="raise-to-request", inputs="backlog=2048",
+               scenario_id=0, policy="raise-to-request",
+               inputs="backlog=%d somaxconn=%d" % (1000 * i, 128 if i == 1 else 2048),
                action="raise", tunable_index=0, tunable="net.core.somaxconn")
+        if opts.get("decl") and not opts.get("legacy"):
+            typed_decisions(db, c, i, ts, index)
         if i == 1:
             insert(db, "changes", c, 1, ts + 20, decision_seq=1, event_seq=1, tuner_id=0,
                    tuner="sample", scenario_id=0, tunable_index=0,

@@ -340,3 +340,65 @@ PY
 		echo "$output" | grep -q " $w "
 	done
 }
+
+@test "perf-list: every counter of perf_counts, available or not and why" {
+	local cols
+	# the counters are perf_counts' columns, in order (the collector's list)
+	cols="$(json_get "$BATS_TEST_TMPDIR/decl.json" '" ".join(c["name"] for t in m["tables"] if t["table_name"] == "perf_counts" for c in t["columns"] if c["source"] == "row" and c["name"] not in ("cpu", "multiplexed", "run_id", "host_id", "seq", "ts_uptime_us"))')"
+	run "$TOOL" perf-list --json
+	[ "$status" -eq 0 ]
+	python3 - "$cols" "$output" <<'PY'
+import json, sys
+cols = sys.argv[1].split()
+m = json.loads(sys.argv[2])
+got = [c["counter"] for c in m["counters"]]
+assert got == cols, (got, cols)
+for c in m["counters"]:
+    if c["available"]:
+        assert c["cpus"] > 0 and c["errno"] == 0 and c["reason"] is None, c
+    else:
+        assert c["cpus"] == 0 and c["errno"] > 0 and c["reason"], c
+# software counters need no PMU: every machine (root) counts them
+assert all(c["available"] for c in m["counters"] if c["type"] == "software"), m
+PY
+	run "$TOOL" perf-list
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "counter "*"available"*"why not" ]]
+	[ "${#lines[@]}" -eq $(( $(echo "$cols" | wc -w) + 2 )) ]
+	[[ "${lines[-1]}" =~ ^[0-9]+\ of\ 19\ counters\ can\ be\ counted\ on\ this\ machine\ \([0-9]+\ CPUs\)$ ]]
+	# the reasons are the collector's, errno named
+	if grep -q " no " <<< "$output"; then
+		grep -qE " no +0/[0-9]+ +[a-z].* \(E[A-Z]+\)$" <<< "$output"
+	fi
+}
+
+@test "perf-list: the reasons for an errno, and a machine where nothing opens (a fake perf_event_open)" {
+	PYTHONPATH="$REPO/tools" python3 - <<'PY'
+import errno
+from bpftune_telemetry import perf_list as p
+# nothing opens: every counter missing with the words the daemon logs
+rows = p.probe([0, 1], lambda t, c, cpu: errno.EACCES)
+assert not any(r["available"] for r in rows)
+assert {r["reason"] for r in rows} == {"not permitted (capabilities or kernel.perf_event_paranoid)"}
+# one CPU of two: available, counted on 1; the first errno kept
+rows = p.probe([0, 1], lambda t, c, cpu: 0 if cpu == 1 else errno.ENODEV)
+assert all(r["available"] and r["cpus"] == 1 and r["errno"] == 0 for r in rows), rows
+# hardware refused: software available, hardware and cache missing
+rows = p.probe([0], lambda t, c, cpu: 0 if t == p.PERF_TYPE_SOFTWARE else errno.ENOENT)
+assert sum(r["available"] for r in rows) == 7
+assert all(r["reason"] == "no such event on this machine (no PMU for it)"
+           for r in rows if not r["available"])
+assert p.reason(errno.EOPNOTSUPP).startswith("not supported here")
+assert p.reason(errno.EMFILE) == "out of file descriptors"
+assert p.reason(errno.EINVAL) == "perf_event_open failed"
+out = p.render(rows, 1).splitlines()
+assert out[-1] == "7 of 19 counters can be counted on this machine (1 CPUs)", out[-1]
+assert out[8].split()[:4] == ["cycles", "hardware", "no", "0/1"], out[8]
+assert out[8].endswith("(ENOENT)"), out[8]
+# the possible CPUs file: ranges and lists
+import tempfile
+with tempfile.NamedTemporaryFile("w", delete=False) as f:
+    f.write("0-3,6\n")
+assert p.possible_cpus(f.name) == [0, 1, 2, 3, 6]
+PY
+}

@@ -24,17 +24,27 @@ static const struct bpftune_declarer plugins[] = {
 
 #define NUM_PLUGINS	(sizeof(plugins) / sizeof(plugins[0]))
 
+/* each plugin with its policies' tables, as the daemon registers them */
+static struct bpftune_telemetry_x expanded[NUM_PLUGINS];
+static struct bpftune_declarer documented[NUM_PLUGINS];
+
 static int check(void)
 {
 	char why[512];
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i < NUM_PLUGINS; i++)
-		if (bpftune_telemetry_check(plugins[i].desc, why, sizeof(why))) {
+	for (i = 0; i < NUM_PLUGINS; i++) {
+		documented[i] = plugins[i];
+		if (bpftune_telemetry_check(plugins[i].desc, why, sizeof(why)) ||
+		    bpftune_telemetry_expand(plugins[i].name, plugins[i].desc,
+					     &expanded[i], why, sizeof(why))) {
 			fprintf(stderr, "plugin %s: %s\n", plugins[i].name, why);
 			err = 1;
+		} else if (plugins[i].desc) {
+			documented[i].desc = &expanded[i].d;
 		}
+	}
 	return err;
 }
 
@@ -47,11 +57,11 @@ int main(int argc, char **argv)
 	if (check())
 		return 1;
 	if (!strcmp(what, "--markdown"))
-		err = bpftune_telemetry_write_markdown(stdout, plugins, NUM_PLUGINS);
+		err = bpftune_telemetry_write_markdown(stdout, documented, NUM_PLUGINS);
 	else if (!strcmp(what, "--sql"))
-		err = bpftune_telemetry_write_sql(stdout, plugins, NUM_PLUGINS);
+		err = bpftune_telemetry_write_sql(stdout, documented, NUM_PLUGINS);
 	else if (!strcmp(what, "--json"))
-		err = bpftune_telemetry_write_json(stdout, plugins, NUM_PLUGINS);
+		err = bpftune_telemetry_write_json(stdout, documented, NUM_PLUGINS);
 	else if (!strcmp(what, "--check"))
 		err = 0;
 	else if (!strcmp(what, "--version"))

@@ -385,11 +385,19 @@ int bpftune_tunable_get(struct bpftune_tuner *tuner, unsigned int index,
 struct bpftune_decision {
 	unsigned int scenario;
 	const char *policy;	/* "grow-near-limit", "epsilon-greedy", ... */
-	const char *inputs;	/* "key=value ..." the policy looked at */
+	/* "key=value ..." the policy looked at; NULL: made from @values */
+	const char *inputs;
 	const char *action;	/* "none", "raise", "cc=bbr", ... */
 	int tunable;		/* tunable index it concerns, or -1 */
 	double epsilon;		/* exploring policies; negative otherwise */
 	int explored;		/* 1 explore, 0 greedy, -1 not applicable */
+	/*
+	 * The inputs typed, one per input the policy declares (telemetry.h,
+	 * struct bpftune_policy_desc), in order: recorded as a row of the
+	 * policy's table.  NULL: the policy records only the text.
+	 */
+	const struct bpftune_value *values;
+	unsigned int num_values;
 };
 
 void bpftune_decision(struct bpftune_tuner *tuner,
@@ -404,6 +412,20 @@ void bpftune_decide(struct bpftune_tuner *tuner,
 		    const struct bpftune_event *event, unsigned int scenario,
 		    int tunable, const char *policy, const char *inputs,
 		    const char *action);
+
+/*
+ * bpftune_decide() with typed inputs: @policy is one the plugin declares
+ * (ops->telemetry->policies), @values its inputs in declared order.  The
+ * decisions row gets them as text ("name=value ...", NULLs left out), the
+ * policy's table gets them typed.  Values that do not match the
+ * declaration are logged once per policy and recorded as text only.
+ */
+void bpftune_decide_values(struct bpftune_tuner *tuner,
+			   const struct bpftune_event *event,
+			   unsigned int scenario, int tunable,
+			   const char *policy,
+			   const struct bpftune_value *values,
+			   unsigned int num_values, const char *action);
 
 /*
  * A tunable applied another way than by writing its /proc/sys file: the

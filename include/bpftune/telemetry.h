@@ -154,6 +154,36 @@ struct bpftune_gauge_desc {
 	const char *description;	/* what one observation is */
 };
 
+/*
+ * A decision policy and the inputs it looks at (see bpftune_decide_values()
+ * in libbpftune.h).  Each policy gets a per-event, per-netns table of its
+ * own, decisions_<plugin>_<policy> ('-' becomes '_'), with one row per
+ * decision it records: decision_seq (decisions.seq), event_seq, scenario,
+ * tunable and decided (its action), then one typed column per input -- a
+ * decision row is a training example without parsing decisions.inputs.
+ * The table is per netns (netns_cookie: the event's).  Declare the
+ * inputs with BPFTUNE_COL_INT / BPFTUNE_COL_FLOAT (kind GAUGE, COUNTER
+ * or LABEL) and BPFTUNE_COL_LABEL (TEXT); a value may be NULL (an input
+ * not seen this time); plot does not draw them (the samples tables hold
+ * the signals).  A plugin that declares policies also gets the
+ * core's "admin-policy" table: the policy file holding a tunable back.
+ */
+struct bpftune_policy_desc {
+	const char *name;		/* [a-z][a-z0-9-]*: "grow-near-limit" */
+	const char *description;	/* one line, for docs/telemetry.md */
+	const struct bpftune_col_desc *inputs;
+	unsigned int num_inputs;	/* at most BPFTUNE_POLICY_MAX_INPUTS */
+};
+
+#define BPFTUNE_PLUGIN_MAX_POLICIES	15
+/* decision_seq, event_seq, scenario, tunable, decided come first */
+#define BPFTUNE_POLICY_CONTEXT_COLS	5
+#define BPFTUNE_POLICY_MAX_INPUTS	(BPFTUNE_EVENT_MAX_COLS - BPFTUNE_POLICY_CONTEXT_COLS)
+
+#define BPFTUNE_POLICY(n, d, in)					\
+	{ .name = (n), .description = (d), .inputs = (in),		\
+	  .num_inputs = sizeof(in) / sizeof((in)[0]) }
+
 /* ops->telemetry */
 struct bpftune_telemetry_desc {
 	const struct bpftune_table_desc *tables;
@@ -161,6 +191,9 @@ struct bpftune_telemetry_desc {
 	/* index = the id the BPF side passes to bpftune_gauge_add() */
 	const struct bpftune_gauge_desc *gauges;
 	unsigned int num_gauges;	/* at most BPFTUNE_GAUGE_SLOTS */
+	/* the decision policies it records with bpftune_decide_values() */
+	const struct bpftune_policy_desc *policies;
+	unsigned int num_policies;	/* at most BPFTUNE_PLUGIN_MAX_POLICIES */
 };
 
 /* ---- declaring columns ------------------------------------------------ */

@@ -81,7 +81,52 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
+/* ---- the decision policies' inputs ------------------------------------ */
+
+#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
+#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
+#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
+
+/* grow-near-limit and frag-flood-guard */
+static const struct bpftune_col_desc near_inputs[] = {
+	IN_TEXT("family", "ipv4 or ipv6"),
+	IN_INT("mem", "bytes", "memory fragments awaiting reassembly hold"),
+	IN_INT("event_high", "bytes", "ipfrag_high_thresh as the BPF program saw it"),
+	IN_INT("high", "bytes", "ipfrag_high_thresh now"),
+	IN_INT("low", "bytes", "ipfrag_low_thresh as the BPF program saw it"),
+	IN_INT("reqds", "fragments", "ReasmReqds; NULL if unreadable"),
+	IN_INT("oks", "datagrams", "ReasmOKs; NULL if unreadable"),
+	IN_INT("fails", "datagrams", "ReasmFails; NULL if unreadable"),
+	IN_INT("timeouts", "datagrams", "ReasmTimeout; NULL if unreadable"),
+	IN_REAL("fail_share", "fraction", "failures per fragment since the last raise; NULL before the flood guard has one"),
+	IN_INT("guard_samples", "settings", "settings in the flood guard's window; NULL before it has one"),
+};
+
+static const struct bpftune_col_desc shrink_inputs[] = {
+	IN_TEXT("family", "ipv4 or ipv6"),
+	IN_INT("high", "bytes", "ipfrag_high_thresh now"),
+	IN_INT("want", "bytes", "one step back toward the original"),
+	IN_INT("orig", "bytes", "its value before it was grown"),
+	IN_INT("low", "bytes", "ipfrag_low_thresh now"),
+	IN_INT("mem", "bytes", "memory reassembly holds; NULL if unreadable"),
+	IN_INT("quiet_ms", "ms", "time since anything needed it"),
+};
+
+static const struct bpftune_policy_desc policies[] = {
+	BPFTUNE_POLICY("grow-near-limit",
+		       "fragments awaiting reassembly near ipfrag_high_thresh: raise it (capped)",
+		       near_inputs),
+	BPFTUNE_POLICY("frag-flood-guard",
+		       "reassembly failures rose with the threshold: a fragment flood; step back and hold",
+		       near_inputs),
+	BPFTUNE_POLICY("shrink-when-quiet",
+		       "reassembly needed no more for a while: one step back toward the original",
+		       shrink_inputs),
+};
+
 const struct bpftune_telemetry_desc ip_frag_telemetry = {
 	.tables = tables,
 	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+	.policies = policies,
+	.num_policies = BPFTUNE_TELEMETRY_ARRAY_SIZE(policies),
 };

@@ -169,13 +169,16 @@ static uint64_t sub(uint64_t now, uint64_t before)
 
 /* ---- decisions ---------------------------------------------------------- */
 
+/* inputs of grow-near-limit and frag-flood-guard (ip_frag_tables.c) */
+#define NEAR_NUM_INPUTS	11
+
 /*
  * Add the failure share seen at the current threshold to the window; a
  * rising line trips the guard: step back to before the last raise.
  */
 static bool flood_guard(struct bpftune_tuner *t, const struct bpftune_event *ev,
 			struct if_netns *n, unsigned int family, long cur,
-			const struct frag_counters *c, char *inputs, size_t len)
+			const struct frag_counters *c, struct bpftune_value *inputs)
 {
 	struct fam *f = &n->fam[family];
 	struct bpftune_guard_verdict v;
@@ -194,8 +197,8 @@ static bool flood_guard(struct bpftune_tuner *t, const struct bpftune_event *ev,
 		return false;
 	share = (double)bad / (double)reqds;
 	bpftune_corr_add(w, (double)cur, share);
-	snprintf(inputs + strlen(inputs), len - strlen(inputs),
-		 " fail_share=%.3f samples=%u", share, w->n);
+	inputs[9] = BPFTUNE_VALUE_REAL(share);
+	inputs[10] = BPFTUNE_VALUE_INT(w->n);
 	if (!bpftune_guard_trips(&guard, w, cur, f->raised_from,
 				 tunables[family].min, f->trips,
 				 bpftune_learning_rate(), &v))
@@ -203,7 +206,8 @@ static bool flood_guard(struct bpftune_tuner *t, const struct bpftune_event *ev,
 	f->hold_until_ms = bpftune_now_ms() + v.hold_ms;
 	f->trips++;
 	f->raised_from = 0;
-	bpftune_decide(t, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs, "step back");
+	bpftune_decide_values(t, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs,
+			      NEAR_NUM_INPUTS, "step back");
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly failures rose with the threshold (r=%.2f over %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
 		 fam_name(family), v.r, w->n, share * 100,
@@ -220,7 +224,8 @@ static void near_thresh(struct bpftune_tuner *t, void *priv,
 	const struct ip_frag_event *e = (const void *)ev->payload;
 	unsigned int family = e->family == IP_FRAG_V6 ? IP_FRAG_V6 : IP_FRAG_V4;
 	struct frag_counters c = { 0 };
-	char inputs[320], reason[256];
+	struct bpftune_value inputs[NEAR_NUM_INPUTS] = { 0 };
+	char reason[256];
 	struct if_netns *n;
 	struct fam *f;
 	long cur, want;
@@ -230,14 +235,20 @@ static void near_thresh(struct bpftune_tuner *t, void *priv,
 	if (bpftune_tunable_get(t, family, ev, &cur) != 1)
 		return;
 	have_c = !read_counters(ev, family, &c);
-	snprintf(inputs, sizeof(inputs),
-		 "family=%s mem=%lld event_high=%lld high=%ld low=%lld reqds=%" PRIu64 " oks=%" PRIu64 " fails=%" PRIu64 " timeouts=%" PRIu64,
-		 fam_name(family), (long long)e->mem, (long long)e->high_thresh,
-		 cur, (long long)e->low_thresh, c.reqds, c.oks, c.fails,
-		 c.timeouts);
+	inputs[0] = BPFTUNE_VALUE_TEXT(fam_name(family));
+	inputs[1] = BPFTUNE_VALUE_INT(e->mem);
+	inputs[2] = BPFTUNE_VALUE_INT(e->high_thresh);
+	inputs[3] = BPFTUNE_VALUE_INT(cur);
+	inputs[4] = BPFTUNE_VALUE_INT(e->low_thresh);
+	if (have_c) {
+		inputs[5] = BPFTUNE_VALUE_INT(c.reqds);
+		inputs[6] = BPFTUNE_VALUE_INT(c.oks);
+		inputs[7] = BPFTUNE_VALUE_INT(c.fails);
+		inputs[8] = BPFTUNE_VALUE_INT(c.timeouts);
+	}
 	if (cur != e->high_thresh) {
-		bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-			       "none: threshold changed since the event");
+		bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			      BPFTUNE_ARRAY_SIZE(inputs), "none: threshold changed since the event");
 		return;
 	}
 	n = bpftune_netns_table_get(t, ev);
@@ -246,23 +257,23 @@ static void near_thresh(struct bpftune_tuner *t, void *priv,
 	f = &n->fam[family];
 	f->need_ms = bpftune_now_ms();
 	if (f->hold_until_ms > f->need_ms) {
-		bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-			       "none: held by the flood guard");
+		bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			      BPFTUNE_ARRAY_SIZE(inputs), "none: held by the flood guard");
 		return;
 	}
 	if (cur >= FRAG_CAP) {
-		bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-			       "none: at the cap");
+		bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			      BPFTUNE_ARRAY_SIZE(inputs), "none: at the cap");
 		return;
 	}
-	if (have_c && flood_guard(t, ev, n, family, cur, &c, inputs, sizeof(inputs))) {
+	if (have_c && flood_guard(t, ev, n, family, cur, &c, inputs)) {
 		f->base = c;
 		return;
 	}
 	/* past the cap the library clamps, and says so */
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	bpftune_decide(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-		       "raise");
+	bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			      BPFTUNE_ARRAY_SIZE(inputs), "raise");
 	snprintf(reason, sizeof(reason),
 		 "%s fragments awaiting reassembly hold %lld bytes, within %.4g%% of the threshold",
 		 fam_name(family), (long long)e->mem,
@@ -287,7 +298,8 @@ static void shrink(struct bpftune_tuner *t, struct if_netns *n,
 	struct fam *f = &n->fam[family];
 	long cur, want, mem, low = 0;
 	struct bpftune_event ev;
-	char inputs[160], reason[256];
+	struct bpftune_value inputs[7];
+	char reason[256];
 	int err;
 
 	if (f->orig < 0 || !bpftune_quiet_for(now, f->need_ms, SHRINK_QUIET_MS))
@@ -309,17 +321,21 @@ static void shrink(struct bpftune_tuner *t, struct if_netns *n,
 		return;
 	}
 	mem = frag_memory(&ev, family);
-	snprintf(inputs, sizeof(inputs),
-		 "family=%s high=%ld want=%ld orig=%ld low=%ld mem=%ld quiet_ms=%llu",
-		 fam_name(family), cur, want, f->orig, low, mem,
-		 (unsigned long long)(now - f->need_ms));
+	inputs[0] = BPFTUNE_VALUE_TEXT(fam_name(family));
+	inputs[1] = BPFTUNE_VALUE_INT(cur);
+	inputs[2] = BPFTUNE_VALUE_INT(want);
+	inputs[3] = BPFTUNE_VALUE_INT(f->orig);
+	inputs[4] = BPFTUNE_VALUE_INT(low);
+	inputs[5] = mem >= 0 ? BPFTUNE_VALUE_INT(mem) : BPFTUNE_VALUE_NULL;
+	inputs[6] = BPFTUNE_VALUE_INT(now - f->need_ms);
 	/* still in use: the lower threshold would be near its limit */
 	if (mem < 0 || mem + bpftune_delta(want) >= want) {
-		bpftune_decide(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
-			       "none: reassembly memory still in use");
+		bpftune_decide_values(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
+			      BPFTUNE_ARRAY_SIZE(inputs), "none: reassembly memory still in use");
 		return;
 	}
-	bpftune_decide(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs, "shrink");
+	bpftune_decide_values(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
+			      BPFTUNE_ARRAY_SIZE(inputs), "shrink");
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly holds %ld bytes and has needed no more for %llu s: one step back toward %ld",
 		 fam_name(family), mem, (unsigned long long)(now - f->need_ms) / 1000,

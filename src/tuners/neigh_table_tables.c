@@ -49,7 +49,50 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
+/* ---- the decision policies' inputs ------------------------------------ */
+
+#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
+#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
+#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
+
+static const struct bpftune_col_desc grow_inputs[] = {
+	IN_TEXT("family", "ipv4 (arp) or ipv6 (ndisc)"),
+	IN_TEXT("dev", "the device of the neighbour being created"),
+	IN_INT("entries", "entries", "entries in the table (the event's view)"),
+	IN_INT("gc_entries", "entries", "entries the garbage collector counts"),
+	IN_INT("gc_thresh1", "entries", "gc_thresh1 now"),
+	IN_INT("gc_thresh2", "entries", "gc_thresh2 now"),
+	IN_INT("gc_thresh3", "entries", "gc_thresh3 now"),
+	IN_INT("ns_entries", "entries", "entries of the event's netns"),
+	IN_INT("prefix_capacity", "entries", "neighbours its on-link prefixes can hold; NULL if unknown"),
+	IN_INT("prefixes", "prefixes", "its on-link prefixes"),
+	IN_INT("bound", "entries", "the most the table may grow to now"),
+	IN_INT("created", NULL, "1 if the event is a neighbour created, 0 one refused"),
+};
+
+static const struct bpftune_col_desc shrink_inputs[] = {
+	IN_TEXT("family", "ipv4 (arp) or ipv6 (ndisc)"),
+	IN_INT("entries", "entries", "entries in the table"),
+	IN_INT("gc_thresh1", "entries", "gc_thresh1 now"),
+	IN_INT("gc_thresh2", "entries", "gc_thresh2 now"),
+	IN_INT("gc_thresh3", "entries", "gc_thresh3 now"),
+	IN_INT("orig_thresh1", "entries", "gc_thresh1 before it was grown"),
+	IN_INT("orig_thresh2", "entries", "gc_thresh2 before it was grown"),
+	IN_INT("orig_thresh3", "entries", "gc_thresh3 before it was grown"),
+};
+
+static const struct bpftune_policy_desc policies[] = {
+	BPFTUNE_POLICY("grow-near-limit",
+		       "the neighbour table near gc_thresh3 (or refusing entries): raise the thresholds within what the prefixes can hold",
+		       grow_inputs),
+	BPFTUNE_POLICY("shrink-when-empty",
+		       "the table at most a quarter of gc_thresh3: back toward the original thresholds",
+		       shrink_inputs),
+};
+
 const struct bpftune_telemetry_desc neigh_table_telemetry = {
 	.tables = tables,
 	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+	.policies = policies,
+	.num_policies = BPFTUNE_TELEMETRY_ARRAY_SIZE(policies),
 };

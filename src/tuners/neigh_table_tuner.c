@@ -293,11 +293,14 @@ static void log_stop(struct nt_state *s, unsigned int fam,
 		    fam_name(fam), t3, why);
 }
 
+/* inputs of grow-near-limit (neigh_table_tables.c) */
+#define GROW_NUM_INPUTS	12
+
 /* Growth refused: record the decision and log why, once. */
 static void refused(struct nt_state *s, const struct bpftune_event *ev,
 		    unsigned int fam, enum bpftune_neigh_verdict v,
 		    const struct bpftune_neigh_grow_in *in, long bound,
-		    const char *inputs, const char *where)
+		    const struct bpftune_value *inputs, const char *where)
 {
 	static const char *const actions[] = {
 		[BPFTUNE_NEIGH_NS_OVER_PREFIX] = "none: netns holds more entries than its prefixes",
@@ -306,8 +309,8 @@ static void refused(struct nt_state *s, const struct bpftune_event *ev,
 	};
 	char why[320];
 
-	bpftune_decide(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
-		       "grow-near-limit", inputs, actions[v]);
+	bpftune_decide_values(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
+			      "grow-near-limit", inputs, GROW_NUM_INPUTS, actions[v]);
 	if (v == BPFTUNE_NEIGH_NS_OVER_PREFIX)
 		snprintf(why, sizeof(why), "%s holds %ld %s entries, at least the %ld neighbours its prefixes can hold: more room would not be for on-link neighbours",
 			 where, in->ns_entries, fam_name(fam), in->ns_capacity);
@@ -344,6 +347,27 @@ static void grow_reason(const struct bpftune_event *ev,
 			 e->dev, where, room);
 }
 
+/* in the order neigh_table_tables.c declares them (grow_inputs) */
+static void grow_inputs(const struct neigh_table_event *e, unsigned int fam,
+			const struct bpftune_neigh_grow_in *in, long capacity,
+			unsigned int prefixes, long bound, char *dev,
+			struct bpftune_value *v)
+{
+	snprintf(dev, NEIGH_TABLE_IFNAMSIZ + 1, "%.*s", NEIGH_TABLE_IFNAMSIZ, e->dev);
+	v[0] = BPFTUNE_VALUE_TEXT(fam_name(fam));
+	v[1] = BPFTUNE_VALUE_TEXT(dev);
+	v[2] = BPFTUNE_VALUE_INT(e->entries);
+	v[3] = BPFTUNE_VALUE_INT(e->gc_entries);
+	v[4] = BPFTUNE_VALUE_INT(in->cur.t1);
+	v[5] = BPFTUNE_VALUE_INT(in->cur.t2);
+	v[6] = BPFTUNE_VALUE_INT(in->cur.t3);
+	v[7] = BPFTUNE_VALUE_INT(in->ns_entries);
+	v[8] = capacity >= 0 ? BPFTUNE_VALUE_INT(capacity) : BPFTUNE_VALUE_NULL;
+	v[9] = BPFTUNE_VALUE_INT(prefixes);
+	v[10] = BPFTUNE_VALUE_INT(bound);
+	v[11] = BPFTUNE_VALUE_INT(e->created);
+}
+
 static void grow(struct nt_state *s, const struct bpftune_event *ev,
 		 const struct neigh_table_event *e, unsigned int fam)
 {
@@ -351,7 +375,8 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 	struct bpftune_neigh_grow_in in = {
 		.hard_cap = NEIGH_HARD_CAP, .orig = s->fam[fam].orig,
 	};
-	char inputs[320], reason[400], where[128];
+	struct bpftune_value inputs[GROW_NUM_INPUTS];
+	char reason[400], where[128], dev[NEIGH_TABLE_IFNAMSIZ + 1];
 	enum bpftune_neigh_verdict v;
 	struct bpftune_neigh_thresh out;
 	struct capacity c;
@@ -381,17 +406,13 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 		in.entries = in.ns_entries;
 	in.delta = bpftune_delta(in.cur.t3);
 	v = bpftune_neigh_grow(&in, &out, &bound);
-	snprintf(inputs, sizeof(inputs),
-		 "family=%s dev=%.16s entries=%d gc_entries=%d thresh=%ld,%ld,%ld ns_entries=%ld prefix_capacity=%ld prefixes=%u bound=%ld created=%u",
-		 fam_name(fam), e->dev, e->entries, e->gc_entries, in.cur.t1,
-		 in.cur.t2, in.cur.t3, in.ns_entries, err ? -1L : c.sum,
-		 c.prefixes, bound, e->created);
+	grow_inputs(e, fam, &in, err ? -1 : c.sum, c.prefixes, bound, dev, inputs);
 	if (v != BPFTUNE_NEIGH_GROW) {
 		refused(s, ev, fam, v, &in, bound, inputs, where);
 		return;
 	}
-	bpftune_decide(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
-		       "grow-near-limit", inputs, "raise");
+	bpftune_decide_values(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
+			      "grow-near-limit", inputs, GROW_NUM_INPUTS, "raise");
 	grow_reason(ev, e, fam, &in, bound, where, reason, sizeof(reason));
 	if (apply(s, ev, fam, ev->scenario_id, &in.cur, &out, order, reason) > 0)
 		set_grown(s, fam, true);
@@ -416,7 +437,8 @@ static void shrink(struct nt_state *s, const struct bpftune_event *ev,
 	static const unsigned int order[3] = { 0, 1, 2 };	/* t1 first */
 	struct fam_state *fs = &s->fam[fam];
 	struct bpftune_neigh_thresh cur, out;
-	char inputs[256], reason[256];
+	struct bpftune_value inputs[8];
+	char reason[256];
 	long entries;
 	bool step;
 	int err;
@@ -431,11 +453,17 @@ static void shrink(struct nt_state *s, const struct bpftune_event *ev,
 		return;
 	}
 	step = bpftune_neigh_shrink(&cur, entries, &fs->orig, bpftune_delta(cur.t3), &out);
-	snprintf(inputs, sizeof(inputs), "family=%s entries=%ld thresh=%ld,%ld,%ld orig=%ld,%ld,%ld",
-		 fam_name(fam), entries, cur.t1, cur.t2, cur.t3, fs->orig.t1,
-		 fs->orig.t2, fs->orig.t3);
-	bpftune_decide(s->tuner, ev, NEIGH_TABLE_EMPTYING, fam * 3 + 2, "shrink-when-empty",
-		       inputs, step ? "lower" : "none: table not a quarter empty");
+	inputs[0] = BPFTUNE_VALUE_TEXT(fam_name(fam));
+	inputs[1] = BPFTUNE_VALUE_INT(entries);
+	inputs[2] = BPFTUNE_VALUE_INT(cur.t1);
+	inputs[3] = BPFTUNE_VALUE_INT(cur.t2);
+	inputs[4] = BPFTUNE_VALUE_INT(cur.t3);
+	inputs[5] = BPFTUNE_VALUE_INT(fs->orig.t1);
+	inputs[6] = BPFTUNE_VALUE_INT(fs->orig.t2);
+	inputs[7] = BPFTUNE_VALUE_INT(fs->orig.t3);
+	bpftune_decide_values(s->tuner, ev, NEIGH_TABLE_EMPTYING, fam * 3 + 2,
+			      "shrink-when-empty", inputs, 8,
+			      step ? "lower" : "none: table not a quarter empty");
 	if (!step) {
 		fs->shrinking = false;
 		if (cur.t3 <= fs->orig.t3)

@@ -6,6 +6,7 @@
  */
 #include <bpftune/telemetry.h>
 
+#include "net_buffer_tuner.h"
 #include "tuner_tables.h"
 
 #define F_SOFTNET	"/proc/net/softnet_stat"
@@ -86,7 +87,73 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
+/* ---- the decision policies' inputs ------------------------------------ */
+
+#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
+#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
+#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
+
+static const struct bpftune_col_desc high_order_inputs[] = {
+	IN_INT("high_order_alloc_disable", NULL, "net.core.high_order_alloc_disable now"),
+	IN_TEXT("cause", "what made the receive path busy: backlog drops or squeezed rounds"),
+};
+
+/* grow-backlog and flow-limit-on-drop */
+static const struct bpftune_col_desc backlog_inputs[] = {
+	IN_INT("netdev_max_backlog", "packets", "netdev_max_backlog now"),
+	IN_INT("dropped", "packets", "backlog drops counted in /proc/net/softnet_stat since the last look"),
+	IN_TEXT("cpus", "the CPUs that dropped, comma-separated ('none')"),
+	IN_INT("bpf_drops", "packets", "drops the BPF program counted"),
+	IN_INT("event_cpu", NULL, "the CPU the event came from"),
+};
+
+/* grow-budget and wait-guard: enum nb_budget_input order */
+static const struct bpftune_col_desc budget_inputs[] = {
+	IN_INT("work", "packets", "packets the receive round processed"),
+	IN_INT("polls", "polls", "NAPI polls in the round"),
+	IN_INT("round_us", "us", "the round's length"),
+	IN_INT("cpu", NULL, "its CPU"),
+	IN_INT("netdev_budget", "packets", "netdev_budget now"),
+	IN_INT("netdev_budget_usecs", "us", "netdev_budget_usecs now"),
+	IN_INT("squeezes", "rounds", "squeezes counted in /proc/net/softnet_stat since the last look"),
+	IN_REAL("wait_per_ms", "us/ms", "CPU wait rate while this value was in force; NULL before the guard has one"),
+	IN_TEXT("wait_source", "where the CPU wait is read from (PSI or schedstat)"),
+	IN_INT("guard_samples", "settings", "settings in the wait guard's window; NULL before it has one"),
+};
+
+_Static_assert(BPFTUNE_TELEMETRY_ARRAY_SIZE(budget_inputs) == NB_BUDGET_NUM_INPUTS,
+	       "a declaration per input");
+
+static const struct bpftune_col_desc shrink_inputs[] = {
+	IN_INT("cur", NULL, "the tunable's value now"),
+	IN_INT("orig", NULL, "its value before it was grown"),
+	IN_INT("quiet_ms", "ms", "time since anything needed it"),
+};
+
+static const struct bpftune_policy_desc policies[] = {
+	BPFTUNE_POLICY("re-enable-high-order",
+		       "the receive path is busy and TCP memory not under pressure: high-order skb pages back on",
+		       high_order_inputs),
+	BPFTUNE_POLICY("grow-backlog",
+		       "packets dropped for a full per-CPU backlog: raise netdev_max_backlog (capped)",
+		       backlog_inputs),
+	BPFTUNE_POLICY("flow-limit-on-drop",
+		       "flow limiting on the CPUs that dropped, so small flows get through",
+		       backlog_inputs),
+	BPFTUNE_POLICY("grow-budget",
+		       "a receive round used its whole budget or time with more waiting: raise it (capped)",
+		       budget_inputs),
+	BPFTUNE_POLICY("wait-guard",
+		       "CPU wait rose with the budget: step back and hold",
+		       budget_inputs),
+	BPFTUNE_POLICY("shrink-when-quiet",
+		       "nothing needed a grown value for a while: one step back toward the original",
+		       shrink_inputs),
+};
+
 const struct bpftune_telemetry_desc net_buffer_telemetry = {
 	.tables = tables,
 	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+	.policies = policies,
+	.num_policies = BPFTUNE_TELEMETRY_ARRAY_SIZE(policies),
 };

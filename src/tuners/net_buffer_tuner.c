@@ -197,7 +197,8 @@ static int set_grown(struct nb_state *s, const struct bpftune_event *ev,
 static void high_order_check(struct nb_state *s, const struct bpftune_event *ev,
 			     const char *why)
 {
-	char inputs[128], reason[320];
+	struct bpftune_value inputs[2];
+	char reason[320];
 	long off;
 
 	if (s->high_order_done)
@@ -206,16 +207,16 @@ static void high_order_check(struct nb_state *s, const struct bpftune_event *ev,
 		s->high_order_done = true;
 		return;
 	}
-	snprintf(inputs, sizeof(inputs), "high_order_alloc_disable=%ld cause=%s",
-		 off, why);
+	inputs[0] = BPFTUNE_VALUE_INT(off);
+	inputs[1] = BPFTUNE_VALUE_TEXT(why);
 	if (tcp_under_pressure()) {
-		bpftune_decide(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
-			       "re-enable-high-order", inputs,
-			       "none: TCP memory under pressure (low-memory mode)");
+		bpftune_decide_values(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
+				      "re-enable-high-order", inputs, 2,
+				      "none: TCP memory under pressure (low-memory mode)");
 		return;
 	}
-	bpftune_decide(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF, "re-enable-high-order",
-		       inputs, "enable");
+	bpftune_decide_values(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
+			      "re-enable-high-order", inputs, 2, "enable");
 	snprintf(reason, sizeof(reason),
 		 "the receive path is busy (%s) and TCP memory is not under pressure: order-0 skb pages only add per-packet work, and page-fragment refills no longer wait for reclaim",
 		 why);
@@ -246,7 +247,8 @@ static void backlog_drop(struct bpftune_tuner *t, void *priv,
 	const struct net_buffer_event *e = (const void *)ev->payload;
 	struct nb_state *s = priv;
 	uint64_t now[NB_MAX_CPUS], mask = 0, total = 0;
-	char inputs[256], reason[320], cpus[128];
+	struct bpftune_value inputs[5];
+	char reason[320], cpus[128];
 	struct grown *g = &s->grown[NB_MAX_BACKLOG];
 	long cur, flow, want;
 	unsigned int cpu;
@@ -261,24 +263,27 @@ static void backlog_drop(struct bpftune_tuner *t, void *priv,
 		s->dropped[cpu] = now[cpu];
 	}
 	cpu_list(mask, cpus, sizeof(cpus));
-	snprintf(inputs, sizeof(inputs),
-		 "netdev_max_backlog=%ld dropped=%" PRIu64 " cpus=%s bpf_drops=%llu event_cpu=%u",
-		 cur, total, cpus, (unsigned long long)e->drops, e->cpu);
+	inputs[0] = BPFTUNE_VALUE_INT(cur);
+	inputs[1] = BPFTUNE_VALUE_INT(total);
+	inputs[2] = BPFTUNE_VALUE_TEXT(cpus);
+	inputs[3] = BPFTUNE_VALUE_INT(e->drops);
+	inputs[4] = BPFTUNE_VALUE_INT(e->cpu);
 	if (!total) {
-		bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
-			       inputs, "none: no drop counted since the last look");
+		bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG,
+				      "grow-backlog", inputs, 5,
+				      "none: no drop counted since the last look");
 		return;
 	}
 	g->need_ms = bpftune_now_ms();
 	s->grown[NB_FLOW_LIMIT].need_ms = g->need_ms;
 	high_order_check(s, ev, "backlog drops");
 	if (cur >= NB_BACKLOG_CAP) {
-		bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
-			       inputs, "none: at the cap");
+		bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG,
+				      "grow-backlog", inputs, 5, "none: at the cap");
 	} else {
 		want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-		bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG, "grow-backlog",
-			       inputs, "raise");
+		bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG,
+				      "grow-backlog", inputs, 5, "raise");
 		snprintf(reason, sizeof(reason),
 			 "%" PRIu64 " packets dropped with the receive backlog of CPU %s full",
 			 total, cpus);
@@ -290,8 +295,8 @@ static void backlog_drop(struct bpftune_tuner *t, void *priv,
 	want = flow | (long)(mask & (uint64_t)tunables[NB_FLOW_LIMIT].max);
 	if (want == flow)
 		return;
-	bpftune_decide(t, ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT, "flow-limit-on-drop",
-		       inputs, "set");
+	bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT,
+			      "flow-limit-on-drop", inputs, 5, "set");
 	snprintf(reason, sizeof(reason),
 		 "CPU %s dropped packets for a full backlog: flow limiting there drops from the largest flows first, so small flows still get through",
 		 cpus);
@@ -310,7 +315,7 @@ static const char *knob(unsigned int tunable)
  * rises with the value, step back to before the last raise and hold.
  */
 static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
-			unsigned int tunable, long cur, char *inputs, size_t len)
+			unsigned int tunable, long cur, struct bpftune_value *inputs)
 {
 	struct grown *g = &s->grown[tunable];
 	struct bpftune_guard_verdict v;
@@ -327,9 +332,9 @@ static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
 	if (g->have_wait &&
 	    bpftune_counter_rate(g->wait_start, g->wait_start_ms, wait, t, &rate)) {
 		bpftune_corr_add(w, (double)cur, rate);
-		snprintf(inputs + strlen(inputs), len - strlen(inputs),
-			 " wait_per_ms=%.1f wait_source=%s samples=%u", rate,
-			 s->wait_source, w->n);
+		inputs[NB_IN_WAIT_PER_MS] = BPFTUNE_VALUE_REAL(rate);
+		inputs[NB_IN_WAIT_SOURCE] = BPFTUNE_VALUE_TEXT(s->wait_source);
+		inputs[NB_IN_GUARD_SAMPLES] = BPFTUNE_VALUE_INT(w->n);
 	}
 	g->have_wait = true;
 	g->wait_start = wait;
@@ -340,8 +345,8 @@ static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
 		return false;
 	g->hold_until_ms = t + v.hold_ms;
 	g->trips++;
-	bpftune_decide(s->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard", inputs,
-		       "step back");
+	bpftune_decide_values(s->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard",
+			      inputs, NB_BUDGET_NUM_INPUTS, "step back");
 	snprintf(reason, sizeof(reason),
 		 "CPU wait (%s) rose with %s (r=%.2f over %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
 		 s->wait_source, knob(tunable), v.r, w->n,
@@ -350,6 +355,14 @@ static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
 	g->have_wait = false;
 	set_grown(s, ev, tunable, NET_BUFFER_LATENCY_GUARD, cur, v.back, reason);
 	return true;
+}
+
+static void budget_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+			  unsigned int tunable, const struct bpftune_value *inputs,
+			  const char *action)
+{
+	bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
+			      NB_BUDGET_NUM_INPUTS, action);
 }
 
 static void squeeze(struct bpftune_tuner *t, void *priv,
@@ -361,7 +374,8 @@ static void squeeze(struct bpftune_tuner *t, void *priv,
 			       NB_BUDGET : NB_BUDGET_USECS;
 	uint64_t now[NB_MAX_CPUS], total = 0, delta;
 	struct grown *g = &s->grown[tunable];
-	char inputs[384], reason[320];
+	struct bpftune_value inputs[NB_BUDGET_NUM_INPUTS] = { 0 };
+	char reason[320];
 	long cur, budget, usecs, want;
 	unsigned int cpu;
 
@@ -373,44 +387,42 @@ static void squeeze(struct bpftune_tuner *t, void *priv,
 	delta = total > s->squeezed ? total - s->squeezed : 0;
 	s->squeezed = total;
 	cur = tunable == NB_BUDGET ? budget : usecs;
-	snprintf(inputs, sizeof(inputs),
-		 "work=%u polls=%u round_us=%llu cpu=%u netdev_budget=%ld netdev_budget_usecs=%ld squeezes=%" PRIu64,
-		 e->work, e->polls, (unsigned long long)e->round_ns / 1000, e->cpu,
-		 budget, usecs, delta);
+	inputs[NB_IN_WORK] = BPFTUNE_VALUE_INT(e->work);
+	inputs[NB_IN_POLLS] = BPFTUNE_VALUE_INT(e->polls);
+	inputs[NB_IN_ROUND_US] = BPFTUNE_VALUE_INT(e->round_ns / 1000);
+	inputs[NB_IN_CPU] = BPFTUNE_VALUE_INT(e->cpu);
+	inputs[NB_IN_BUDGET] = BPFTUNE_VALUE_INT(budget);
+	inputs[NB_IN_BUDGET_USECS] = BPFTUNE_VALUE_INT(usecs);
+	inputs[NB_IN_SQUEEZES] = BPFTUNE_VALUE_INT(delta);
 	if (e->budget != budget || e->budget_usecs != usecs) {
 		limits_update(s);
-		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
-			       "none: limits changed since the event");
+		budget_decide(t, ev, tunable, inputs, "none: limits changed since the event");
 		return;
 	}
 	if (!delta) {
-		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
-			       "none: the kernel counted no squeeze since the last look");
+		budget_decide(t, ev, tunable, inputs, "none: the kernel counted no squeeze since the last look");
 		return;
 	}
 	g->need_ms = bpftune_now_ms();
 	high_order_check(s, ev, "receive rounds squeezed");
 	if (g->hold_until_ms > g->need_ms) {
-		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
-			       "none: held by the wait guard");
+		budget_decide(t, ev, tunable, inputs, "none: held by the wait guard");
 		return;
 	}
 	if (cur >= tunables[tunable].max) {
-		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
-			       "none: at the cap");
+		budget_decide(t, ev, tunable, inputs, "none: at the cap");
 		return;
 	}
 	/* the limit is checked between polls: one poll outlasting it all */
 	if (tunable == NB_BUDGET_USECS && e->polls <= 1 &&
 	    e->round_ns > (uint64_t)usecs * 1000) {
-		bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
-			       "none: a single NAPI poll outlasted the limit; a longer one would not help");
+		budget_decide(t, ev, tunable, inputs, "none: a single NAPI poll outlasted the limit; a longer one would not help");
 		return;
 	}
-	if (guard_trips(s, ev, tunable, cur, inputs, sizeof(inputs)))
+	if (guard_trips(s, ev, tunable, cur, inputs))
 		return;
 	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	bpftune_decide(t, ev, ev->scenario_id, tunable, "grow-budget", inputs, "raise");
+	budget_decide(t, ev, tunable, inputs, "raise");
 	if (tunable == NB_BUDGET)
 		snprintf(reason, sizeof(reason),
 			 "a receive round on CPU %u processed %u packets, its whole budget, with more waiting (%" PRIu64 " squeezes counted)",
@@ -430,7 +442,8 @@ static void shrink_one(struct nb_state *s, const struct bpftune_event *ev,
 		       uint64_t now)
 {
 	struct grown *g = &s->grown[tunable];
-	char inputs[128], reason[256];
+	struct bpftune_value inputs[3];
+	char reason[256];
 	long cur, want;
 
 	if (g->orig < 0 || !bpftune_quiet_for(now, g->need_ms, SHRINK_QUIET_MS))
@@ -447,10 +460,11 @@ static void shrink_one(struct nb_state *s, const struct bpftune_event *ev,
 		g->orig = -1;
 		return;
 	}
-	snprintf(inputs, sizeof(inputs), "cur=%ld orig=%ld quiet_ms=%llu", cur,
-		 g->orig, (unsigned long long)(now - g->need_ms));
-	bpftune_decide(s->tuner, ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
-		       "shrink");
+	inputs[0] = BPFTUNE_VALUE_INT(cur);
+	inputs[1] = BPFTUNE_VALUE_INT(g->orig);
+	inputs[2] = BPFTUNE_VALUE_INT(now - g->need_ms);
+	bpftune_decide_values(s->tuner, ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet",
+			      inputs, 3, "shrink");
 	snprintf(reason, sizeof(reason),
 		 "no drop or squeeze has needed it for %llu s: %s %ld",
 		 (unsigned long long)(now - g->need_ms) / 1000,

@@ -3,6 +3,13 @@
 #ifndef BPFTUNE_NET_BUFFER_TUNER_H
 #define BPFTUNE_NET_BUFFER_TUNER_H
 
+/* inputs of grow-budget and wait-guard (net_buffer_tables.c) */
+enum nb_budget_input {
+	NB_IN_WORK, NB_IN_POLLS, NB_IN_ROUND_US, NB_IN_CPU, NB_IN_BUDGET,
+	NB_IN_BUDGET_USECS, NB_IN_SQUEEZES, NB_IN_WAIT_PER_MS, NB_IN_WAIT_SOURCE,
+	NB_IN_GUARD_SAMPLES, NB_BUDGET_NUM_INPUTS,
+};
+
 enum net_buffer_scenario {
 	NET_BUFFER_BACKLOG_DROP,	/* a per-CPU backlog was full (BPF) */
 	NET_BUFFER_BUDGET_SQUEEZE,	/* a receive round ran out of packets (BPF) */

@@ -45,7 +45,38 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
+/* ---- the decision policies' inputs ------------------------------------ */
+
+#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
+#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
+#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
+
+static const struct bpftune_col_desc grow_inputs[] = {
+	IN_INT("max_size", "routes", "net.ipv6.route.max_size now"),
+	IN_INT("routes", "routes", "IPv6 routes in the table"),
+	IN_INT("dst_entries", "entries", "IPv6 dst cache entries"),
+	IN_INT("gc_thresh", "entries", "net.ipv6.route.gc_thresh as the BPF program saw it"),
+};
+
+static const struct bpftune_col_desc shrink_inputs[] = {
+	IN_INT("max_size", "routes", "net.ipv6.route.max_size now"),
+	IN_INT("routes", "routes", "IPv6 routes in the table"),
+	IN_INT("dst_entries", "entries", "IPv6 dst cache entries"),
+	IN_INT("orig", "routes", "max_size before it was grown"),
+};
+
+static const struct bpftune_policy_desc policies[] = {
+	BPFTUNE_POLICY("grow-near-limit",
+		       "IPv6 routes or dst entries near max_size: raise it (hard cap)",
+		       grow_inputs),
+	BPFTUNE_POLICY("shrink-when-empty",
+		       "the table emptied: max_size back toward the original",
+		       shrink_inputs),
+};
+
 const struct bpftune_telemetry_desc route_table_telemetry = {
 	.tables = tables,
 	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+	.policies = policies,
+	.num_policies = BPFTUNE_TELEMETRY_ARRAY_SIZE(policies),
 };

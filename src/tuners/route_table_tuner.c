@@ -88,12 +88,19 @@ static void grown_set(struct rt_state *s, uint64_t cookie, long max_size)
 		bpf_map_delete_elem(s->grown_fd, &cookie);
 }
 
+/* @last: gc_thresh growing, the original max_size shrinking */
 static void decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
-		   unsigned int scenario, const char *inputs, const char *action)
+		   unsigned int scenario, long cur, long last, const char *action)
 {
-	bpftune_decide(t, ev, scenario, 0,
-		       scenario == ROUTE_TABLE_NEAR_FULL ? "grow-near-limit" :
-		       "shrink-when-empty", inputs, action);
+	const struct route_table_event *e = (const void *)ev->payload;
+	const struct bpftune_value inputs[] = {
+		BPFTUNE_VALUE_INT(cur), BPFTUNE_VALUE_INT(e->routes),
+		BPFTUNE_VALUE_INT(e->dst_entries), BPFTUNE_VALUE_INT(last),
+	};
+
+	bpftune_decide_values(t, ev, scenario, 0,
+			      scenario == ROUTE_TABLE_NEAR_FULL ? "grow-near-limit" :
+			      "shrink-when-empty", inputs, BPFTUNE_ARRAY_SIZE(inputs), action);
 }
 
 static void near_full(struct bpftune_tuner *t, void *priv,
@@ -102,7 +109,7 @@ static void near_full(struct bpftune_tuner *t, void *priv,
 	const struct route_table_event *e = (const void *)ev->payload;
 	struct rt_state *s = priv;
 	long cur, used, want, delta;
-	char inputs[256], reason[256], where[128];
+	char reason[256], where[128];
 	struct rt_netns *n;
 	int err;
 
@@ -111,12 +118,9 @@ static void near_full(struct bpftune_tuner *t, void *priv,
 	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
 	delta = bpftune_delta(cur);
 	want = bpftune_route_grow(cur, used, delta, bpftune_delta(used), ROUTE_HARD_CAP);
-	snprintf(inputs, sizeof(inputs), "max_size=%ld routes=%lld dst_entries=%lld gc_thresh=%u",
-		 cur, (long long)e->routes, (long long)e->dst_entries,
-		 e->gc_thresh);
 	n = bpftune_netns_table_find(t, ev->netns_cookie);
 	if (!want) {
-		decide(t, ev, ROUTE_TABLE_NEAR_FULL, inputs,
+		decide(t, ev, ROUTE_TABLE_NEAR_FULL, cur, e->gc_thresh,
 		       cur >= ROUTE_HARD_CAP ? "none: at the hard cap" :
 		       "none: not near max_size any more");
 		if (cur >= ROUTE_HARD_CAP &&
@@ -129,7 +133,7 @@ static void near_full(struct bpftune_tuner *t, void *priv,
 		}
 		return;
 	}
-	decide(t, ev, ROUTE_TABLE_NEAR_FULL, inputs, "raise");
+	decide(t, ev, ROUTE_TABLE_NEAR_FULL, cur, e->gc_thresh, "raise");
 	snprintf(reason, sizeof(reason), "%lld IPv6 routes and %lld dst cache entries, within %ld of max_size %ld",
 		 (long long)e->routes, (long long)e->dst_entries, delta, cur);
 	err = bpftune_tunable_set(t, 0, ev, ROUTE_TABLE_NEAR_FULL,
@@ -153,7 +157,7 @@ static void emptying(struct bpftune_tuner *t, void *priv,
 	const struct route_table_event *e = (const void *)ev->payload;
 	struct rt_netns *n = bpftune_netns_table_find(t, ev->netns_cookie);
 	struct rt_state *s = priv;
-	char inputs[256], reason[256];
+	char reason[256];
 	long cur, used, want;
 	int err;
 
@@ -165,9 +169,7 @@ static void emptying(struct bpftune_tuner *t, void *priv,
 		return;
 	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
 	want = bpftune_route_shrink(cur, used, n->orig, bpftune_delta(cur));
-	snprintf(inputs, sizeof(inputs), "max_size=%ld routes=%lld dst_entries=%lld orig=%ld",
-		 cur, (long long)e->routes, (long long)e->dst_entries, n->orig);
-	decide(t, ev, ROUTE_TABLE_EMPTYING, inputs, want ? "lower" : "none");
+	decide(t, ev, ROUTE_TABLE_EMPTYING, cur, n->orig, want ? "lower" : "none");
 	if (!want) {
 		if (cur <= n->orig)
 			bpftune_netns_table_remove(t, n->ns.cookie);

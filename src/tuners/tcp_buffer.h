@@ -30,6 +30,14 @@ enum tcp_buffer_tunable {
 	TB_NUM_TUNABLES,
 };
 
+/* inputs of grow-near-limit and latency-guard (tcp_buffer_tables.c) */
+enum tb_buf_input {
+	TB_IN_BUFFER, TB_IN_EVENT_MAX, TB_IN_LIVE_MAX, TB_IN_RTT_US,
+	TB_IN_MIN_RTT_US, TB_IN_RATE_KBPS, TB_IN_BDP, TB_IN_TCP_PAGES, TB_IN_TCP_MEM1, TB_IN_PRESSURE,
+	TB_IN_GUARD_R, TB_IN_GUARD_RISE, TB_IN_GUARD_SAMPLES, TB_IN_GUARD_GAIN,
+	TB_BUF_NUM_INPUTS,
+};
+
 #define TB_BUF_CAP		(64L << 20)
 #define TB_SYN_BACKLOG_CAP	65536
 /* the timer runs while something waits to be undone */

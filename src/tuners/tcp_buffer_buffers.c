@@ -16,18 +16,16 @@ static const char *buf_name(unsigned int tunable)
 	return tunable == TB_RMEM ? "tcp_rmem" : "tcp_wmem";
 }
 
-/* what the guard looked at, for the decision's inputs */
-static void guard_inputs(const struct tb_guard_verdict *v, char *inputs,
-			 size_t len)
+/* what the guard looked at, for the decision's inputs (NULL: not yet) */
+static void guard_inputs(const struct tb_guard_verdict *v, struct bpftune_value *in)
 {
-	size_t used = strlen(inputs);
-
-	if (v->have_fit && used < len)
-		used += snprintf(inputs + used, len - used,
-				 " guard_r=%.3f guard_rtt_rise=%.2f guard_samples=%u",
-				 v->r, v->rise, v->samples);
-	if (v->have_gain && used < len)
-		snprintf(inputs + used, len - used, " guard_rate_gain=%.2f", v->gain);
+	if (v->have_fit) {
+		in[TB_IN_GUARD_R] = BPFTUNE_VALUE_REAL(v->r);
+		in[TB_IN_GUARD_RISE] = BPFTUNE_VALUE_REAL(v->rise);
+		in[TB_IN_GUARD_SAMPLES] = BPFTUNE_VALUE_INT(v->samples);
+	}
+	if (v->have_gain)
+		in[TB_IN_GUARD_GAIN] = BPFTUNE_VALUE_REAL(v->gain);
 }
 
 /*
@@ -37,7 +35,7 @@ static void guard_inputs(const struct tb_guard_verdict *v, char *inputs,
  */
 static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 			unsigned int tunable, struct tb_netns *n,
-			const long *cur, char *inputs, size_t len)
+			const long *cur, struct bpftune_value *inputs)
 {
 	struct tb_guard *g = &n->guard[tunable];
 	struct tb_guard_verdict v;
@@ -53,13 +51,13 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 	tb_guard_feed(g, c, rc, cur[2]);
 	trips = tb_guard_check(g, c, rc, cur, bpftune_learning_rate(),
 			       bpftune_now_ms(), &v);
-	guard_inputs(&v, inputs, len);
+	guard_inputs(&v, inputs);
 	if (!trips)
 		return false;
 	if (v.have_gain)
 		snprintf(gains, sizeof(gains), ", throughput %+.0f%%", v.gain * 100);
-	bpftune_decide(s->tuner, ev, TCP_BUFFER_LATENCY_GUARD, tunable,
-		       "latency-guard", inputs, "step back");
+	bpftune_decide_values(s->tuner, ev, TCP_BUFFER_LATENCY_GUARD, tunable,
+			      "latency-guard", inputs, TB_BUF_NUM_INPUTS, "step back");
 	snprintf(reason, sizeof(reason),
 		 "RTT rose with the %s max (r=%.2f over %u settings; line fitted across them: RTT +%.0f%%%s of the mean): more buffer only added queueing; stepping back and holding for %llu s",
 		 buf_name(tunable), v.r, v.samples, v.rise * 100, gains,
@@ -83,7 +81,8 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 		.tcp_mem1 = e->mem[1], .cap = TB_BUF_CAP,
 		.rate = bpftune_learning_rate(),
 	};
-	char inputs[384], reason[256];
+	struct bpftune_value inputs[TB_BUF_NUM_INPUTS] = { 0 };
+	char reason[256];
 	enum tb_buf_verdict v;
 	struct tb_netns *n;
 	long want[3];
@@ -108,15 +107,22 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 		else
 			in.bdp = n->rmem_bdp;
 	}
-	snprintf(inputs, sizeof(inputs),
-		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u min_rtt_us=%u rate_kbps=%u bdp=%ld tcp_pages=%lld tcp_mem1=%lld pressure=%u",
-		 e->value, (long long)e->limit[2], ret == 3 ? in.live[2] : -1L,
-		 e->rtt_us, e->min_rtt_us, e->rate_kbps, in.bdp,
-		 (long long)e->allocated, (long long)e->mem[1], e->pressure);
+	inputs[TB_IN_BUFFER] = BPFTUNE_VALUE_INT(e->value);
+	inputs[TB_IN_EVENT_MAX] = BPFTUNE_VALUE_INT(e->limit[2]);
+	if (ret == 3)
+		inputs[TB_IN_LIVE_MAX] = BPFTUNE_VALUE_INT(in.live[2]);
+	inputs[TB_IN_RTT_US] = BPFTUNE_VALUE_INT(e->rtt_us);
+	inputs[TB_IN_MIN_RTT_US] = BPFTUNE_VALUE_INT(e->min_rtt_us);
+	inputs[TB_IN_RATE_KBPS] = BPFTUNE_VALUE_INT(e->rate_kbps);
+	if (in.bdp)
+		inputs[TB_IN_BDP] = BPFTUNE_VALUE_INT(in.bdp);
+	inputs[TB_IN_TCP_PAGES] = BPFTUNE_VALUE_INT(e->allocated);
+	inputs[TB_IN_TCP_MEM1] = BPFTUNE_VALUE_INT(e->mem[1]);
+	inputs[TB_IN_PRESSURE] = BPFTUNE_VALUE_INT(e->pressure);
 	v = tb_buf_precheck(ret == 3, in.live, e->limit[2]);
 	if (v != TB_BUF_GROW) {
-		bpftune_decide(s->tuner, ev, scenario, tunable, "grow-near-limit",
-			       inputs, tb_buf_action(v));
+		bpftune_decide_values(s->tuner, ev, scenario, tunable, "grow-near-limit",
+				      inputs, TB_BUF_NUM_INPUTS, tb_buf_action(v));
 		return;
 	}
 	tb_guard_observe(&n->guard[tunable], e->rtt_us, e->rate_kbps);
@@ -124,14 +130,14 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 	in.held = n->guard[tunable].hold_until_ms > bpftune_now_ms();
 	v = tb_buf_decide(&in, want);
 	if (v != TB_BUF_GROW) {
-		bpftune_decide(s->tuner, ev, scenario, tunable, "grow-near-limit",
-			       inputs, tb_buf_action(v));
+		bpftune_decide_values(s->tuner, ev, scenario, tunable, "grow-near-limit",
+				      inputs, TB_BUF_NUM_INPUTS, tb_buf_action(v));
 		return;
 	}
-	if (guard_trips(s, ev, tunable, n, in.live, inputs, sizeof(inputs)))
+	if (guard_trips(s, ev, tunable, n, in.live, inputs))
 		return;
-	bpftune_decide(s->tuner, ev, scenario, tunable, "grow-near-limit", inputs,
-		       tb_buf_action(v));
+	bpftune_decide_values(s->tuner, ev, scenario, tunable, "grow-near-limit",
+			      inputs, TB_BUF_NUM_INPUTS, tb_buf_action(v));
 	snprintf(reason, sizeof(reason),
 		 "a socket's %s buffer (%u bytes) came within %.4g%% of the %s max",
 		 tunable == TB_RMEM ? "receive" : "send", e->value,
@@ -147,19 +153,22 @@ void tb_rcvbuf_no_autotune(struct bpftune_tuner *t, void *priv,
 {
 	const struct tcp_buffer_event *e = (const void *)ev->payload;
 	struct tb_state *s = priv;
-	char inputs[128];
+	const struct bpftune_value inputs[] = {
+		BPFTUNE_VALUE_INT(e->value), BPFTUNE_VALUE_INT(e->limit[2]),
+		BPFTUNE_VALUE_INT(e->moderate_rcvbuf),
+	};
 	long moderate;
 
-	snprintf(inputs, sizeof(inputs), "rcvbuf=%u rmem_max=%lld moderate_rcvbuf=%u",
-		 e->value, (long long)e->limit[2], e->moderate_rcvbuf);
 	if (bpftune_tunable_get(t, TB_MODERATE_RCVBUF, ev, &moderate) != 1 ||
 	    moderate) {
-		bpftune_decide(s->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF,
-			       "enable-autotuning", inputs, "none: autotuning is on");
+		bpftune_decide_values(s->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF,
+				      "enable-autotuning", inputs, BPFTUNE_ARRAY_SIZE(inputs),
+				      "none: autotuning is on");
 		return;
 	}
-	bpftune_decide(s->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF,
-		       "enable-autotuning", inputs, "enable");
+	bpftune_decide_values(s->tuner, ev, ev->scenario_id, TB_MODERATE_RCVBUF,
+			      "enable-autotuning", inputs, BPFTUNE_ARRAY_SIZE(inputs),
+			      "enable");
 	tb_set1(s, ev, TB_MODERATE_RCVBUF, ev->scenario_id, 1,
 		"a receiver's queue filled its fixed buffer while receive autotuning was off; autotuning sizes it within tcp_rmem");
 }

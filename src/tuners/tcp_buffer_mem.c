@@ -95,16 +95,18 @@ static void restore1(struct tb_state *s, const struct bpftune_event *ev,
 	*saved = -1;
 }
 
+#define UNDO_NUM_INPUTS	6
+
 static void lowmem_undo_netns(struct tb_state *s, struct tb_netns *n,
-			      const char *why, const char *reason)
+			      const struct bpftune_value *why, const char *reason)
 {
 	struct bpftune_event ev;
 	unsigned int i;
 
 	bpftune_event_init(&ev, s->tuner, TCP_BUFFER_MEM_RECOVERED, n->ns.cookie,
 			   n->ns.pid);
-	bpftune_decide(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1,
-		       "undo-low-memory", why, "restore");
+	bpftune_decide_values(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1,
+			      "undo-low-memory", why, UNDO_NUM_INPUTS, "restore");
 	restore1(s, &ev, TB_NO_METRICS_SAVE, &n->saved_no_metrics, reason);
 	restore1(s, &ev, TB_NO_SSTHRESH_SAVE, &n->saved_no_ssthresh, reason);
 	for (i = 0; i < 2; i++) {
@@ -122,14 +124,15 @@ static void lowmem_undo_netns(struct tb_state *s, struct tb_netns *n,
 	n->lowmem = false;
 }
 
-static void lowmem_undo(struct tb_state *s, const char *why)
+static void lowmem_undo(struct tb_state *s, const struct bpftune_value *why,
+			const char *text)
 {
 	struct bpftune_event ev;
 	char reason[256];
 	struct tb_netns *n;
 
 	snprintf(reason, sizeof(reason),
-		 "TCP memory pressure gone (%s): undoing low-memory mode", why);
+		 "TCP memory pressure gone (%s): undoing low-memory mode", text);
 	bpftune_netns_table_for_each(s->tuner, n)
 		if (n->lowmem)
 			lowmem_undo_netns(s, n, why, reason);
@@ -149,6 +152,20 @@ static void lowmem_why(const struct tb_mem_in *in, const struct tb_mem_out *out,
 		 in->pages, in->cur[0], in->cur[1], in->cur[2]);
 }
 
+/* in the order tcp_buffer_tables.c declares them (mem_inputs) */
+static void mem_inputs(const struct tb_mem_in *in, const struct tcp_buffer_event *e,
+		       const struct tb_mem_out *out, struct bpftune_value *v)
+{
+	const int64_t x[9] = {
+		in->pages, e->allocated, in->cur[0], in->cur[1], in->cur[2],
+		in->pressure, in->refused, in->avail, out->ceiling,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 9; i++)
+		v[i] = BPFTUNE_VALUE_INT(x[i]);
+}
+
 /*
  * TCP memory near tcp_mem[1], or allocations refused.  Grow tcp_mem while
  * there is room; when the kernel had to refuse socket memory, or tcp_mem
@@ -164,7 +181,8 @@ void tb_memory_event(struct bpftune_tuner *t, void *priv,
 		.refused = ev->scenario_id == TCP_BUFFER_MEM_EXHAUSTED,
 		.cap = s->mem_cap, .rate = bpftune_learning_rate(),
 	};
-	char inputs[320], reason[320];
+	struct bpftune_value inputs[9];
+	char reason[320];
 	struct tb_mem_out out;
 	unsigned int scenario;
 	struct tb_netns *n;
@@ -176,12 +194,9 @@ void tb_memory_event(struct bpftune_tuner *t, void *priv,
 	in.avail = bpftune_mem_available_pages();
 	tb_mem_decide(&in, &out);
 	scenario = out.exhausted ? TCP_BUFFER_MEM_EXHAUSTED : TCP_BUFFER_MEM_PRESSURE;
-	snprintf(inputs, sizeof(inputs),
-		 "tcp_pages=%ld event_pages=%lld tcp_mem=%ld,%ld,%ld pressure=%d refused=%d avail_pages=%ld ceiling=%ld",
-		 in.pages, (long long)e->allocated, in.cur[0], in.cur[1], in.cur[2],
-		 in.pressure, in.refused, in.avail, out.ceiling);
-	bpftune_decide(s->tuner, ev, scenario, TB_MEM, "grow-tcp-mem", inputs,
-		       tb_mem_action(out.verdict));
+	mem_inputs(&in, e, &out, inputs);
+	bpftune_decide_values(s->tuner, ev, scenario, TB_MEM, "grow-tcp-mem", inputs, 9,
+			      tb_mem_action(out.verdict));
 	if (out.verdict == TB_MEM_GROW) {
 		snprintf(reason, sizeof(reason),
 			 "TCP holds %ld pages, %s the tcp_mem pressure threshold %ld%s; growing up to %ld pages at most (what TCP holds plus a quarter of available memory)",
@@ -203,14 +218,15 @@ void tb_memory_event(struct bpftune_tuner *t, void *priv,
 	if (!n)
 		return;
 	lowmem_why(&in, &out, reason, sizeof(reason));
-	bpftune_decide(s->tuner, ev, TCP_BUFFER_MEM_EXHAUSTED, -1, "low-memory-mode",
-		       inputs, "enter");
+	bpftune_decide_values(s->tuner, ev, TCP_BUFFER_MEM_EXHAUSTED, -1, "low-memory-mode",
+			      inputs, 9, "enter");
 	lowmem_apply(s, ev, n, reason);
 }
 
 void tb_mem_timer(struct tb_state *s)
 {
 	struct bpftune_event ev;
+	struct bpftune_value in[UNDO_NUM_INPUTS];
 	long pages, cur[3];
 	bool pressure, calm;
 	char why[160];
@@ -223,9 +239,15 @@ void tb_mem_timer(struct tb_state *s)
 	bpftune_event_init(&ev, s->tuner, TCP_BUFFER_MEM_RECOVERED, 0, 0);
 	calm = tb_mem_calm(pages, pressure, cur[1], bpftune_learning_rate());
 	s->calm_checks = calm ? s->calm_checks + 1 : 0;
-	bpftune_decide(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory",
-		       why, s->calm_checks >= RECOVERED_CHECKS ? "restore" :
-		       "none: still near pressure");
+	in[0] = BPFTUNE_VALUE_INT(pages);
+	in[1] = BPFTUNE_VALUE_INT(cur[0]);
+	in[2] = BPFTUNE_VALUE_INT(cur[1]);
+	in[3] = BPFTUNE_VALUE_INT(cur[2]);
+	in[4] = BPFTUNE_VALUE_INT(pressure);
+	in[5] = BPFTUNE_VALUE_INT(s->calm_checks);
+	bpftune_decide_values(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory",
+			      in, UNDO_NUM_INPUTS, s->calm_checks >= RECOVERED_CHECKS ?
+			      "restore" : "none: still near pressure");
 	if (s->calm_checks >= RECOVERED_CHECKS)
-		lowmem_undo(s, why);
+		lowmem_undo(s, in, why);
 }

@@ -56,16 +56,23 @@ static int read_syn_counters(struct tb_state *s, const struct bpftune_event *ev,
 	return 0;
 }
 
+#define SYN_NUM_INPUTS	11
+
+/* in the order tcp_buffer_tables.c declares them (syn_inputs) */
 static void syn_inputs(const struct tcp_buffer_event *e,
 		       const struct tb_syn_in *in, unsigned int votes,
-		       char *buf, size_t len)
+		       struct bpftune_value *v)
 {
 	const struct tb_syn_delta *d = &in->d;
+	const int64_t x[SYN_NUM_INPUTS] = {
+		e->port, e->value, e->backlog, in->max_syn, in->syncookies,
+		(int64_t)d->completed, (int64_t)d->stalled, (int64_t)d->sent,
+		(int64_t)d->recv, (int64_t)d->drops, votes,
+	};
+	unsigned int i;
 
-	snprintf(buf, len,
-		 "port=%u qlen=%u backlog=%u max_syn_backlog=%ld syncookies=%ld completed=%" PRIu64 " stalled=%" PRIu64 " cookies_sent=%" PRIu64 " cookies_recv=%" PRIu64 " syn_queue_drops=%" PRIu64 " flood_votes=%u",
-		 e->port, e->value, e->backlog, in->max_syn, in->syncookies,
-		 d->completed, d->stalled, d->sent, d->recv, d->drops, votes);
+	for (i = 0; i < SYN_NUM_INPUTS; i++)
+		v[i] = BPFTUNE_VALUE_INT(x[i]);
 }
 
 /* Apply @v: syncookies on for a flood, or a longer backlog. */
@@ -104,8 +111,8 @@ void tb_syn_queue(struct bpftune_tuner *t, void *priv,
 	uint64_t now = bpftune_now_ms();
 	struct tb_syn_counters c;
 	enum tb_syn_verdict v;
+	struct bpftune_value inputs[SYN_NUM_INPUTS];
 	unsigned int votes;
-	char inputs[448];
 	struct tb_netns *n;
 	long want = 0;
 	bool flood;
@@ -130,13 +137,13 @@ void tb_syn_queue(struct bpftune_tuner *t, void *priv,
 	    bpftune_tunable_get(t, TB_MAX_SYN_BACKLOG, ev, &in.max_syn) != 1)
 		return;
 	votes = n->flood_votes;
-	syn_inputs(e, &in, votes, inputs, sizeof(inputs));
+	syn_inputs(e, &in, votes, inputs);
 	v = tb_syn_decide(&in, &n->flood_votes, &want);
 	flood = tb_syn_is_flood(v);
-	bpftune_decide(t, ev, flood ? TCP_BUFFER_SYN_FLOOD : TCP_BUFFER_SYN_QUEUE,
-		       flood ? TB_SYNCOOKIES : TB_MAX_SYN_BACKLOG,
-		       flood ? "syn-flood" : "grow-syn-backlog", inputs,
-		       tb_syn_action(v));
+	bpftune_decide_values(t, ev, flood ? TCP_BUFFER_SYN_FLOOD : TCP_BUFFER_SYN_QUEUE,
+			      flood ? TB_SYNCOOKIES : TB_MAX_SYN_BACKLOG,
+			      flood ? "syn-flood" : "grow-syn-backlog", inputs,
+			      SYN_NUM_INPUTS, tb_syn_action(v));
 	syn_apply(s, ev, e, n, &in, v, want);
 }
 
@@ -149,7 +156,8 @@ static void syncookies_check(struct tb_state *s, struct tb_netns *n, uint64_t no
 {
 	struct bpftune_event ev;
 	struct tb_syn_counters c;
-	char inputs[160], reason[256];
+	struct bpftune_value inputs[2];
+	char reason[256];
 	bool idle;
 
 	bpftune_event_init(&ev, s->tuner, TCP_BUFFER_SYN_FLOOD_OVER, n->ns.cookie,
@@ -160,10 +168,10 @@ static void syncookies_check(struct tb_state *s, struct tb_netns *n, uint64_t no
 	n->syn = c;
 	if (!idle)
 		return;
-	snprintf(inputs, sizeof(inputs), "quiet_ms=%" PRIu64 " saved=%ld",
-		 now - n->busy_ms, n->syncookies_saved);
-	bpftune_decide(s->tuner, &ev, TCP_BUFFER_SYN_FLOOD_OVER, TB_SYNCOOKIES,
-		       "syncookies-idle", inputs, "restore");
+	inputs[0] = BPFTUNE_VALUE_INT(now - n->busy_ms);
+	inputs[1] = BPFTUNE_VALUE_INT(n->syncookies_saved);
+	bpftune_decide_values(s->tuner, &ev, TCP_BUFFER_SYN_FLOOD_OVER, TB_SYNCOOKIES,
+			      "syncookies-idle", inputs, 2, "restore");
 	snprintf(reason, sizeof(reason),
 		 "no syncookie sent, no half-open request stalled and no listener queue half full for %" PRIu64 " s: the flood is over, back to the previous setting",
 		 (now - n->busy_ms) / 1000);

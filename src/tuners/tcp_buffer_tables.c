@@ -8,7 +8,7 @@
  */
 #include <bpftune/telemetry.h>
 
-#include "tcp_buffer_tuner.h"
+#include "tcp_buffer.h"
 #include "tuner_tables.h"
 
 #define F_SNMP		"/proc/net/snmp"
@@ -212,9 +212,114 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
+/* ---- the decision policies' inputs (tcp_buffer_*.c records them) ------ */
+
+#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
+#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
+
+/* grow-near-limit and latency-guard: enum tb_buf_input order */
+static const struct bpftune_col_desc buf_inputs[] = {
+	IN_INT("buffer", "bytes", "the socket's buffer size that came near the max"),
+	IN_INT("event_max", "bytes", "tcp_rmem[2] or tcp_wmem[2] as the BPF program saw it"),
+	IN_INT("live_max", "bytes", "the same read from /proc/sys now; NULL if unreadable"),
+	IN_INT("rtt_us", "us", "the socket's smoothed RTT"),
+	IN_INT("min_rtt_us", "us", "the socket's smallest RTT (the kernel's rtt_min); 0 if not measured"),
+	IN_INT("rate_kbps", "kbit/s", "the socket's delivery rate"),
+	IN_INT("bdp", "bytes", "tcp_rmem: the path's bandwidth-delay product (rate x smallest RTT, else the netns's last one) that bounds growth at 4x; NULL for tcp_wmem or before any measurement"),
+	IN_INT("tcp_pages", "pages", "memory TCP holds (the event's view)"),
+	IN_INT("tcp_mem1", "pages", "tcp_mem[1], the pressure threshold"),
+	IN_INT("pressure", NULL, "1 if TCP was under memory pressure"),
+	IN_REAL("guard_r", NULL, "latency guard: correlation of RTT with the max; NULL before it has a fit"),
+	IN_REAL("guard_rtt_rise", "fraction", "latency guard: RTT rise across the settings, of the mean; NULL before a fit"),
+	IN_INT("guard_samples", "settings", "latency guard: settings the fit is over; NULL before a fit"),
+	IN_REAL("guard_rate_gain", "fraction", "latency guard: throughput gain across the settings; NULL before it has one"),
+};
+
+_Static_assert(BPFTUNE_TELEMETRY_ARRAY_SIZE(buf_inputs) == TB_BUF_NUM_INPUTS,
+	       "a declaration per input");
+
+static const struct bpftune_col_desc autotune_inputs[] = {
+	IN_INT("rcvbuf", "bytes", "the receiver's fixed buffer that filled"),
+	IN_INT("rmem_max", "bytes", "tcp_rmem[2] as the BPF program saw it"),
+	IN_INT("moderate_rcvbuf", NULL, "tcp_moderate_rcvbuf as the BPF program saw it"),
+};
+
+static const struct bpftune_col_desc syn_inputs[] = {
+	IN_INT("port", NULL, "the listener's port"),
+	IN_INT("qlen", "requests", "its half-open requests"),
+	IN_INT("backlog", "connections", "its accept backlog"),
+	IN_INT("max_syn_backlog", "requests", "tcp_max_syn_backlog now"),
+	IN_INT("syncookies", NULL, "tcp_syncookies now"),
+	IN_INT("completed", "handshakes", "handshakes completed since the last evaluation"),
+	IN_INT("stalled", "requests", "SYN-ACKs resent (requests not answered) since then"),
+	IN_INT("cookies_sent", "cookies", "syncookies sent since then"),
+	IN_INT("cookies_recv", "cookies", "syncookies received back since then"),
+	IN_INT("syn_queue_drops", "packets", "SYNs dropped for a full SYN queue since then"),
+	IN_INT("flood_votes", "evaluations", "evaluations in a row that looked like a flood"),
+};
+
+static const struct bpftune_col_desc cookies_idle_inputs[] = {
+	IN_INT("quiet_ms", "ms", "time without a cookie sent or a stalled request"),
+	IN_INT("saved", NULL, "tcp_syncookies before the flood"),
+};
+
+/* grow-tcp-mem and low-memory-mode */
+static const struct bpftune_col_desc mem_inputs[] = {
+	IN_INT("tcp_pages", "pages", "memory TCP holds (/proc/net/protocols)"),
+	IN_INT("event_pages", "pages", "the same as the BPF program saw it"),
+	IN_INT("tcp_mem_min", "pages", "tcp_mem[0]"),
+	IN_INT("tcp_mem_pressure", "pages", "tcp_mem[1]"),
+	IN_INT("tcp_mem_max", "pages", "tcp_mem[2]"),
+	IN_INT("pressure", NULL, "1 if TCP is under memory pressure"),
+	IN_INT("refused", NULL, "1 if the kernel refused TCP socket memory"),
+	IN_INT("avail_pages", "pages", "MemAvailable"),
+	IN_INT("ceiling", "pages", "the most tcp_mem may grow to now"),
+};
+
+static const struct bpftune_col_desc undo_inputs[] = {
+	IN_INT("tcp_pages", "pages", "memory TCP holds"),
+	IN_INT("tcp_mem_min", "pages", "tcp_mem[0]"),
+	IN_INT("tcp_mem_pressure", "pages", "tcp_mem[1]"),
+	IN_INT("tcp_mem_max", "pages", "tcp_mem[2]"),
+	IN_INT("pressure", NULL, "1 if TCP is under memory pressure"),
+	IN_INT("calm_checks", "checks", "checks in a row far enough from pressure"),
+};
+
+static const struct bpftune_policy_desc policies[] = {
+	BPFTUNE_POLICY("grow-near-limit",
+		       "a socket's buffer came near tcp_rmem[2]/tcp_wmem[2]: raise the max (capped), unless low on memory or held by the latency guard",
+		       buf_inputs),
+	BPFTUNE_POLICY("latency-guard",
+		       "RTT rose with the buffer max while throughput stood still: step back and hold",
+		       buf_inputs),
+	BPFTUNE_POLICY("enable-autotuning",
+		       "a receiver filled its fixed buffer with tcp_moderate_rcvbuf off: turn autotuning on",
+		       autotune_inputs),
+	BPFTUNE_POLICY("grow-syn-backlog",
+		       "SYNs dropped past 3/4 of tcp_max_syn_backlog with handshakes completing: grow it",
+		       syn_inputs),
+	BPFTUNE_POLICY("syn-flood",
+		       "requests that stall, confirmed twice: a flood; syncookies on, backlog not grown",
+		       syn_inputs),
+	BPFTUNE_POLICY("syncookies-idle",
+		       "the flood is over: syncookies back to what they were",
+		       cookies_idle_inputs),
+	BPFTUNE_POLICY("grow-tcp-mem",
+		       "TCP memory near tcp_mem[1] or refused: grow tcp_mem within a quarter of available memory",
+		       mem_inputs),
+	BPFTUNE_POLICY("low-memory-mode",
+		       "TCP really short of memory: smaller buffers, no metrics saved",
+		       mem_inputs),
+	BPFTUNE_POLICY("undo-low-memory",
+		       "memory pressure gone for a while: undo low-memory mode",
+		       undo_inputs),
+};
+
 const struct bpftune_telemetry_desc tcp_buffer_telemetry = {
 	.tables = tables,
 	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
 	.gauges = gauges,
 	.num_gauges = BPFTUNE_TELEMETRY_ARRAY_SIZE(gauges),
+	.policies = policies,
+	.num_policies = BPFTUNE_TELEMETRY_ARRAY_SIZE(policies),
 };

@@ -302,7 +302,8 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 {
 	const struct tcp_conn_loss *l = (const void *)ev->payload;
 	struct conn_priv *p = priv;
-	char desc[256], inputs[256], from[TCP_CONN_CC_NAME + 1];
+	char desc[256], from[TCP_CONN_CC_NAME + 1];
+	struct bpftune_value inputs[6];
 	char local[INET6_ADDRSTRLEN] = "?";
 	double pct, limit = LOSS_PER_MILLE / 10.0;
 	struct dest *d;
@@ -314,10 +315,14 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 	pct = 100.0 * l->retrans / l->segs_out;
 	p->lossy++;
 	d = dest_get(p, &l->dest);
-	snprintf(inputs, sizeof(inputs), "retrans=%u segs_out=%u loss_pct=%.2f threshold_pct=%.1f srtt_us=%u cc=%s",
-		 l->retrans, l->segs_out, pct, limit, l->srtt_us, from);
-	bpftune_decide(t, ev, TCP_CONN_SCENARIO_LOSS, -1, "bbr-on-loss", inputs,
-		       "cc=bbr");
+	inputs[0] = BPFTUNE_VALUE_INT(l->retrans);
+	inputs[1] = BPFTUNE_VALUE_INT(l->segs_out);
+	inputs[2] = BPFTUNE_VALUE_REAL(pct);
+	inputs[3] = BPFTUNE_VALUE_REAL(limit);
+	inputs[4] = BPFTUNE_VALUE_INT(l->srtt_us);
+	inputs[5] = BPFTUNE_VALUE_TEXT(from);
+	bpftune_decide_values(t, ev, TCP_CONN_SCENARIO_LOSS, -1, "bbr-on-loss", inputs, 6,
+			      "cc=bbr");
 	dest_describe(&l->dest, desc, sizeof(desc));
 	inet_ntop(l->dest.family == AF_INET ? AF_INET : AF_INET6, l->laddr,
 		  local, sizeof(local));
@@ -352,12 +357,32 @@ static void outcome_row(struct bpftune_tuner *t, const struct bpftune_event *ev,
 		BPFTUNE_VALUE_INT((int64_t)outcomes) }, 15);
 }
 
+/* in the order tcp_conn_tables.c declares them (choice_inputs) */
+static void choice_inputs(unsigned int how, const struct dest *d, const char *costs,
+			  int cc, const char *cc_name, const struct tcp_conn_done *c,
+			  struct bpftune_value *v)
+{
+	v[0] = BPFTUNE_VALUE_TEXT(how_names[how]);
+	v[1] = BPFTUNE_VALUE_INT(d->c.outcomes);
+	v[2] = BPFTUNE_VALUE_TEXT(costs);
+	v[3] = cc >= 0 && d->c.n[cc] ? BPFTUNE_VALUE_REAL(d->c.cost[cc]) : BPFTUNE_VALUE_NULL;
+	v[4] = BPFTUNE_VALUE_TEXT(cc_name);
+	v[5] = BPFTUNE_VALUE_INT(c->srtt_us);
+	v[6] = BPFTUNE_VALUE_INT(c->min_rtt_us);
+	v[7] = BPFTUNE_VALUE_INT(c->delivery_rate);
+	v[8] = BPFTUNE_VALUE_INT(c->bytes_acked);
+	v[9] = BPFTUNE_VALUE_INT(c->retrans);
+	v[10] = BPFTUNE_VALUE_INT(c->lossy);
+	v[11] = BPFTUNE_VALUE_INT(c->ecn);
+}
+
 static void on_done(struct bpftune_tuner *t, void *priv,
 		    const struct bpftune_event *ev)
 {
 	const struct tcp_conn_done *c = (const void *)ev->payload;
 	struct conn_priv *p = priv;
-	char cc_name[TCP_CONN_CC_NAME + 1], costs[256], inputs[512], action[32];
+	char cc_name[TCP_CONN_CC_NAME + 1], costs[256], action[32];
+	struct bpftune_value inputs[12];
 	unsigned int how;
 	struct dest *d;
 	double cost;
@@ -374,16 +399,12 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 	if (c->ecn)
 		d->ecn = true;
 	costs_text(p, d, costs, sizeof(costs));
-	snprintf(inputs, sizeof(inputs), "choice=%s outcomes=%llu %s outcome: cc=%s srtt_us=%u min_rtt_us=%u delivery_rate=%llu bytes_acked=%llu retrans=%u lossy=%u ecn=%u",
-		 how_names[how], (unsigned long long)d->c.outcomes, costs,
-		 cc_name, c->srtt_us, c->min_rtt_us,
-		 (unsigned long long)c->delivery_rate,
-		 (unsigned long long)c->bytes_acked, c->retrans, c->lossy, c->ecn);
+	choice_inputs(how, d, costs, cc, cc_name, c, inputs);
 	snprintf(action, sizeof(action), how == TCP_CONN_DEFAULT ? "none" : "cc=%s",
 		 cc_name);
 	bpftune_decision(t, ev, &(struct bpftune_decision){
 		.scenario = TCP_CONN_SCENARIO_CHOICE, .policy = "epsilon-greedy",
-		.inputs = inputs, .action = action, .tunable = -1,
+		.values = inputs, .num_values = 12, .action = action, .tunable = -1,
 		.epsilon = how == TCP_CONN_DEFAULT ? -1 : EPSILON,
 		.explored = how == TCP_CONN_DEFAULT ? -1 : how == TCP_CONN_EXPLORE });
 	/* a connection moved to bbr midway says little about either algorithm */

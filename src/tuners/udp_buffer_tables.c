@@ -85,7 +85,56 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
+/* ---- the decision policies' inputs ------------------------------------ */
+
+#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
+#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
+#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
+
+static const struct bpftune_col_desc rmem_inputs[] = {
+	IN_INT("port", NULL, "the socket's local port"),
+	IN_INT("family", NULL, "its address family (2 IPv4, 10 IPv6)"),
+	IN_INT("rcvbuf", "bytes", "its receive buffer"),
+	IN_INT("queued", "bytes", "bytes queued on it when it dropped"),
+	IN_INT("rmem_default", "bytes", "net.core.rmem_default now"),
+	IN_INT("rmem_max", "bytes", "net.core.rmem_max now"),
+	IN_INT("udp_pages", "pages", "memory UDP holds (the event's view)"),
+	IN_INT("udp_mem1", "pages", "udp_mem[1], the pressure threshold"),
+};
+
+static const struct bpftune_col_desc mem_inputs[] = {
+	IN_INT("udp_pages", "pages", "memory UDP holds (/proc/net/sockstat)"),
+	IN_INT("event_pages", "pages", "the same as the BPF program saw it"),
+	IN_INT("udp_mem_min", "pages", "udp_mem[0]"),
+	IN_INT("udp_mem_pressure", "pages", "udp_mem[1]"),
+	IN_INT("udp_mem_max", "pages", "udp_mem[2]"),
+	IN_INT("avail_pages", "pages", "MemAvailable"),
+	IN_INT("ceiling", "pages", "the most udp_mem may grow to now"),
+	IN_INT("port", NULL, "the local port of the socket refused"),
+};
+
+static const struct bpftune_col_desc shrink_inputs[] = {
+	IN_INT("quiet_ms", "ms", "time since a drop needed it"),
+	IN_INT("cur", NULL, "the tunable's (last) value now"),
+	IN_INT("orig", NULL, "its value before it was grown"),
+	IN_INT("udp_pages", "pages", "memory UDP holds; NULL unless udp_mem"),
+};
+
+static const struct bpftune_policy_desc policies[] = {
+	BPFTUNE_POLICY("grow-rmem-default",
+		       "a socket sized by rmem_default dropped datagrams: raise rmem_default (and rmem_max)",
+		       rmem_inputs),
+	BPFTUNE_POLICY("grow-udp-mem",
+		       "the kernel refused UDP memory: grow udp_mem within a quarter of available memory",
+		       mem_inputs),
+	BPFTUNE_POLICY("shrink-when-quiet",
+		       "no drop needed a grown value for a while: one step back toward the original",
+		       shrink_inputs),
+};
+
 const struct bpftune_telemetry_desc udp_buffer_telemetry = {
 	.tables = tables,
 	.num_tables = BPFTUNE_TELEMETRY_ARRAY_SIZE(tables),
+	.policies = policies,
+	.num_policies = BPFTUNE_TELEMETRY_ARRAY_SIZE(policies),
 };

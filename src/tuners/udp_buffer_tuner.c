@@ -120,31 +120,36 @@ static void rcvbuf_full(struct bpftune_tuner *t, void *priv,
 	const struct udp_buffer_event *e = (const void *)ev->payload;
 	struct ub_state *s = priv;
 	long def, max, want, want_max;
-	char inputs[256], reason[320];
+	struct bpftune_value inputs[8];
+	char reason[320];
 
 	if (bpftune_tunable_get(t, UB_RMEM_DEFAULT, ev, &def) != 1 ||
 	    bpftune_tunable_get(t, UB_RMEM_MAX, ev, &max) != 1)
 		return;
-	snprintf(inputs, sizeof(inputs),
-		 "port=%u family=%u rcvbuf=%d queued=%d rmem_default=%ld rmem_max=%ld udp_pages=%lld udp_mem1=%lld",
-		 e->port, e->family, e->rcvbuf, e->rmem_alloc, def, max,
-		 (long long)e->allocated, (long long)e->udp_mem[1]);
+	inputs[0] = BPFTUNE_VALUE_INT(e->port);
+	inputs[1] = BPFTUNE_VALUE_INT(e->family);
+	inputs[2] = BPFTUNE_VALUE_INT(e->rcvbuf);
+	inputs[3] = BPFTUNE_VALUE_INT(e->rmem_alloc);
+	inputs[4] = BPFTUNE_VALUE_INT(def);
+	inputs[5] = BPFTUNE_VALUE_INT(max);
+	inputs[6] = BPFTUNE_VALUE_INT(e->allocated);
+	inputs[7] = BPFTUNE_VALUE_INT(e->udp_mem[1]);
 	s->grown[UB_RMEM_DEFAULT].need_ms = bpftune_now_ms();
 	s->grown[UB_RMEM_MAX].need_ms = bpftune_now_ms();
 	if (e->rcvbuf < def) {
-		bpftune_decide(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-			       inputs, "none: the socket predates the current default");
+		bpftune_decide_values(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "none: the socket predates the current default");
 		return;
 	}
 	/* past the cap the library clamps, and says so */
 	want = bpftune_grow_step(def, LONG_MAX, bpftune_learning_rate());
 	if (def >= RMEM_DEFAULT_CAP) {
-		bpftune_decide(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-			       inputs, "none: at the cap");
+		bpftune_decide_values(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "none: at the cap");
 		return;
 	}
-	bpftune_decide(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-		       inputs, "raise");
+	bpftune_decide_values(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "raise");
 	snprintf(reason, sizeof(reason),
 		 "a UDP socket on port %u dropped datagrams with its receive buffer (%d bytes, the rmem_default size) full",
 		 e->port, e->rcvbuf);
@@ -166,7 +171,8 @@ static void mem_exhausted(struct bpftune_tuner *t, void *priv,
 	const struct bpftune_tunable_desc *d = &tunables[UB_UDP_MEM];
 	struct ub_state *s = priv;
 	long cur[3], want[3], pages, avail, ceiling;
-	char inputs[256], reason[320];
+	struct bpftune_value inputs[8];
+	char reason[320];
 	unsigned int i;
 
 	if (bpftune_tunable_get(t, UB_UDP_MEM, NULL, cur) != 3)
@@ -179,19 +185,22 @@ static void mem_exhausted(struct bpftune_tuner *t, void *priv,
 	ceiling = avail > 0 ? pages + avail / 4 : cur[2];
 	if (ceiling > d->max)
 		ceiling = d->max;
-	snprintf(inputs, sizeof(inputs),
-		 "udp_pages=%ld event_pages=%lld udp_mem=%ld,%ld,%ld avail_pages=%ld ceiling=%ld port=%u",
-		 pages, (long long)e->allocated, cur[0], cur[1], cur[2], avail,
-		 ceiling, e->port);
+	inputs[0] = BPFTUNE_VALUE_INT(pages);
+	inputs[1] = BPFTUNE_VALUE_INT(e->allocated);
+	for (i = 0; i < 3; i++)
+		inputs[2 + i] = BPFTUNE_VALUE_INT(cur[i]);
+	inputs[5] = BPFTUNE_VALUE_INT(avail);
+	inputs[6] = BPFTUNE_VALUE_INT(ceiling);
+	inputs[7] = BPFTUNE_VALUE_INT(e->port);
 	if (cur[2] >= ceiling) {
-		bpftune_decide(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
-			       inputs, "none: at the ceiling");
+		bpftune_decide_values(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "none: at the ceiling");
 		return;
 	}
 	for (i = 0; i < 3; i++)
 		want[i] = bpftune_grow_step(cur[i], ceiling, bpftune_learning_rate());
-	bpftune_decide(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem", inputs,
-		       "raise");
+	bpftune_decide_values(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "raise");
 	snprintf(reason, sizeof(reason),
 		 "the kernel refused UDP socket memory (UDP holds %ld pages, udp_mem %ld %ld %ld); growing up to %ld pages at most (what UDP holds plus a quarter of available memory)",
 		 pages, cur[0], cur[1], cur[2], ceiling);
@@ -205,8 +214,9 @@ static void shrink_one(struct ub_state *s, const struct bpftune_event *ev,
 	const struct bpftune_tunable_desc *d = &tunables[tunable];
 	struct grown *g = &s->grown[tunable];
 	long cur[3], want[3], def, pages = -1;
-	char inputs[192], reason[256];
+	struct bpftune_value inputs[4];
 	unsigned int n = d->num_values;
+	char reason[256];
 
 	if (g->orig[0] < 0 || !bpftune_quiet_for(now, g->need_ms, SHRINK_QUIET_MS))
 		return;
@@ -226,16 +236,17 @@ static void shrink_one(struct ub_state *s, const struct bpftune_event *ev,
 		if (pages < 0 || pages + bpftune_delta(want[1]) >= want[1])
 			return;
 	}
-	snprintf(inputs, sizeof(inputs), "quiet_ms=%llu cur=%ld orig=%ld udp_pages=%ld",
-		 (unsigned long long)(now - g->need_ms), cur[n - 1],
-		 g->orig[n - 1], pages);
+	inputs[0] = BPFTUNE_VALUE_INT(now - g->need_ms);
+	inputs[1] = BPFTUNE_VALUE_INT(cur[n - 1]);
+	inputs[2] = BPFTUNE_VALUE_INT(g->orig[n - 1]);
+	inputs[3] = pages >= 0 ? BPFTUNE_VALUE_INT(pages) : BPFTUNE_VALUE_NULL;
 	if (!memcmp(want, cur, n * sizeof(long))) {
-		bpftune_decide(s->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
-			       "none: held by rmem_default");
+		bpftune_decide_values(s->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet",
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "none: held by rmem_default");
 		return;
 	}
-	bpftune_decide(s->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet", inputs,
-		       "shrink");
+	bpftune_decide_values(s->tuner, ev, UDP_BUFFER_SHRINK, tunable, "shrink-when-quiet",
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "shrink");
 	snprintf(reason, sizeof(reason),
 		 "no UDP drop has needed it for %llu s: one step back toward %ld",
 		 (unsigned long long)(now - g->need_ms) / 1000, g->orig[n - 1]);

@@ -34,6 +34,7 @@ int main(void)
 	failed += unit_run_policy();
 	failed += unit_run_ship();
 	failed += unit_run_perf_scale();
+	failed += unit_run_decision_inputs();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

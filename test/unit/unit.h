@@ -36,6 +36,7 @@ int unit_run_btf_min(void);
 int unit_run_policy(void);
 int unit_run_ship(void);
 int unit_run_perf_scale(void);
+int unit_run_decision_inputs(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)

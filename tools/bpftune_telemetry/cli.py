@@ -20,6 +20,8 @@
                                     collect into DIR/runs, then dataset build
                                     into DIR/dataset
   runs [SOURCE...]                  list the runs found
+  perf-list [--json]                the perf counters this machine can count
+                                    (the perf collector's), and why not
   fleet hosts|job|dump|summary --redis URL
                                     the rows bpftune-ship streamed into
                                     Redis: hosts, jobs, dumps back to run
@@ -41,6 +43,7 @@ from .common import DEFAULT_DIR, die
 from .dataset import cmd_dataset
 from .export import cmd_export
 from .graphs import cmd_graphs
+from .perf_list import cmd_perf_list
 from .fleet import add_parser as add_fleet_parser
 from .plot import cmd_plot
 from .runs import cmd_runs
@@ -131,6 +134,10 @@ def main():
                    help="only these columns (repeatable)")
     p.add_argument("sources", nargs="*")
     p.set_defaults(fn=cmd_graphs)
+
+    p = sub.add_parser("perf-list", help="the perf counters this machine can count, and why not")
+    p.add_argument("--json", action="store_true", help="JSON instead of a table")
+    p.set_defaults(fn=cmd_perf_list)
 
     p = sub.add_parser("runs", help="list runs")
     p.add_argument("sources", nargs="*")

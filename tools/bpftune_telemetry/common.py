@@ -22,6 +22,19 @@ def die(msg):
 
 # ---- reading run files --------------------------------------------------------
 
+def plotting(cmd):
+    """(matplotlib.pyplot, pandas) for a drawing command, headless; a
+    clear error naming the Debian packages if either is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import pandas as pd
+    except ImportError as e:
+        die("%s needs python3-matplotlib and python3-pandas (%s)" % (cmd, e))
+    return plt, pd
+
+
 def find_files(sources):
     """The .db files named, or found in the directories named, sorted."""
     files = []

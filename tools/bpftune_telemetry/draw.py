@@ -123,6 +123,10 @@ def draw(ax, table, c, prepared):
     for label, colour, x, y in out:
         if c.draw == "cdf":
             ax.step(x, y, where="post", label=label, color=colour)
+        elif c.draw == "value" and not getattr(table, "sampled", True):
+            # a row per event: the value holds from one event to the next
+            ax.step(x, y, where="post", label=label, color=colour, linewidth=1,
+                    marker=".", markersize=4)
         else:
             ax.plot(x, y, label=label, color=colour, linewidth=1)
     ax.set_title(title(c) + (" (+%d netns not drawn)" % hidden if hidden else ""),
@@ -130,6 +134,7 @@ def draw(ax, table, c, prepared):
     if c.draw == "cdf":
         ax.set_ylim(0, 1.02)
         ax.set_xlabel(c.unit or "value", fontsize=8)
+        ax.set_ylabel("fraction at or below", fontsize=7)
     if len(out) > 1 or (table.per_netns and out[0][0]):
         ax.legend(fontsize=6, loc="best")
     ax.tick_params(labelsize=7)

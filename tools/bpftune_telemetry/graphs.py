@@ -18,8 +18,9 @@ every run of the category.  Column kinds come from kinds.py.
 import os
 import re
 
-from .common import NO_LABEL, Sources, connect, die, give_back, make_dirs, tables_of
-from .kinds import DRAWN, column_kinds
+from .common import NO_LABEL, Sources, connect, die, give_back, make_dirs, plotting, \
+    tables_of
+from .kinds import DRAWN, column_kinds, column_units
 
 
 # ---- per run: one series per signal ----------------------------------------------
@@ -113,11 +114,12 @@ def collect_signals(src, args):
     def want(t, c):
         return (not tables or t in tables) and (c is None or not columns or c in columns)
 
-    signals, sinces, interval = {}, set(), {}
+    signals, sinces, interval, units = {}, set(), {}, {}
     for run in src.runs:
         db = connect(run["_file"])
         try:
             sig, since, iv = run_signals(db, run, column_kinds(db), want)
+            units.update(column_units(db))
         finally:
             db.close()
         sinces.add(since)
@@ -125,7 +127,7 @@ def collect_signals(src, args):
         for key, val in sig.items():
             signals.setdefault(key, {}).setdefault(group, []).append(val)
             interval[key] = min(interval.get(key, iv), iv)
-    return signals, sinces, interval
+    return signals, sinces, interval, units
 
 
 def moves(runs_of_groups):
@@ -165,7 +167,7 @@ def cdf(ax, values_list, style, label):
                 linestyle=style[1], label=label, linewidth=1.6)
 
 
-def draw(plt, key, groups, since, interval, out):
+def draw(plt, key, groups, since, interval, out, unit=None):
     table, col = key
     kind = next(iter(groups.values()))[0][0]
     ncols = 1 if kind == "distribution" else 2
@@ -183,11 +185,12 @@ def draw(plt, key, groups, since, interval, out):
         else:
             cdf(axes[0, 0], [r[2] for r in runs], color, label)
     xlabel = "seconds since %s" % since
-    titles = {"counter": [("rate", "per second", xlabel),
-                          ("total since the first sample", "count", xlabel)],
-              "gauge": [("value", col, xlabel),
-                        ("CDF over the samples", "fraction of samples <= x", col)],
-              "distribution": [("CDF", "fraction of rows <= x", col)]}[kind]
+    named = "%s (%s)" % (col, unit) if unit else col
+    titles = {"counter": [("rate", "%s/s" % (unit or "count"), xlabel),
+                          ("total since the first sample", unit or "count", xlabel)],
+              "gauge": [("value", named, xlabel),
+                        ("CDF over the samples", "fraction of samples <= x", named)],
+              "distribution": [("CDF", "fraction of rows <= x", named)]}[kind]
     for ax, (title, ylabel, xl) in zip(axes[0], titles):
         ax.set_title(title, fontsize=10)
         ax.set_ylabel(ylabel, fontsize=9)
@@ -205,17 +208,11 @@ def draw(plt, key, groups, since, interval, out):
 
 
 def cmd_graphs(args):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import pandas  # noqa: F401
-    except ImportError as e:
-        die("graphs needs python3-matplotlib and python3-pandas (%s)" % e)
+    plt, _pd = plotting("graphs")
     src = Sources(args.sources)
     if not src.runs:
         die("graphs: no runs found")
-    signals, sinces, interval = collect_signals(src, args)
+    signals, sinces, interval, units = collect_signals(src, args)
     since = sinces.pop() if len(sinces) == 1 else "the workload or the daemon started"
     made = make_dirs(args.out)
     written, still = [], 0
@@ -223,7 +220,8 @@ def cmd_graphs(args):
         if not moves(signals[key]):
             still += 1
             continue
-        written.append(draw(plt, key, signals[key], since, interval[key], args.out))
+        written.append(draw(plt, key, signals[key], since, interval[key], args.out,
+                            units.get(key)))
         print(written[-1])
     give_back(made[:1] or written)
     print("%d figure(s) in %s; %d signal(s) never moved in any run: not drawn" % (

@@ -69,11 +69,20 @@ def declared(db):
     if "telemetry_columns" not in _tables(db):
         return None
     out = {}
-    for table, col, kind in db.execute(
-            "SELECT table_name, column_name, kind FROM telemetry_columns ORDER BY seq"):
-        if kind:
+    for table, col, kind, draw in db.execute(
+            "SELECT table_name, column_name, kind, draw FROM telemetry_columns ORDER BY seq"):
+        # a counter or gauge declared not worth a graph has no draw
+        if kind in KEY_KINDS or (kind and draw):
             out.setdefault(table, {}).setdefault(col, "key" if kind in KEY_KINDS else kind)
     return out
+
+
+def column_units(db):
+    """{(table, column): unit} as the file declares them ({} for older files)."""
+    if "telemetry_columns" not in _tables(db):
+        return {}
+    return {(t, c): u for t, c, u in db.execute(
+        "SELECT table_name, column_name, unit FROM telemetry_columns WHERE unit IS NOT NULL")}
 
 
 def builtin(db):

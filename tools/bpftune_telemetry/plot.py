@@ -9,8 +9,8 @@ import os
 import re
 import sqlite3
 
-from .common import NO_LABEL, Sources, die
-from .draw import draw, grid, netns_names, prepare
+from .common import NO_LABEL, Sources, die, plotting
+from .draw import MAX_NETNS_LINES, draw, grid, netns_label, netns_names, prepare
 from .schema import declarations
 
 
@@ -28,33 +28,65 @@ def read_rows(db, table, rid, cache):
     return cache[table]
 
 
-def tunable_panel(ax, tb, changes, t0, end, observe):
-    """A tunable's values from its initial one through each change."""
-    n = int(tb["num_values"] or 1)
-    rows = changes[changes["tunable"] == tb["tunable"]] if len(changes) else changes
-    for i in range(min(n, 3)):
-        xs = [0.0]
-        ys = [tb.get("initial_%d" % i)]
-        for _, c in rows.iterrows():
-            xs.append((c["ts_uptime_us"] - t0) / 1e6)
-            ys.append(c["new_%d" % i])
-        xs.append(max(end, xs[-1]))
-        ys.append(ys[-1])
-        ax.step(xs, ys, where="post", label="value %d" % i if n > 1 else None)
-    ax.set_title(tb["tunable"] + (" (observe-only: not written)" if observe else ""),
-                 fontsize=9)
-    if n > 1:
-        ax.legend(fontsize=7)
+def tunable_lines(tb, rows, end):
+    """[(netns cookie, [(xs, ys) of each value])] of one tunable: the
+    daemon's (global) netns from the tunable's initial value, each other
+    netns from the value its first change found there -- one line per
+    (tunable, netns), so a change in one netns never looks like the global
+    value moving."""
+    n = min(int(tb["num_values"] or 1), 3)
+    cookies = sorted({int(c) for c in rows["netns_cookie"].dropna()}) if len(rows) else []
+    out = []
+    for cookie in [0] + [c for c in cookies if c]:
+        g = rows[rows["netns_cookie"] == cookie] if len(rows) else rows
+        vals = []
+        for i in range(n):
+            if cookie == 0:
+                xs, ys = [0.0], [tb.get("initial_%d" % i)]
+            else:
+                first = g.iloc[0]
+                old = first.get("old_%d" % i)
+                xs = [first["_x"]]
+                ys = [old if old == old and old is not None else first["new_%d" % i]]
+            for _, c in g.iterrows():
+                xs.append(c["_x"])
+                ys.append(c["new_%d" % i])
+            xs.append(max(end, xs[-1]))
+            ys.append(ys[-1])
+            vals.append((xs, ys))
+        out.append((cookie, vals))
+    return out
+
+
+def tunable_panel(ax, tb, changes, t0, end, observe, names):
+    """A tunable's values over the run, one line per netns it has there."""
+    rows = changes[changes["tunable"] == tb["tunable"]].copy() if len(changes) else changes
+    if len(rows):
+        rows["_x"] = (rows["ts_uptime_us"] - t0) / 1e6
+    per_ns = tunable_lines(tb, rows, end)
+    shown = per_ns[:MAX_NETNS_LINES]
+    multi = len(shown[0][1]) > 1
+    for k, (cookie, vals) in enumerate(shown):
+        for i, (xs, ys) in enumerate(vals):
+            label = netns_label(cookie, names) + (" [%d]" % i if multi else "")
+            ax.step(xs, ys, where="post", color="C%d" % k,
+                    linestyle=("-", "--", ":")[i], linewidth=1, label=label)
+    hidden = len(per_ns) - len(shown)
+    ax.set_title(tb["tunable"] + (" (observe-only: not written)" if observe else "") +
+                 (" (+%d netns not drawn)" % hidden if hidden else ""), fontsize=9)
+    ax.legend(fontsize=7, loc="best")
 
 
 def events_panel(ax, ev, t0):
+    """Events counted in bins of one width (a 60th of the run, at least
+    0.1 s), a line per tuner."""
     x = (ev["ts_uptime_us"] - t0) / 1e6
     width = max(float(x.max()) / 60, 0.1) if len(x) else 1
+    edges = [i * width for i in range(int(float(x.max()) / width) + 2)] if len(x) else [0, 1]
     for tuner, g in ev.groupby("tuner"):
-        gx = (g["ts_uptime_us"] - t0) / 1e6
-        ax.hist(gx, bins=max(1, int((gx.max() - gx.min()) / width) + 1),
-                histtype="step", label=str(tuner))
-    ax.set_title("events (per bin)", fontsize=9)
+        ax.hist((g["ts_uptime_us"] - t0) / 1e6, bins=edges, histtype="step",
+                label=str(tuner))
+    ax.set_title("events per %.3g s, by tuner" % width, fontsize=9)
     ax.legend(fontsize=7)
 
 
@@ -87,7 +119,8 @@ def overview(plt, ctx, out):
                              figsize=(10, 1.8 * len(drawers) + 1), squeeze=False)
     for ax, (kind, data) in zip(axes[:, 0], drawers):
         if kind == "tunable":
-            tunable_panel(ax, data, changes, ctx["t0"], ctx["end"], ctx["observe"])
+            tunable_panel(ax, data, changes, ctx["t0"], ctx["end"], ctx["observe"],
+                          ctx["names"])
         elif kind == "events":
             events_panel(ax, data, ctx["t0"])
         else:
@@ -176,13 +209,7 @@ def plot_run(plt, pd, run, out_dir):
 
 
 def cmd_plot(args):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import pandas as pd
-    except ImportError as e:
-        die("plot needs python3-matplotlib and python3-pandas (%s)" % e)
+    plt, pd = plotting("plot")
     src = Sources(args.sources)
     os.makedirs(args.out, exist_ok=True)
     runs = [r for r in src.runs if not args.run or r["run_id"].startswith(args.run)]

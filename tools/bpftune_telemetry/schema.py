@@ -13,41 +13,47 @@ frozen below (legacy()).
             print(t.name, c.name, c.draw, c.unit)   # draw: rate, value, cdf
 """
 
+from dataclasses import dataclass, field
+
 DRAW_OF_KIND = {"counter": "rate", "gauge": "value", "distribution": "cdf"}
 
 
+@dataclass
 class Column:
     """One declared column (a row of telemetry_columns)."""
+    name: str
+    type: str = None
+    kind: str = None
+    draw: str = None
+    unit: str = None
+    description: str = None
+    source: str = None
+    machine_wide: bool = False
+    overview: bool = False
+    position: int = 0
 
-    def __init__(self, name, type_=None, kind=None, draw=None, unit=None,
-                 description=None, source=None, machine_wide=False,
-                 overview=False, position=0):
-        self.name = name
-        self.type = type_
-        self.kind = kind
-        self.draw = draw
-        self.unit = unit
-        self.description = description
-        self.source = source
-        self.machine_wide = bool(machine_wide)
-        self.overview = bool(overview)
-        self.position = position
+    def __post_init__(self):
+        self.machine_wide = bool(self.machine_wide)
+        self.overview = bool(self.overview)
 
     def __repr__(self):
         return "Column(%s, %s, draw=%s)" % (self.name, self.kind, self.draw)
 
 
+@dataclass
 class Table:
     """One declared table (a row of telemetry_tables) and its columns."""
+    name: str
+    owner: str
+    description: str = None
+    sampled: bool = False
+    per_netns: bool = False
+    columns: list = field(default_factory=list)
 
-    def __init__(self, name, owner, description=None, sampled=False,
-                 per_netns=False, columns=()):
-        self.name = name
-        self.owner = owner
-        self.description = description
-        self.sampled = bool(sampled)
-        self.per_netns = bool(per_netns)
-        self.columns = list(columns)
+    def __post_init__(self):
+        self.sampled = bool(self.sampled)
+        self.per_netns = bool(self.per_netns)
+        self.columns = list(self.columns)
 
     def col(self, name):
         for c in self.columns:

@@ -12,6 +12,8 @@ sees a variant of a training workload.
 import os
 import shutil
 import sys
+from dataclasses import dataclass
+from typing import Callable
 
 SERVER = "10.77.0.1"
 # where the built-in workloads live: run as a script, in the pair's netns
@@ -21,22 +23,21 @@ PACKAGE = {"hackbench": "rt-tests", "sysbench": "sysbench", "iperf3": "iperf3",
            "qperf": "qperf", "dd": "coreutils"}
 
 
+@dataclass
 class Workload:
     """One catalogue entry.  tool: the program it needs (None: only
     Python); builtin: implemented in builtin.py; server/client: functions
-    of (duration, scratch dir) giving argv, server None if none."""
-
-    def __init__(self, name, category, tool, client, desc, params, server=None,
-                 builtin=False, timed=True):
-        self.name = name
-        self.category = category
-        self.tool = tool
-        self.client = client
-        self.server = server
-        self.desc = desc
-        self.params = params
-        self.builtin = builtin
-        self.timed = timed	# runs for --duration (hackbench: a loop count)
+    of (duration, scratch dir) giving argv, server None if none; timed:
+    runs for --duration (hackbench: a loop count)."""
+    name: str
+    category: str
+    tool: str
+    client: Callable
+    desc: str
+    params: str
+    server: Callable = None
+    builtin: bool = False
+    timed: bool = True
 
     def missing(self):
         """None if runnable here, else the one-line reason."""

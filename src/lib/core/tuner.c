@@ -247,10 +247,18 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
 void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
 		      const struct bpftune_decision *d)
 {
+	struct bpftune_decision typed;
 	struct bpftune_observer *o;
+	char text[256];
 
 	if (!t || !d)
 		return;
+	if (!d->inputs && d->values) {
+		typed = *d;
+		bpftune_decision_text(t, d, text, sizeof(text));
+		typed.inputs = text;
+		d = &typed;
+	}
 	bpftune_log(LOG_DEBUG, "tuner %s: decision: scenario %u policy %s inputs [%s] action %s",
 		    t->ops->name, d->scenario, d->policy ? d->policy : "-",
 		    d->inputs ? d->inputs : "", d->action ? d->action : "none");

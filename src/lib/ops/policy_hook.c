@@ -66,6 +66,9 @@ static bool first_time(const char *name, uint64_t cookie, enum said_kind kind)
 	return true;
 }
 
+/* wanted, bound, bound_value, refused, source (schema_policy.c) */
+#define ADMIN_INPUTS	5
+
 struct say {
 	struct bpftune_tuner *t;
 	const struct bpftune_event *ev;
@@ -75,10 +78,11 @@ struct say {
 
 /*
  * One log line (@what, for people) and one decision row: policy
- * "admin-policy", @inputs as key=value, @action a word.
+ * "admin-policy" with its typed inputs (schema_policy.c: wanted, bound,
+ * bound_value, refused, source), @action a word.
  */
-static void say(const struct say *s, const char *what, const char *inputs,
-		const char *action)
+static void say(const struct say *s, const char *what,
+		const struct bpftune_value *inputs, const char *action)
 {
 	const char *name = s->t->ops->tunables[s->index].name;
 	char where[160];
@@ -86,8 +90,14 @@ static void say(const struct say *s, const char *what, const char *inputs,
 	bpftune_netns_describe(s->cookie, where, sizeof(where));
 	bpftune_log(LOG_NOTICE, "tuner %s: %s in %s: %s; said once until the policy changes",
 		    s->t->ops->name, name, where, what);
-	bpftune_decide(s->t, s->ev, s->scenario, s->index, "admin-policy", inputs, action);
+	bpftune_decide_values(s->t, s->ev, s->scenario, s->index, "admin-policy", inputs,
+			      ADMIN_INPUTS, action);
 }
+
+/* admin-policy's inputs for a change refused outright */
+#define refusal(why, src) (const struct bpftune_value[ADMIN_INPUTS]){		\
+	BPFTUNE_VALUE_NULL, BPFTUNE_VALUE_NULL, BPFTUNE_VALUE_NULL,		\
+	BPFTUNE_VALUE_TEXT(why), BPFTUNE_VALUE_TEXT(src) }
 
 static bool in_scope(const struct bpftune_policy *p, uint64_t cookie)
 {
@@ -106,7 +116,7 @@ static void held_at(const struct say *s, const struct bpftune_policy *p,
 		    const struct bpftune_policy_held *h, const long *want,
 		    unsigned int n)
 {
-	char inputs[512], what[PATH_MAX + 256], w[96], b[96], bc[96], src[PATH_MAX + 16];
+	char what[PATH_MAX + 256], w[96], b[96], bc[96], src[PATH_MAX + 16];
 	bool max = h->held_max;
 
 	held[pt - p->tunables]++;
@@ -119,9 +129,10 @@ static void held_at(const struct say *s, const struct bpftune_policy *p,
 		 max ? "max" : "min", b, src, w);
 	bpftune_values_text(want, n, ",", w, sizeof(w));
 	bpftune_values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, ",", bc, sizeof(bc));
-	snprintf(inputs, sizeof(inputs), "wanted=%s %s=%s source=%.120s", w,
-		 max ? "max" : "min", bc, src);
-	say(s, what, inputs, max ? "hold-at-max" : "hold-at-min");
+	say(s, what, (const struct bpftune_value[ADMIN_INPUTS]){
+		BPFTUNE_VALUE_TEXT(w), BPFTUNE_VALUE_TEXT(max ? "max" : "min"),
+		BPFTUNE_VALUE_TEXT(bc), BPFTUNE_VALUE_NULL, BPFTUNE_VALUE_TEXT(src) },
+	    max ? "hold-at-max" : "hold-at-min");
 }
 
 int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
@@ -134,7 +145,7 @@ int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
 	struct say s = { t, ev, scenario, index, cookie };
 	struct bpftune_policy_held h;
 	long want[BPFTUNE_MAX_VALUES];
-	char src[PATH_MAX + 16], what[PATH_MAX + 64], inputs[192];
+	char src[PATH_MAX + 16], what[PATH_MAX + 64];
 
 	if (!p || index >= t->ops->num_tunables || n > BPFTUNE_MAX_VALUES)
 		return 0;
@@ -143,8 +154,7 @@ int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
 		if (first_time(t->ops->tunables[index].name, cookie, SAID_SCOPE)) {
 			bpftune_policy_src_text(p, &p->scope_src, src, sizeof(src));
 			snprintf(what, sizeof(what), "not tuned: netns out of the policy's scope (%s)", src);
-			snprintf(inputs, sizeof(inputs), "scope=netns source=%.120s", src);
-			say(&s, what, inputs, "refuse");
+			say(&s, what, refusal("scope", src), "refuse");
 		}
 		return -EPERM;
 	}
@@ -156,8 +166,7 @@ int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
 		if (first_time(pt->name, cookie, SAID_NO_TOUCH)) {
 			bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src));
 			snprintf(what, sizeof(what), "not touched: touch = no (%s)", src);
-			snprintf(inputs, sizeof(inputs), "touch=no source=%.120s", src);
-			say(&s, what, inputs, "refuse");
+			say(&s, what, refusal("touch", src), "refuse");
 		}
 		return -EPERM;
 	}

@@ -64,6 +64,25 @@ static void on_event(const struct bpftune_tuner *t, const struct bpftune_event *
 	tq_commit();
 }
 
+/* the typed inputs, after the decision (whose seq tq_last_seq() holds) */
+static void decision_inputs(const struct bpftune_tuner *t, const struct bpftune_event *ev,
+			    const struct bpftune_decision *d, uint64_t event_seq)
+{
+	int tunable = d->tunable >= 0 && (unsigned int)d->tunable < t->ops->num_tunables ?
+		      d->tunable : -1;
+	struct tm_decision_ctx ctx = {
+		.decision_seq = tq_last_seq(BPFTUNE_T_DECISIONS),
+		.event_seq = event_seq,
+		.cookie = ev && !bpftune_netns_is_global(ev->netns_cookie) ? ev->netns_cookie : 0,
+		.scenario = scenario_name(t, d->scenario) ?: "",
+		.tunable = tunable >= 0 ? t->ops->tunables[tunable].name : "",
+		.action = d->action ? d->action : "none",
+	};
+
+	if (d->values)
+		tm_reg_policy_row(t, d, &ctx);
+}
+
 static void on_decision(const struct bpftune_tuner *t, const struct bpftune_event *ev,
 			const struct bpftune_decision *d)
 {
@@ -78,8 +97,10 @@ static void on_decision(const struct bpftune_tuner *t, const struct bpftune_even
 		last_decision[t->id].seq = tq_last_seq(BPFTUNE_T_DECISIONS);
 		last_decision[t->id].event_seq = event_seq;
 	}
-	if (!r)
+	if (!r) {
+		decision_inputs(t, ev, d, event_seq);
 		return;
+	}
 	rd = &r->u.decision;
 	rd->event_seq = event_seq;
 	rd->has_event = ev != NULL;
@@ -96,6 +117,7 @@ static void on_decision(const struct bpftune_tuner *t, const struct bpftune_even
 	rd->epsilon = d->epsilon;
 	rd->explored = d->explored;
 	tq_commit();
+	decision_inputs(t, ev, d, event_seq);
 }
 
 static void fill_change(struct row *r, const struct bpftune_tuner *t,

@@ -24,8 +24,9 @@ struct tplugin {
 	bool running;
 	uint32_t tuner_id;
 	unsigned int num_gauges;
-	unsigned int num_tables;
-	unsigned int entry[BPFTUNE_PLUGIN_MAX_TABLES];	/* in tm_tables[] */
+	unsigned int num_tables, num_plugin_tables;
+	/* in tm_tables[]: its own tables, then its policies' */
+	unsigned int entry[BPFTUNE_X_MAX_TABLES];
 	/* ring buffer losses, read by the writer: now; of its earlier runs */
 	uint64_t lost, lost_before;
 };
@@ -47,6 +48,8 @@ static unsigned int num_plugins;
 static struct tplugin *by_tuner[BPFTUNE_MAX_TUNERS];
 /* rows refused, logged once per tuner id and table (bit 31: no such table) */
 static uint32_t refused_logged[BPFTUNE_MAX_TUNERS];
+/* typed decision inputs refused, logged once per tuner id and policy */
+static uint32_t inputs_refused_logged[BPFTUNE_MAX_TUNERS];
 #define NO_SUCH_TABLE	31
 
 void tm_reg_init(void)
@@ -296,7 +299,7 @@ static struct tplugin *plugin_get(const char *name)
 static int tables_reserve(struct tplugin *p, const struct bpftune_telemetry_desc *d,
 			  char *why, size_t len)
 {
-	struct treg *found[BPFTUNE_PLUGIN_MAX_TABLES];
+	struct treg *found[BPFTUNE_X_MAX_TABLES];
 	unsigned int i, fresh = 0;
 	int err;
 
@@ -332,12 +335,23 @@ int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
 				  size_t len)
 {
 	const struct bpftune_telemetry_desc *d = t->ops->telemetry;
+	struct bpftune_telemetry_x *x;
 	struct tplugin *p;
 	int err;
 
 	err = bpftune_telemetry_check(d, why, len);
 	if (err || !tm.on || t->id >= BPFTUNE_MAX_TUNERS)
 		return err;
+	x = malloc(sizeof(*x));
+	if (!x) {
+		snprintf(why, len, "no memory for its telemetry");
+		return -ENOMEM;
+	}
+	err = bpftune_telemetry_expand(t->ops->name, d, x, why, len);
+	if (err) {
+		free(x);
+		return err;
+	}
 	pthread_mutex_lock(&tm_reg_lock);
 	p = plugin_get(t->ops->name);
 	if (!p) {
@@ -347,15 +361,18 @@ int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
 		snprintf(why, len, "a plugin named %s is running already", p->name);
 		err = -EEXIST;
 	} else if (d) {
-		err = tables_reserve(p, d, why, len);
+		err = tables_reserve(p, &x->d, why, len);
+		p->num_plugin_tables = x->num_plugin_tables;
 	}
 	if (!err) {
 		p->tuner = t;
 		p->tuner_id = t->id;
 		by_tuner[t->id] = p;
 		refused_logged[t->id] = 0;
+		inputs_refused_logged[t->id] = 0;
 	}
 	pthread_mutex_unlock(&tm_reg_lock);
+	free(x);
 	return err;
 }
 
@@ -498,6 +515,59 @@ int bpftune_table_row(struct bpftune_tuner *t, unsigned int table,
 	r->u.plugin.cookie = ev && !bpftune_netns_is_global(ev->netns_cookie) ?
 			     ev->netns_cookie : 0;
 	put_values(&r->u.plugin, values, num_values);
+	tq_commit();
+	return 0;
+}
+
+/* ---- typed decision inputs: a row of the policy's table ------------------ */
+
+static int inputs_refused(const struct bpftune_tuner *t, unsigned int k,
+			  const char *policy, const char *why)
+{
+	if (t->id < BPFTUNE_MAX_TUNERS && !(inputs_refused_logged[t->id] & (1u << k))) {
+		inputs_refused_logged[t->id] |= 1u << k;
+		bpftune_log(LOG_WARNING, "tuner %s: policy %s: typed inputs not recorded: %s",
+			    t->ops->name, policy, why);
+	}
+	return -EINVAL;
+}
+
+int tm_reg_policy_row(const struct bpftune_tuner *t, const struct bpftune_decision *d,
+		      const struct tm_decision_ctx *ctx)
+{
+	struct bpftune_value v[BPFTUNE_EVENT_MAX_COLS];
+	const struct bpftune_telemetry_desc *desc = t->ops->telemetry;
+	int k = bpftune_policy_index(desc, d->policy);
+	struct tplugin *p;
+	struct row *r;
+	char why[160];
+
+	/* a plugin without policies has no admin-policy table: text only */
+	if (k < 0 && d->policy && !strcmp(d->policy, bpftune_admin_policy.name))
+		return 0;
+	if (k < 0)
+		return inputs_refused(t, BPFTUNE_X_MAX_POLICIES, d->policy ? d->policy : "(null)",
+				      "the plugin does not declare it");
+	p = t->id < BPFTUNE_MAX_TUNERS ? by_tuner[t->id] : NULL;
+	if (!tm.started || !p || p->tuner != t || p->num_plugin_tables + k >= p->num_tables)
+		return 0;
+	if (d->num_values > BPFTUNE_POLICY_MAX_INPUTS)
+		return inputs_refused(t, k, d->policy, "too many values");
+	v[0] = BPFTUNE_VALUE_INT(ctx->decision_seq);
+	v[1] = ctx->event_seq ? BPFTUNE_VALUE_INT(ctx->event_seq) : BPFTUNE_VALUE_NULL;
+	v[2] = BPFTUNE_VALUE_TEXT(ctx->scenario[0] ? ctx->scenario : NULL);
+	v[3] = BPFTUNE_VALUE_TEXT(ctx->tunable[0] ? ctx->tunable : NULL);
+	v[4] = BPFTUNE_VALUE_TEXT(ctx->action);
+	memcpy(v + BPFTUNE_POLICY_CONTEXT_COLS, d->values, d->num_values * sizeof(*v));
+	if (bpftune_telemetry_row_check(tm_tables[p->entry[p->num_plugin_tables + k]].d, v,
+					BPFTUNE_POLICY_CONTEXT_COLS + d->num_values,
+					why, sizeof(why)))
+		return inputs_refused(t, k, d->policy, why);
+	r = tq_reserve(p->entry[p->num_plugin_tables + k], ROW_PLUGIN, t, ctx->ts_us);
+	if (!r)
+		return -ENOBUFS;
+	r->u.plugin.cookie = ctx->cookie;
+	put_values(&r->u.plugin, v, BPFTUNE_POLICY_CONTEXT_COLS + d->num_values);
 	tq_commit();
 	return 0;
 }

@@ -246,6 +246,34 @@ static int gauges_check(const struct bpftune_telemetry_desc *d, char *why, size_
 	return 0;
 }
 
+/* each policy's table, made for a plugin of a one-letter name */
+static int policies_check(const struct bpftune_telemetry_desc *d, char *why, size_t len)
+{
+	struct bpftune_policy_table pt;
+	unsigned int i, j;
+
+	if (d->num_policies > BPFTUNE_PLUGIN_MAX_POLICIES || (d->num_policies && !d->policies))
+		return fail(why, len, "%u policies (at most %d)", d->num_policies,
+			    BPFTUNE_PLUGIN_MAX_POLICIES);
+	for (i = 0; i < d->num_policies; i++) {
+		const struct bpftune_policy_desc *p = &d->policies[i];
+
+		if (bpftune_policy_name_check(p, why, len))
+			return -EINVAL;
+		for (j = 0; j <= i; j++) {
+			const char *other = j < i ? d->policies[j].name :
+					    bpftune_admin_policy.name;
+
+			if (!strcmp(p->name, other))
+				return fail(why, len, "policy '%s': declared twice (or the core's)",
+					    p->name);
+		}
+		if (bpftune_policy_table("x", p, &pt) || table_check(&pt.t, d, why, len))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int bpftune_telemetry_check(const struct bpftune_telemetry_desc *d,
 			    char *why, size_t len)
 {
@@ -258,6 +286,8 @@ int bpftune_telemetry_check(const struct bpftune_telemetry_desc *d,
 		return fail(why, len, "%u tables (at most %d)", d->num_tables,
 			    BPFTUNE_PLUGIN_MAX_TABLES);
 	err = gauges_check(d, why, len);
+	if (!err)
+		err = policies_check(d, why, len);
 	for (i = 0; !err && i < d->num_tables; i++) {
 		err = table_check(&d->tables[i], d, why, len);
 		for (j = 0; !err && j < i; j++)

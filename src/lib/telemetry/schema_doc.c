@@ -127,6 +127,13 @@ static void md_intro(FILE *f)
 "holds the declarations of its tables (`telemetry_tables`,\n"
 "`telemetry_columns`), so tools know a table they have no code for.\n"
 "CONTRIBUTING.md shows how to declare one.\n\n"
+"What a decision looked at is typed data too: each plugin declares its\n"
+"decision policies and their inputs (name, type, unit), and each policy has a\n"
+"table `decisions_<plugin>_<policy>`: one row per decision, linked by\n"
+"`decision_seq` to `decisions.seq`, with what was decided (`decided`) and one\n"
+"column per input -- a training example as it is, where `decisions.inputs`\n"
+"keeps the same as text. A plugin with policies also has\n"
+"`decisions_<plugin>_admin_policy`, the policy file holding its tunables back.\n\n"
 "Every table except `meta` starts with the same four columns:\n\n"
 "| column | type | meaning |\n|---|---|---|\n",
 		BPFTUNE_TELEMETRY_SCHEMA_VERSION);

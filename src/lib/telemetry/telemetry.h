@@ -73,6 +73,9 @@ int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
 void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t);
 /* A plugin goes (or failed to start): its tables stop; they stay in the file. */
 void bpftune_telemetry_tuner_removed(const struct bpftune_tuner *t);
+/* decisions.inputs made from @d's typed values (decide.c) */
+void bpftune_decision_text(const struct bpftune_tuner *t,
+			   const struct bpftune_decision *d, char *buf, size_t len);
 /* Last samples and health, flush, close.  Safe to call more than once. */
 BPFTUNE_DAEMON void bpftune_telemetry_stop(int exit_status);
 /* Path of the run's file, or NULL when telemetry is off. */

@@ -133,6 +133,61 @@ int bpftune_telemetry_row_check(const struct bpftune_table_desc *t,
 				const struct bpftune_value *values,
 				unsigned int num_values, char *why, size_t len);
 
+/* ---- decision policies as tables (schema_policy.c) ------------------------ */
+
+/* A policy's table: decisions_<plugin>_<policy>, context columns, inputs. */
+struct bpftune_policy_table {
+	struct bpftune_table_desc t;
+	struct bpftune_col_desc cols[BPFTUNE_EVENT_MAX_COLS];
+	char name[BPFTUNE_TABLE_NAME_MAX + 1];
+	char description[320];
+};
+
+/* the core's "admin-policy", which every plugin with policies records */
+extern const struct bpftune_policy_desc bpftune_admin_policy;
+
+#define BPFTUNE_X_MAX_POLICIES	(BPFTUNE_PLUGIN_MAX_POLICIES + 1)
+#define BPFTUNE_X_MAX_TABLES	(BPFTUNE_PLUGIN_MAX_TABLES + BPFTUNE_X_MAX_POLICIES)
+
+/*
+ * A plugin's declaration with its policies' tables: d.tables holds its own
+ * tables (same indexes), then one per policy in bpftune_policy_at() order.
+ */
+struct bpftune_telemetry_x {
+	struct bpftune_telemetry_desc d;
+	unsigned int num_plugin_tables;
+	struct bpftune_table_desc tables[BPFTUNE_X_MAX_TABLES];
+	struct bpftune_policy_table policy[BPFTUNE_X_MAX_POLICIES];
+};
+
+/* 0, or -EINVAL with why: a policy's name, description or input count */
+int bpftune_policy_name_check(const struct bpftune_policy_desc *p, char *why,
+			      size_t len);
+/* "decisions_<plugin>_<policy>" with '-' as '_'; -ENAMETOOLONG over 48 bytes */
+int bpftune_policy_table_name(const char *plugin, const char *policy,
+			      char *buf, size_t len);
+/* policy @k: the plugin's own, then admin-policy (if it has any); NULL past */
+const struct bpftune_policy_desc *bpftune_policy_at(const struct bpftune_telemetry_desc *d,
+						    unsigned int k);
+/* @name's k for bpftune_policy_at(), or -ENOENT */
+int bpftune_policy_index(const struct bpftune_telemetry_desc *d, const char *name);
+/* @p's table for @plugin; 0 or -EINVAL */
+int bpftune_policy_table(const char *plugin, const struct bpftune_policy_desc *p,
+			 struct bpftune_policy_table *out);
+/*
+ * @x from @d (NULL: no tables) for @plugin.  Checks only the policies'
+ * names and table names: bpftune_telemetry_check() the rest.  0 or -EINVAL.
+ */
+int bpftune_telemetry_expand(const char *plugin, const struct bpftune_telemetry_desc *d,
+			     struct bpftune_telemetry_x *x, char *why, size_t len);
+/*
+ * decisions.inputs made from typed values: "name=value ..." in declared
+ * order, NULLs left out.  0, or -ENOSPC (truncated, still terminated).
+ */
+int bpftune_policy_inputs_text(const struct bpftune_policy_desc *p,
+			       const struct bpftune_value *v, unsigned int n,
+			       char *buf, size_t len);
+
 /* ---- documents (schema_doc.c) -------------------------------------------- */
 
 /* docs/telemetry.md; 0 or -EIO */

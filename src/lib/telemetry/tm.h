@@ -241,6 +241,21 @@ struct tplugin *tm_reg_next_gauged(struct tplugin *prev, uint32_t *tuner_id);
 /* writer, under the lock: ring buffer losses of every plugin, cumulative */
 uint64_t tm_reg_ringbuf_lost(void);
 
+/* what a decision's typed inputs row says besides the inputs */
+struct tm_decision_ctx {
+	uint64_t decision_seq, event_seq;	/* event_seq 0: none */
+	uint64_t cookie, ts_us;
+	const char *scenario, *tunable, *action;	/* "" for none */
+};
+
+/*
+ * Main thread: @d's typed values as a row of its policy's table.  0 (or
+ * telemetry off), -EINVAL if they do not match the declaration (logged
+ * once per policy), -ENOBUFS if dropped.
+ */
+int tm_reg_policy_row(const struct bpftune_tuner *t, const struct bpftune_decision *d,
+		      const struct tm_decision_ctx *ctx);
+
 /* ---- bind.c --------------------------------------------------------------- */
 
 struct binder {
