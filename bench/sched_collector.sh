@@ -82,15 +82,14 @@ for r in $(seq 1 "$RUNS"); do
 		       s / w, n / w, (l1 + l2) / w, s ? 100 * (l1 + l2) / s : 0 }' | tee -a "$OUT"
 	rm -rf "$tel"
 done
-awk 'NR > 2 {
-	for (i = 4; i <= 8; i++) v[i][NR] = $i; n++ }
-     END {
-	split("ratio seen/s written/s lost/s lost%", name, " ")
-	for (i = 4; i <= 8; i++) {
-		m = 0; delete a
-		for (k in v[i]) a[++m] = v[i][k]
-		asort(a)
-		printf "%-10s median %12.3f  (min %.3f .. max %.3f, %d runs)\n", name[i - 3],
-		       a[int((m + 1) / 2)], a[1], a[m], m
-	} }' "$OUT" | tee -a "$OUT.summary"
+# median and range per column (python3: mawk has no arrays of arrays)
+/usr/bin/python3 - "$OUT" <<'PY' | tee "$OUT.summary"
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[2:] if l.strip()]
+names = ["ratio", "seen/s", "written/s", "lost/s", "lost%"]
+for i, name in enumerate(names, start=3):
+    v = sorted(float(r[i]) for r in rows)
+    print("%-10s median %12.3f  (min %.3f .. max %.3f, %d runs)" % (
+        name, statistics.median(v), v[0], v[-1], len(v)))
+PY
 cat "$OUT.summary" >>"$OUT" && rm -f "$OUT.summary"

@@ -402,3 +402,29 @@ with tempfile.NamedTemporaryFile("w", delete=False) as f:
 assert p.possible_cpus(f.name) == [0, 1, 2, 3, 6]
 PY
 }
+
+@test "plot: a tunable is a line per netns, the global one from its initial value (a netns change never moves it)" {
+	/usr/bin/python3 -c "import pandas" 2>/dev/null || skip "python3-pandas is not installed"
+	PYTHONPATH="$REPO/tools" /usr/bin/python3 - <<'PY'
+import pandas as pd
+from bpftune_telemetry.plot import tunable_lines
+tb = {"tunable": "net.ipv4.tcp_rmem", "num_values": 3,
+      "initial_0": 4096, "initial_1": 131072, "initial_2": 33554432}
+changes = pd.DataFrame([
+    # netns 77 first goes from 32 KB to 64 KB, then the global value grows
+    {"tunable": "net.ipv4.tcp_rmem", "netns_cookie": 77, "_x": 1.0, "old_0": 4096,
+     "old_1": 16384, "old_2": 32768, "new_0": 4096, "new_1": 16384, "new_2": 65536},
+    {"tunable": "net.ipv4.tcp_rmem", "netns_cookie": 0, "_x": 2.0, "old_0": 4096,
+     "old_1": 131072, "old_2": 33554432, "new_0": 4096, "new_1": 131072, "new_2": 41943040},
+])
+lines = dict(tunable_lines(tb, changes, 5.0))
+assert sorted(lines) == [0, 77], lines
+xs, ys = lines[0][2]
+assert (xs, ys) == ([0.0, 2.0, 5.0], [33554432, 41943040, 41943040]), (xs, ys)
+xs, ys = lines[77][2]
+assert (xs, ys) == ([1.0, 1.0, 5.0], [32768, 65536, 65536]), (xs, ys)
+# nothing changed in any netns: the global line alone, flat
+lines = tunable_lines(tb, changes.iloc[0:0], 5.0)
+assert [c for c, _ in lines] == [0] and lines[0][1][2] == ([0.0, 5.0], [33554432, 33554432])
+PY
+}

@@ -70,12 +70,27 @@ def netns_order(rows):
                   key=lambda c: (c != 0, -int(counts[c]), c))
 
 
+def cpu_lines(rows, col):
+    """A table with a row per CPU each interval (perf_counts, sched_stats):
+    a line per CPU, or with more CPUs than lines their sum per interval
+    (the rows of one interval share their timestamp).  Else the rows as
+    they are, one line."""
+    if "cpu" not in rows.columns:
+        return [(None, "C0", rows)], 0
+    cpus = sorted(int(c) for c in rows["cpu"].dropna().unique())
+    if len(cpus) <= MAX_NETNS_LINES:
+        return [("cpu %d" % c, "C%d" % i, rows[rows["cpu"] == c])
+                for i, c in enumerate(cpus)], 0
+    summed = rows.groupby("ts_uptime_us", as_index=False)[col].sum(min_count=1)
+    return [("all %d CPUs" % len(cpus), "C0", summed)], 0
+
+
 def lines(rows, col, per_netns, names):
     """[(label or None, colour, rows)] of one column: one per netns (at
     most MAX_NETNS_LINES, in netns_order()), or the rows as they are; and
     how many namespaces were left out."""
     if not per_netns or "netns_cookie" not in rows.columns:
-        return [(None, "C0", rows)], 0
+        return cpu_lines(rows, col)
     order = netns_order(rows)
     out = []
     for i, cookie in enumerate(order[:MAX_NETNS_LINES]):
@@ -135,9 +150,11 @@ def draw(ax, table, c, prepared):
         ax.set_ylim(0, 1.02)
         ax.set_xlabel(c.unit or "value", fontsize=8)
         ax.set_ylabel("fraction at or below", fontsize=7)
-    if len(out) > 1 or (table.per_netns and out[0][0]):
+    if len(out) > 1 or out[0][0]:
         ax.legend(fontsize=6, loc="best")
     ax.tick_params(labelsize=7)
+    # no "1e6+1e9" offsets: the values as they are, a power of ten if large
+    ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 5), useOffset=False)
 
 
 def grid(n, width=2):

@@ -131,13 +131,16 @@ def collect_signals(src, args):
 
 
 def moves(runs_of_groups):
-    """Whether a signal is worth a figure: not all-zero or constant."""
+    """Whether a signal is worth a figure: a counter that counted something
+    in some run, a gauge or distribution whose value was not always the same
+    (a constant such as mem_total_kb says nothing about the workloads)."""
     import numpy as np
-    vals = [np.asarray(v[2], dtype=float) for runs in runs_of_groups.values() for v in runs]
+    runs = [v for rs in runs_of_groups.values() for v in rs]
+    if runs and runs[0][0] == "counter":
+        return any(v[1] is not None and np.nanmax(np.abs(v[1].values)) > 0 for v in runs)
+    vals = [np.asarray(v[2], dtype=float) for v in runs]
     vals = np.concatenate([v[np.isfinite(v)] for v in vals]) if vals else np.array([])
-    return vals.size > 0 and (np.nanmax(vals) != np.nanmin(vals) or
-                              any(v[1] is not None and np.nanmax(np.abs(v[1].values)) > 0
-                                  for runs in runs_of_groups.values() for v in runs))
+    return vals.size > 0 and np.nanmax(vals) != np.nanmin(vals)
 
 
 # lines of categories that coincide stay visible: a dash pattern each
@@ -150,7 +153,9 @@ def band(ax, series_list, interval, style, label):
     color, dash = style
     df = pd.concat([s.rename(i) for i, s in enumerate(series_list)], axis=1).sort_index()
     x = df.index.values * interval
-    ax.plot(x, df.median(axis=1), color=color, linestyle=dash, label=label, linewidth=1.6)
+    # a run of one or two samples is a point or two: marked, or it is not seen
+    ax.plot(x, df.median(axis=1), color=color, linestyle=dash, label=label, linewidth=1.6,
+            marker="o" if len(x) < 3 else None, markersize=4)
     if df.shape[1] > 1:
         ax.fill_between(x, df.min(axis=1), df.max(axis=1), color=color, alpha=0.18,
                         linewidth=0)

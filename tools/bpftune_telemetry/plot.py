@@ -101,8 +101,9 @@ def overview(plt, ctx, out):
     changes, tunables, events = ctx["changes"], ctx["tunables"], ctx["events"]
     drawers = []
     changed = set(changes["tunable"]) if len(changes) else set()
+    # a tunable nothing changed is a flat line: the title counts the changes
     for _, tb in tunables.iterrows():
-        if not changed or tb["tunable"] in changed:
+        if tb["tunable"] in changed:
             drawers.append(("tunable", tb))
     for t in ctx["decls"].values():
         for c in t.drawn():
@@ -127,8 +128,10 @@ def overview(plt, ctx, out):
             draw(ax, *data)
         mark_changes(ax, changes, ctx["t0"])
     axes[-1, 0].set_xlabel("seconds since the daemon started")
-    fig.suptitle("run %s  label %s  %s  (%d changes, red lines)" % (
-        ctx["rid"][:8], ctx["label"], ctx["kernel"], len(changes)), fontsize=10)
+    fig.suptitle("run %s  label %s  %s  (%s)" % (
+        ctx["rid"][:8], ctx["label"], ctx["kernel"],
+        "%d changes of %d tunables, red lines" % (len(changes), len(changed)) if len(changes)
+        else "no tunable changed"), fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(out, dpi=90)
     plt.close(fig)
