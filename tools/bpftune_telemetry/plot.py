@@ -130,7 +130,9 @@ def overview(plt, ctx, out):
     axes[-1, 0].set_xlabel("seconds since the daemon started")
     fig.suptitle("run %s  label %s  %s  (%s)" % (
         ctx["rid"][:8], ctx["label"], ctx["kernel"],
-        "%d changes of %d tunables, red lines" % (len(changes), len(changed)) if len(changes)
+        "%d change%s of %d tunable%s, red lines" % (
+            len(changes), "" if len(changes) == 1 else "s",
+            len(changed), "" if len(changed) == 1 else "s") if len(changes)
         else "no tunable changed"), fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(out, dpi=90)
