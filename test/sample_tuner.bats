@@ -18,7 +18,9 @@ teardown() {
 @test "the sample tuner builds out of tree against the installed headers and library" {
 	[ -f "$SAMPLE_SO" ]
 	# compiled with the installed headers, not the source tree's
-	grep -q -- "-I$SUITE_PREFIX/include" "$SUITE_PREFIX/sample-build.log"
+	grep -q -- "-I$SUITE_PREFIX/include" "$SUITE_PREFIX/sample-build.log" ||
+		{ echo "# no -I$SUITE_PREFIX/include in its build log:" >&3
+		  sed 's/^/#   /' "$SUITE_PREFIX/sample-build.log" >&3; false; }
 	! grep -q -- "-I$REPO/include" "$SUITE_PREFIX/sample-build.log"
 	PKG_CONFIG_PATH="$SUITE_PREFIX/lib/pkgconfig" run pkg-config --variable=plugindir bpftune
 	[ "$output" = "$SUITE_PREFIX/lib/bpftune" ]
