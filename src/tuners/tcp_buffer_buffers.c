@@ -94,24 +94,23 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 		return;
 	ret = bpftune_tunable_get(t, tunable, ev, in.live);
 	/*
-	 * The receive side's growth is bounded by what its path holds: the
-	 * rate times the smallest RTT (the RTT now includes the queueing a
-	 * bigger window causes, and would let the bound ratchet with it).
-	 * A new connection has measured neither yet: the netns's last
-	 * measurement stands in, or each new connection would raise the max
-	 * unbounded.
+	 * The receive side's growth is bounded by what its path holds (its
+	 * rate times its RTT).  A new connection has measured neither yet:
+	 * the netns's last measurement stands in, or each new connection
+	 * would raise the max unbounded.
 	 */
 	if (tunable == TB_RMEM) {
-		in.bdp = tb_bdp_bytes(e->rate_kbps, e->min_rtt_us ?: e->rtt_us);
+		in.bdp = tb_bdp_bytes(e->rate_kbps, e->rtt_us);
+		in.window_bound = in.bdp && 2 * in.bdp >= e->rcv_wnd;
 		if (in.bdp)
 			n->rmem_bdp = in.bdp;
 		else
 			in.bdp = n->rmem_bdp;
 	}
 	snprintf(inputs, sizeof(inputs),
-		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u min_rtt_us=%u rate_kbps=%u bdp=%ld tcp_pages=%lld tcp_mem1=%lld pressure=%u",
+		 "buffer=%u event_max=%lld live_max=%ld rtt_us=%u min_rtt_us=%u rate_kbps=%u bdp=%ld rcv_wnd=%u tcp_pages=%lld tcp_mem1=%lld pressure=%u",
 		 e->value, (long long)e->limit[2], ret == 3 ? in.live[2] : -1L,
-		 e->rtt_us, e->min_rtt_us, e->rate_kbps, in.bdp,
+		 e->rtt_us, e->min_rtt_us, e->rate_kbps, in.bdp, e->rcv_wnd,
 		 (long long)e->allocated, (long long)e->mem[1], e->pressure);
 	v = tb_buf_precheck(ret == 3, in.live, e->limit[2]);
 	if (v != TB_BUF_GROW) {
