@@ -93,15 +93,14 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 		return;
 	ret = bpftune_tunable_get(t, tunable, ev, in.live);
 	/*
-	 * The receive side's growth is bounded by what its path holds: the
-	 * rate times the smallest RTT (the RTT now includes the queueing a
-	 * bigger window causes, and would let the bound ratchet with it).
-	 * A new connection has measured neither yet: the netns's last
-	 * measurement stands in, or each new connection would raise the max
-	 * unbounded.
+	 * The receive side's growth is bounded by what its path holds (its
+	 * rate times its RTT).  A new connection has measured neither yet:
+	 * the netns's last measurement stands in, or each new connection
+	 * would raise the max unbounded.
 	 */
 	if (tunable == TB_RMEM) {
-		in.bdp = tb_bdp_bytes(e->rate_kbps, e->min_rtt_us ?: e->rtt_us);
+		in.bdp = tb_bdp_bytes(e->rate_kbps, e->rtt_us);
+		in.window_bound = in.bdp && 2 * in.bdp >= e->rcv_wnd;
 		if (in.bdp)
 			n->rmem_bdp = in.bdp;
 		else
@@ -116,6 +115,7 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 	inputs[TB_IN_RATE_KBPS] = BPFTUNE_VALUE_INT(e->rate_kbps);
 	if (in.bdp)
 		inputs[TB_IN_BDP] = BPFTUNE_VALUE_INT(in.bdp);
+	inputs[TB_IN_RCV_WND] = BPFTUNE_VALUE_INT(e->rcv_wnd);
 	inputs[TB_IN_TCP_PAGES] = BPFTUNE_VALUE_INT(e->allocated);
 	inputs[TB_IN_TCP_MEM1] = BPFTUNE_VALUE_INT(e->mem[1]);
 	inputs[TB_IN_PRESSURE] = BPFTUNE_VALUE_INT(e->pressure);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* tcp_buffer's decisions (see tcp_buffer_policy.h). */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <bpftune/correlation.h>
@@ -28,6 +29,8 @@ enum tb_buf_verdict tb_buf_precheck(bool have_live, const long live[3],
 
 enum tb_buf_verdict tb_buf_decide(const struct tb_buf_in *in, long want[3])
 {
+	long limit, step;
+
 	if (in->lowmem)
 		return TB_BUF_LOWMEM;
 	if (in->pressure || (in->tcp_mem1 > 0 &&
@@ -37,13 +40,26 @@ enum tb_buf_verdict tb_buf_decide(const struct tb_buf_in *in, long want[3])
 		return TB_BUF_HELD;
 	if (in->live[2] >= in->cap)
 		return TB_BUF_AT_CAP;
-	if (in->bdp > 0 && in->live[2] >= in->bdp * TB_BUF_BDP_FACTOR)
+	limit = in->window_bound ? LONG_MAX : tb_bdp_limit(in->bdp);
+	if (in->live[2] >= limit)
+		return TB_BUF_ABOVE_BDP;
+	step = delta(in->live[2], in->rate);
+	/* up to the bound; a raise of less than a quarter step is not worth one */
+	if (in->live[2] + step > limit)
+		step = limit - in->live[2];
+	if (step < delta(in->live[2], in->rate) / 4)
 		return TB_BUF_ABOVE_BDP;
 	memcpy(want, in->live, 3 * sizeof(*want));
-	want[2] = in->live[2] + delta(in->live[2], in->rate);
-	if (in->bdp > 0 && want[2] > in->bdp * TB_BUF_BDP_FACTOR)
-		want[2] = in->bdp * TB_BUF_BDP_FACTOR;
+	want[2] = in->live[2] + step;
 	return TB_BUF_GROW;
+}
+
+long tb_bdp_limit(long bdp)
+{
+	if (bdp <= 0 || bdp > LONG_MAX / TB_BUF_BDP_FACTOR)
+		return LONG_MAX;
+	return bdp * TB_BUF_BDP_FACTOR > TB_BUF_BDP_FLOOR ?
+	       bdp * TB_BUF_BDP_FACTOR : TB_BUF_BDP_FLOOR;
 }
 
 long tb_bdp_bytes(unsigned int rate_kbps, unsigned int rtt_us)
@@ -69,7 +85,7 @@ const char *tb_buf_action(enum tb_buf_verdict v)
 	case TB_BUF_AT_CAP:
 		return "none: at the cap";
 	case TB_BUF_ABOVE_BDP:
-		return "none: max already 4x the measured BDP";
+		return "none: max already 4x the measured BDP (and the kernel's default)";
 	}
 	return "none";
 }

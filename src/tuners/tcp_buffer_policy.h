@@ -34,15 +34,18 @@ enum tb_buf_verdict {
 
 /*
  * tcp_rmem's max is not raised past this many times the bandwidth-delay
- * product the event's socket measured (its delivery rate x its smallest
- * RTT, the path's RTT without the queueing a bigger window adds): receive
- * autotuning sizes a buffer at about twice what arrived in an RTT, and
- * the kernel's overhead (truesize) takes up to half of it.  A socket that
- * is window-bound measures a BDP near its window, so growth it needs is
- * never refused; one that is not stops the ratchet a few steps above what
- * its path holds.
+ * product the event's socket measured (its receive rate x its receive
+ * RTT: the bytes it took in per RTT), nor held below the kernel's own
+ * default max: receive autotuning sizes a buffer at about twice what
+ * arrived in an RTT, and the kernel's overhead (truesize) takes up to
+ * half of it.  A socket that is window-bound measures a BDP near its
+ * window, so growth it needs is never refused; one that is not stops the
+ * ratchet a few steps above what its path holds.  A receiver that takes
+ * in half its advertised window or more per RTT is bound by its window:
+ * it is not held back at all.
  */
 #define TB_BUF_BDP_FACTOR	4
+#define TB_BUF_BDP_FLOOR	6291456L	/* tcp_rmem[2]'s built-in default */
 
 /* The event itself: is it still about the live max? */
 enum tb_buf_verdict tb_buf_precheck(bool have_live, const long live[3],
@@ -57,16 +60,19 @@ struct tb_buf_in {
 	bool held;		/* a latency guard hold is in force */
 	long cap;		/* the tunable's max */
 	long bdp;		/* bytes the socket measured per RTT; 0 unknown */
+	bool window_bound;	/* it took in about its whole window per RTT */
 	unsigned int rate;	/* learning rate */
 };
 
 /* rate x RTT in bytes (0 if either is unknown) */
 long tb_bdp_bytes(unsigned int rate_kbps, unsigned int rtt_us);
+/* the highest max a measured @bdp allows (LONG_MAX: unknown, no bound) */
+long tb_bdp_limit(long bdp);
 
 /*
  * After tb_buf_precheck(): grow the max?  On TB_BUF_GROW, @want is @live
- * with the max raised by delta, no further than TB_BUF_BDP_FACTOR x @bdp
- * when it is known (the library clamps it to the cap).
+ * with the max raised by delta, no further than tb_bdp_limit(@bdp) (the
+ * library clamps it to the cap).
  */
 enum tb_buf_verdict tb_buf_decide(const struct tb_buf_in *in, long want[3]);
 /* "raise" or "none: ..." as the decisions table records it */

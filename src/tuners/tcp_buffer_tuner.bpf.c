@@ -89,6 +89,7 @@ static __always_inline void tcp_rtt_rate(struct sock *sk, int receiver,
 		rtt = BPF_CORE_READ(tp, rcv_rtt_est.rtt_us) >> 3;
 		bytes = BPF_CORE_READ(tp, rcvq_space.space);
 		us = rtt;
+		e->rcv_wnd = BPF_CORE_READ(tp, rcv_wnd);
 	} else {
 		bytes = (__u64)BPF_CORE_READ(tp, rate_delivered) *
 			BPF_CORE_READ(tp, mss_cache);

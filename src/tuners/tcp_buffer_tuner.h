@@ -49,6 +49,8 @@ struct tcp_buffer_event {
 	__u8 moderate_rcvbuf;
 	__u8 pad[3];
 	__u32 min_rtt_us;	/* the socket's smallest RTT seen (0: none) */
+	__u32 rcv_wnd;		/* receiver: its advertised window (bytes) */
+	__u32 pad2;
 };
 
 /* Per-netns SYN counters kept by the BPF side (map syn_stats). */

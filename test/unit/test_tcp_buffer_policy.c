@@ -4,6 +4,7 @@
  * and the latency guard, tcp_mem and low-memory mode, the SYN backlog and
  * syncookies.  Learning rate 4: delta is a quarter of the value.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "unit.h"
@@ -80,34 +81,49 @@ static void test_buf_refusals_in_order(void **state)
 /* tcp_rmem's max: no further than 4x the BDP the socket measured */
 static void test_buf_bdp_bound(void **state)
 {
-	struct tb_buf_in in = buf_in(4L << 20);
+	struct tb_buf_in in = buf_in(16L << 20);
 	long want[3];
 
 	(void)state;
-	/* 20 ms x 400 Mbit/s: 1 MB */
-	in.bdp = tb_bdp_bytes(400000, 20000);
-	assert_int_equal(in.bdp, 1000000);
-	/* 4 MiB >= 4 MB: no raise, and said why */
+	/* 20 ms x 1.6 Gbit/s: 4 MB */
+	in.bdp = tb_bdp_bytes(1600000, 20000);
+	assert_int_equal(in.bdp, 4000000);
+	/* 16 MiB >= 16 MB: no raise, and said why */
 	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_ABOVE_BDP);
 	assert_string_equal(tb_buf_action(TB_BUF_ABOVE_BDP),
-			    "none: max already 4x the measured BDP");
+			    "none: max already 4x the measured BDP (and the kernel's default)");
 	/* below: a raise by delta, clipped at 4x */
-	in = buf_in(3500000);
-	in.bdp = 1000000;
+	in = buf_in(15000000);
+	in.bdp = 4000000;
 	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
-	assert_int_equal(want[2], 4000000);
-	in = buf_in(2000000);
-	in.bdp = 1000000;
+	assert_int_equal(want[2], 16000000);
+	in = buf_in(8000000);
+	in.bdp = 4000000;
 	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
-	assert_int_equal(want[2], 2500000);
-	/* a window-bound socket measures about its window: growth goes on */
+	assert_int_equal(want[2], 10000000);
+	/* a clipped raise of less than a quarter step is not made */
+	in = buf_in(15900000);
+	in.bdp = 4000000;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_ABOVE_BDP);
+	/* never held below the kernel's default max (6 MiB) */
+	assert_int_equal(tb_bdp_limit(1000), TB_BUF_BDP_FLOOR);
 	in = buf_in(262144);
-	in.bdp = 131072;
+	in.bdp = 16000;
 	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
 	assert_int_equal(want[2], 327680);
+	in = buf_in(5800000);
+	in.bdp = 16000;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
+	assert_int_equal(want[2], TB_BUF_BDP_FLOOR);
+	/* window-bound: its window limits it, the bound does not apply */
+	in = buf_in(16L << 20);
+	in.bdp = 4000000;
+	in.window_bound = true;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
 	/* unknown RTT or rate: no bound */
 	assert_int_equal(tb_bdp_bytes(0, 20000), 0);
 	assert_int_equal(tb_bdp_bytes(400000, 0), 0);
+	assert_true(tb_bdp_limit(0) == LONG_MAX);
 	in = buf_in(60L << 20);
 	in.bdp = 0;
 	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
