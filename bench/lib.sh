@@ -52,6 +52,21 @@ bench_on_exit() {
 	BENCH_CLEANUPS+=("$1")
 }
 
+# bench_netns_kill NS: every process in NS, TERM then KILL
+bench_netns_kill() {
+	local pids i
+
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		pids="$(ip netns pids "$1" 2>/dev/null)"
+		[ -n "$pids" ] || return 0
+		# shellcheck disable=SC2086
+		kill -TERM $pids 2>/dev/null
+		sleep 0.2
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $(ip netns pids "$1" 2>/dev/null) 2>/dev/null
+}
+
 bench_cleanup() {
 	local i p ns
 	set +e
@@ -63,7 +78,10 @@ bench_cleanup() {
 		kill -TERM "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	# a server started through a wrapper (cgroup, taskset, chrt) outlives
+	# the wrapper's pid: whatever still runs in a bench netns goes too
 	for ns in "${BENCH_NETNS[@]}"; do
+		bench_netns_kill "$ns"
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -n "$DAEMON_CG" ] && rmdir "$DAEMON_CG" 2>/dev/null
