@@ -122,7 +122,9 @@ def draw(ax, table, c, prepared):
     out, hidden = prepared
     for label, colour, x, y in out:
         if c.draw == "cdf":
-            ax.step(x, y, where="post", label=label, color=colour)
+            # few observations: mark each (a single one makes no step at all)
+            ax.step(x, y, where="post", label=label, color=colour,
+                    marker="o" if len(x) < 50 else None, markersize=3)
         else:
             ax.plot(x, y, label=label, color=colour, linewidth=1)
     ax.set_title(title(c) + (" (+%d netns not drawn)" % hidden if hidden else ""),
