@@ -220,7 +220,7 @@ check_outcomes_table() {
 	[ "$(sql "SELECT count(*) FROM tcp_conn_outcomes")" -eq \
 	  "$(sql "SELECT count(*) FROM decisions WHERE tuner = 'tcp_conn' AND policy = 'epsilon-greedy'")" ]
 	# every row: the client's netns, the server as destination, the data
-	q="netns_cookie = $c AND family = 4 AND dest = '10.78.1.2/32' AND cc IN ('cubic', 'bbr', 'htcp', 'dctcp') AND bytes_acked >= 262144 AND segs_out > 0 AND srtt_us > 0 AND min_rtt_us > 0 AND delivery_rate > 0 AND lossy = 0"
+	q="netns_cookie = $c AND family = 4 AND dest = '10.78.1.2/32' AND cc IN ('cubic', 'bbr', 'htcp', 'dctcp') AND bytes_acked >= 262144 AND segs_out > 0 AND srtt_us > 0 AND min_rtt_us > 0 AND delivery_rate > 0 AND duration_us > 0 AND lossy = 0"
 	[ "$(sql "SELECT count(*) FROM tcp_conn_outcomes WHERE NOT ($q)")" -eq 0 ]
 	# each taught a cost (no loss, 256 kB each), and the count of outcomes
 	# to the destination grows by one a row

@@ -26,7 +26,7 @@ static const struct bpftune_col_desc outcome_cols[] = {
 	BPFTUNE_COL_INT("bytes_acked", DISTRIBUTION, "bytes", "bytes the peer acknowledged"),
 	BPFTUNE_COL_INT("segs_out", DISTRIBUTION, "segments", "data segments sent"),
 	BPFTUNE_COL_INT("retrans", DISTRIBUTION, "segments", "segments retransmitted"),
-	BPFTUNE_COL_INT("duration_ms", DISTRIBUTION, "ms", "from established to close"),
+	BPFTUNE_COL_INT("duration_us", DISTRIBUTION, "us", "from established to close"),
 	BPFTUNE_COL_INT("ecn", LABEL, NULL, "1 if ECN was negotiated (dctcp is a candidate only then)"),
 	BPFTUNE_COL_INT("lossy", LABEL, NULL, "1 if it was moved to bbr on loss meanwhile"),
 	BPFTUNE_COL_FLOAT("cost", DISTRIBUTION, NULL,

@@ -324,7 +324,7 @@ static __always_inline int closing(struct bpf_sock_ops *ops)
 	d->retrans = ops->total_retrans;
 	d->segs_out = ops->data_segs_out;
 	d->bytes_acked = ops->bytes_acked;
-	d->duration_ms = (bpf_ktime_get_ns() - st->start_ns) / 1000000;
+	d->duration_us = (bpf_ktime_get_ns() - st->start_ns) / 1000;
 	interval = ops->rate_interval_us;
 	if (interval)
 		rate = (__u64)ops->rate_delivered * ops->mss_cache * 1000000 / interval;

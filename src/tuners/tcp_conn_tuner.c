@@ -352,7 +352,7 @@ static void outcome_row(struct bpftune_tuner *t, const struct bpftune_event *ev,
 		BPFTUNE_VALUE_INT((int64_t)c->delivery_rate),
 		BPFTUNE_VALUE_INT((int64_t)c->bytes_acked),
 		BPFTUNE_VALUE_INT(c->segs_out), BPFTUNE_VALUE_INT(c->retrans),
-		BPFTUNE_VALUE_INT(c->duration_ms), BPFTUNE_VALUE_INT(c->ecn),
+		BPFTUNE_VALUE_INT((int64_t)c->duration_us), BPFTUNE_VALUE_INT(c->ecn),
 		BPFTUNE_VALUE_INT(c->lossy), cost,
 		BPFTUNE_VALUE_INT((int64_t)outcomes) }, 15);
 }
@@ -523,6 +523,10 @@ static void conn_fini(struct bpftune_tuner *t, void *priv)
 			free(d);
 		}
 }
+
+_Static_assert(sizeof(struct tcp_conn_done) <= BPFTUNE_PAYLOAD_LEN &&
+	       sizeof(struct tcp_conn_loss) <= BPFTUNE_PAYLOAD_LEN,
+	       "the payloads fit in an event");
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[TCP_CONN_SCENARIO_LOSS] = {

@@ -83,7 +83,7 @@ struct tcp_conn_done {
 	__u32 min_rtt_us;
 	__u32 retrans;
 	__u32 segs_out;
-	__u32 duration_ms;
+	__u64 duration_us;		/* established to close */
 	__u64 delivery_rate;		/* bytes/s, last rate sample */
 	__u64 bytes_acked;
 	char cc[TCP_CONN_CC_NAME];	/* algorithm it ended with */

@@ -137,7 +137,9 @@ def draw(ax, table, c, prepared):
     out, hidden = prepared
     for label, colour, x, y in out:
         if c.draw == "cdf":
-            ax.step(x, y, where="post", label=label, color=colour)
+            # few observations: mark each (a single one makes no step at all)
+            ax.step(x, y, where="post", label=label, color=colour,
+                    marker="o" if len(x) < 50 else None, markersize=3)
         elif c.draw == "value" and not getattr(table, "sampled", True):
             # a row per event: the value holds from one event to the next
             ax.step(x, y, where="post", label=label, color=colour, linewidth=1,
