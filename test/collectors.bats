@@ -78,6 +78,7 @@ sched_pingpong_check() {
 		  OR lost_ringbuf IS NULL OR lost_writer IS NULL")" -eq 0 ]
 }
 
+# bats test_tags=hooks
 @test "sched collector: every switch the kernel counts for a pinned ping-pong is a row, with its content" {
 	make_plugin_dir sysctl sched
 	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200
