@@ -83,28 +83,6 @@ static inline __u32 bpftune_sampling_skip(__u32 every)
 	return 0xffffffffU - 0xffffffffU / every;
 }
 
-/* the samples a whole window is allowed at the target rate (20) */
-#define BPFTUNE_SAMPLE_WINDOW_SAMPLES \
-	(BPFTUNE_SAMPLE_TARGET_PER_SEC * BPFTUNE_SAMPLE_WINDOW_NS / 1000000000ULL)
-
-/*
- * A window is over when its time is, or as soon as it has processed more
- * calls than the whole window allows.  The second rule is for windows
- * whose N is too small for the rate: the first window after start or
- * after a lull (N is 1 then) would otherwise process every call for 100
- * ms, tens of thousands on a busy path; now the burst ends at the next
- * clock tick, and N comes from the rate measured until then.
- */
-static inline int bpftune_sampler_window_over(const struct bpftune_sampler *s,
-					      __u64 now)
-{
-	__u64 every = s->every ? s->every : 1;
-
-	if (now - s->window_start_ns >= BPFTUNE_SAMPLE_WINDOW_NS)
-		return 1;
-	return s->window_calls > BPFTUNE_SAMPLE_WINDOW_SAMPLES * every;
-}
-
 /*
  * Called once per clock tick (the first call of a hook in a new jiffy, on
  * whichever CPU): close the window when it is over and pick N and the
@@ -114,7 +92,7 @@ static inline void bpftune_sampler_tick(struct bpftune_sampler *s, __u64 now)
 {
 	__u32 every;
 
-	if (!bpftune_sampler_window_over(s, now))
+	if (now - s->window_start_ns < BPFTUNE_SAMPLE_WINDOW_NS)
 		return;
 	every = bpftune_sampling_next_every(s->window_calls,
 					    now - s->window_start_ns,

@@ -6,7 +6,6 @@
  * and that the estimated call count stays close to the real one.
  */
 #include <limits.h>
-#include <string.h>
 #include <linux/types.h>
 #include <bpftune/sampling.h>
 
@@ -312,48 +311,6 @@ static void test_sim_burst_lull(void **state)
 	assert_true(s.max_every >= 40000);
 }
 
-/* calls processed in the first @ms of a burst of @rate calls a second */
-static __u64 sim_burst(struct bpftune_sampler *s, __u64 *now, __u64 rate,
-		       unsigned int ms, uint64_t *rnd)
-{
-	__u64 interval = 1000000000ULL / rate, before = s->sampled, i;
-
-	for (i = 0; i < rate * ms / 1000; i++) {
-		sim_sample(s, *now, rnd);
-		*now += interval;
-	}
-	return s->sampled - before;
-}
-
-/*
- * The first window after start, and the first after a lull, process every
- * call only until the next clock tick once they have had their window's
- * share: at 1M calls/s that is a tick's worth (4000), not 100 ms (100000).
- */
-static void test_sim_first_window_bounded(void **state)
-{
-	struct bpftune_sampler s = { 0 };
-	__u64 now = SIM_START_NS, got;
-	uint64_t rnd = 7;
-
-	(void)state;
-	got = sim_burst(&s, &now, 1000000, 100, &rnd);
-	assert_true(got <= 2 * SIM_TICK_NS / 1000 + 2 * T);
-	assert_true(s.every > 1);
-	/* a lull long enough for N to come down to 1 (4x per window) */
-	while (s.every > 1) {
-		now += 2 * BPFTUNE_SAMPLE_WINDOW_NS;
-		sim_sample(&s, now, &rnd);
-	}
-	got = sim_burst(&s, &now, 1000000, 100, &rnd);
-	assert_true(got <= 2 * SIM_TICK_NS / 1000 + 2 * T);
-	/* a slow hook is still seen whole: 10 calls in a window, all */
-	memset(&s, 0, sizeof(s));
-	got = sim_burst(&s, &now, 100, 1000, &rnd);
-	assert_int_equal(got, 100);
-	assert_int_equal(s.every, 1);
-}
-
 /* irregular call spacing (pseudo-random) still lands near the target */
 static void test_sim_jitter(void **state)
 {
@@ -394,7 +351,6 @@ int unit_run_sampling(void)
 		cmocka_unit_test(test_sim_beyond_clamp),
 		cmocka_unit_test(test_sim_burst_lull),
 		cmocka_unit_test(test_sim_jitter),
-		cmocka_unit_test(test_sim_first_window_bounded),
 	};
 
 	return cmocka_run_group_tests_name("sampling", tests, NULL, NULL);
