@@ -71,7 +71,9 @@ lookups_until() {
 	global="$(cat /proc/sys/net/ipv6/route/max_size)"
 	start_daemon
 	routes "$ns" add 1 400
-	lookups_until "$ns" "IPv6 route table near max_size: net.ipv6.route.max_size 128 -> 160 in netns $ns \(cookie [0-9]+\): [0-9]+ IPv6 routes and [0-9]+ dst cache entries, within 32 of max_size 128"
+	# the first step is 160, or more when the routes the event counted
+	# are already past 128 (a slow guest sees the batch half added)
+	lookups_until "$ns" "IPv6 route table near max_size: net.ipv6.route.max_size 128 -> (1[6-9][0-9]|[2-9][0-9]{2}|[0-9]{4,}) in netns $ns \(cookie [0-9]+\): [0-9]+ IPv6 routes and [0-9]+ dst cache entries, within 32 of max_size 128"
 	# grown past what is in use (400 routes and the link's own)
 	lookups_until "$ns" "net.ipv6.route.max_size [0-9]+ -> ([4-9][0-9][0-9]|[0-9]{4,}) in netns $ns "
 	[ "$(max_size_in "$ns")" -gt 400 ]
