@@ -51,10 +51,6 @@ static const struct bpftune_table_desc tables[] = {
 
 /* ---- the decision policies' inputs ------------------------------------ */
 
-#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
-#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
-#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
-
 static const struct bpftune_col_desc grow_inputs[] = {
 	IN_TEXT("family", "ipv4 (arp) or ipv6 (ndisc)"),
 	IN_TEXT("dev", "the device of the neighbour being created"),

@@ -89,10 +89,6 @@ static const struct bpftune_table_desc tables[] = {
 
 /* ---- the decision policies' inputs ------------------------------------ */
 
-#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
-#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
-#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
-
 static const struct bpftune_col_desc high_order_inputs[] = {
 	IN_INT("high_order_alloc_disable", NULL, "net.core.high_order_alloc_disable now"),
 	IN_TEXT("cause", "what made the receive path busy: backlog drops or squeezed rounds"),

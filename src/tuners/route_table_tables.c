@@ -47,10 +47,6 @@ static const struct bpftune_table_desc tables[] = {
 
 /* ---- the decision policies' inputs ------------------------------------ */
 
-#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
-#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
-#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
-
 static const struct bpftune_col_desc grow_inputs[] = {
 	IN_INT("max_size", "routes", "net.ipv6.route.max_size now"),
 	IN_INT("routes", "routes", "IPv6 routes in the table"),

@@ -214,9 +214,6 @@ static const struct bpftune_table_desc tables[] = {
 
 /* ---- the decision policies' inputs (tcp_buffer_*.c records them) ------ */
 
-#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
-#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
-
 /* grow-near-limit and latency-guard: enum tb_buf_input order */
 static const struct bpftune_col_desc buf_inputs[] = {
 	IN_INT("buffer", "bytes", "the socket's buffer size that came near the max"),

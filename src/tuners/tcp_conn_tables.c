@@ -64,10 +64,6 @@ static const struct bpftune_table_desc tables[] = {
 	},
 };
 
-#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
-#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
-#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
-
 static const struct bpftune_col_desc loss_inputs[] = {
 	IN_INT("retrans", "segments", "data segments the connection retransmitted"),
 	IN_INT("segs_out", "segments", "data segments it sent"),

@@ -17,4 +17,9 @@ extern const struct bpftune_telemetry_desc tcp_buffer_telemetry;
 extern const struct bpftune_telemetry_desc tcp_conn_telemetry;
 extern const struct bpftune_telemetry_desc udp_buffer_telemetry;
 
+/* a decision policy's inputs (BPFTUNE_POLICY): what it saw, as gauges */
+#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
+#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
+#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
+
 #endif

@@ -87,10 +87,6 @@ static const struct bpftune_table_desc tables[] = {
 
 /* ---- the decision policies' inputs ------------------------------------ */
 
-#define IN_INT(n, u, d)		BPFTUNE_COL_INT(n, GAUGE, u, d)
-#define IN_REAL(n, u, d)	BPFTUNE_COL_FLOAT(n, GAUGE, u, d)
-#define IN_TEXT(n, d)		BPFTUNE_COL_LABEL(n, d)
-
 static const struct bpftune_col_desc rmem_inputs[] = {
 	IN_INT("port", NULL, "the socket's local port"),
 	IN_INT("family", NULL, "its address family (2 IPv4, 10 IPv6)"),
