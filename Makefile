@@ -524,12 +524,19 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TU
 	test/check-probe.sh $(SAN_B)/bin/bpftune $(SAN_B)/lib/bpftune
 	@echo "make check: clean"
 
+# trips each sanitizer on purpose: test/san-check.sh proves with it that
+# reports reach the directory test-asan counts
+SAN_CANARY	:= $(SAN_B)/test/san_canary
+$(SAN_CANARY): test/fixtures/san_canary.c
+	@mkdir -p $(@D)
+	$(CLANG) $(SAN_FLAGS) $(WARN) -o $@ $<
+
 # The whole bats suite against the ASan/UBSan build (build/asan): any
 # sanitizer report, leaks at exit included, fails the run.  TESTS= runs
 # some bats files only (e.g. TESTS="test/netns.bats test/crash.bats").
 .PHONY: test-asan
 test-asan: $(TEST_BPF) $(RX_ROUND)
-	$(MAKE) SAN=1 all fixtures $(SAN_B)/test/unit_tests
+	$(MAKE) SAN=1 all fixtures $(SAN_B)/test/unit_tests $(SAN_CANARY)
 	BPFTUNE_BUILD=$(SAN_B) BPFTUNE_SAN=1 test/run-tests.sh $(TESTS)
 
 # ---- benchmarks: they print numbers, never pass or fail -----------------

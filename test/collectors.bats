@@ -43,7 +43,7 @@ sched_pingpong_check() {
 	rows="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND prev_pid = $child AND ts_ns <= $t")"
 	lost="$(sql "SELECT coalesce(sum(lost_ringbuf + lost_writer), 0) FROM sched_stats
 		     WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)")"
-	echo "kernel: $switches switches; rows: $rows; lost: $lost" >&3
+	echo "# kernel: $switches switches; rows: $rows; lost: $lost" >&3
 	[ "$rows" -le "$switches" ]
 	[ $((switches - rows)) -le "$lost" ]
 	# switched in as often as out: it slept at t

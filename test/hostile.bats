@@ -88,7 +88,7 @@ elif cmd == "set":
         if v is not None and write(d["sysctl"], v):
             done[d["sysctl"]] = read(d["sysctl"])
     json.dump(done, open(f + "." + cls, "w"))
-    print(len(done), "tunables set to", cls)
+    print("#", len(done), "tunables set to", cls)
 elif cmd == "check":
     cls, log = sys.argv[4], open(sys.argv[5]).read()
     done, bad = json.load(open(f + "." + cls)), 0

@@ -25,6 +25,7 @@ if [ "${BPFTUNE_SAN:-0}" = 1 ]; then
 	export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 	export LSAN_OPTIONS="${LSAN_OPTIONS:-}"
 	echo "== sanitizer build $build: reports go to $reports"
+	test/san-check.sh "$build" "$reports" || exit 1
 fi
 
 echo "== unit tests"
