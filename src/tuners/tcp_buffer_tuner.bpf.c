@@ -359,10 +359,10 @@ BPFTUNE_TP(opt_rcvgrow, tcp_rcvbuf_grow, struct sock *sk, int time)
 }
 
 /*
- * A sample of a TCP sender's calls (at most one per tick): the send buffer
- * of a sender near tcp_wmem[2], and TCP memory near the pressure
- * threshold.  The gauges and tcp_mem concern every socket, so no
- * per-socket filter comes first.
+ * A sample of a TCP sender's calls (at most one per tick: the caller
+ * holds the tick gate): the send buffer of a sender near tcp_wmem[2], and
+ * TCP memory near the pressure threshold.  The gauges and tcp_mem concern
+ * every socket, so no per-socket filter comes first.
  */
 static __always_inline int snd_sample(struct sock *sk)
 {
@@ -371,8 +371,6 @@ static __always_inline int snd_sample(struct sock *sk)
 	struct buf_view v = {};
 	struct net *net;
 
-	if (!tick_gate_open(&probe_tick))
-		return 0;
 	snd_view(sk, &v);
 	snd_gauges(sk, &v);
 	read_tcp_mem(sk, &m);
@@ -402,14 +400,20 @@ static __always_inline int snd_sample(struct sock *sk)
  */
 BPFTUNE_TP(probe__send, sock_send_length, struct sock *sk, int ret, int flags)
 {
-	if (!sk || BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
+	__u64 tick;
+
+	if (tick_gate_closed(&probe_tick, &tick) || !sk ||
+	    BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
 		return 0;
+	probe_tick = tick;
 	return snd_sample(sk);
 }
 
 /* Older kernels: every incoming segment of an established socket. */
 BPFTUNE_TP(probe__seg, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 {
+	if (!tick_gate_open(&probe_tick))
+		return 0;
 	return snd_sample(sk);
 }
 

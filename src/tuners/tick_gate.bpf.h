@@ -22,4 +22,16 @@ static __always_inline int tick_gate_open(__u64 *last_tick)
 	return 1;
 }
 
+/*
+ * The same in two halves, for a hook that must filter its calls with a
+ * read before one counts (sendmsg of every socket, for TCP's): the gate
+ * is looked at first, and only a call that passes the filter takes the
+ * tick.  Once one has, the rest of the tick costs no read at all.
+ */
+static __always_inline int tick_gate_closed(const __u64 *last_tick, __u64 *tick)
+{
+	*tick = bpf_jiffies64();
+	return *last_tick == *tick;
+}
+
 #endif
