@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -107,6 +109,40 @@ void bpftune_bpf_close(struct bpftune_tuner *t)
 		image_of(t)->destroy(t->skel);
 	t->skel = NULL;
 	t->obj = NULL;
+}
+
+/*
+ * A plugin's ELF images (full and legacy: hundreds of kB of its .rodata
+ * for the bigger tuners) are read at open and load, never after: libbpf
+ * copies what it keeps.  Once loaded, the pages they were read into are
+ * reclaimed, so they stop counting in the daemon's resident memory for
+ * as long as it runs; a later open (a restart of the plugin) reads them
+ * from the file again.  MADV_PAGEOUT rather than MADV_DONTNEED: it never
+ * loses data, whatever memory the image lies in.  Only whole pages
+ * inside the image are touched; on a kernel without it, nothing happens.
+ */
+static void image_release(const struct bpftune_bpf_image *image)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+	const void *bytes;
+	size_t size = 0;
+
+	if (!image->bytes || page <= 0)
+		return;
+	bytes = image->bytes(&size);
+	if (!bytes || !size)
+		return;
+	start = ((uintptr_t)bytes + page - 1) & ~((uintptr_t)page - 1);
+	end = ((uintptr_t)bytes + size) & ~((uintptr_t)page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_PAGEOUT);
+}
+
+void bpftune_bpf_images_release(const struct bpftune_tuner_ops *ops)
+{
+	image_release(&ops->full);
+	image_release(&ops->legacy);
 }
 
 int bpftune_bpf_read_config(const struct bpftune_tuner *t,
