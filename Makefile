@@ -50,7 +50,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(B)
 LIBS		:= -lbpf -lelf -lcap -ldl
 LIBS		+= -lz	# rollback journal checksums
-LIBS		+= -lsqlite3 -lsystemd -lpthread	# telemetry
+LIBS		+= -lsqlite3 -lpthread	# telemetry
 LIBS		+= -lm	# correlation.c
 # the kit's rtnetlink (kit/netlink.c)
 NL_CFLAGS	:= $(shell pkg-config --cflags libnl-route-3.0 2>/dev/null || echo -I/usr/include/libnl3)
@@ -467,9 +467,9 @@ uninstall-ship:
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c
-UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c
+UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon/notify.c
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
-	     src/lib/telemetry/telemetry_retention.c
+	     src/lib/telemetry/telemetry_retention.c src/lib/telemetry/ids.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c

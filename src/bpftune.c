@@ -17,7 +17,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include <systemd/sd-daemon.h>
 #include <bpftune/daemon.h>
 
 #include "core/internal.h"
@@ -30,6 +29,7 @@
 #include "ops/journal.h"
 #include "core/operate.h"
 #include "ops/policy_daemon.h"
+#include "daemon/notify.h"
 #include "daemon/options.h"
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -216,9 +216,9 @@ static void on_signal(int fd, uint32_t events, void *ctx)
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
 	if (si.ssi_signo == SIGHUP) {
-		sd_notify(0, "RELOADING=1");
+		bpftune_notify("RELOADING=1");
 		bpftune_policy_reload();
-		sd_notify(0, "READY=1");
+		bpftune_notify("READY=1");
 		return;
 	}
 	bpftune_log(LOG_NOTICE, "%s received: shutting down",
@@ -243,9 +243,9 @@ static int event_loop(struct ring_buffer *rb)
 	err = bpftune_loop_add(sfd, on_signal, NULL);
 	err = err ?: bpftune_loop_add(ring_buffer__epoll_fd(rb), on_ringbuf, rb);
 	if (!err) {
-		sd_notify(0, "READY=1");
+		bpftune_notify("READY=1");
 		err = bpftune_loop_run();
-		sd_notify(0, "STOPPING=1");
+		bpftune_notify("STOPPING=1");
 		ring_buffer__consume(rb);
 	}
 	bpftune_loop_del(ring_buffer__epoll_fd(rb));

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ip_frag tuner, BPF side.  Every received packet passes net:
- * netif_receive_skb; IPv4 and IPv6 fragments are told apart by two header
- * bytes, and for a sample of them the reassembly memory of the device's netns is
- * compared with its high threshold.  Within delta of it: an event, in that
- * netns.  Tracepoint only (tp_btf, or raw_tp in legacy mode).
+ * ip_frag tuner, BPF side.  For a sample of the IPv4 and IPv6 fragments
+ * received, the reassembly memory of their netns is compared with its high
+ * threshold.  Within delta of it: an event, in that netns.
+ *
+ * Where function hooks work (fentry, or kprobe in legacy mode) the hook is
+ * inet_frag_find(), the reassembly queue lookup of every fragment (IPv4,
+ * IPv6 and netfilter's defragmentation alike), which hands over the fqdir
+ * whose memory counts: only fragments run a program.  On a
+ * tracepoint-only kernel every received packet passes net:
+ * netif_receive_skb, where fragments are told apart by two header bytes:
+ * a program on every packet, for the rare fragment.
  */
 #include <bpftune/bpftune.bpf.h>
 #include "ip_frag_tuner.h"
@@ -61,17 +67,43 @@ static __always_inline void skb_proto_data(struct sk_buff *skb, __u16 *proto,
 	__builtin_memcpy(data, span + (off_d - off_p), sizeof(*data));
 }
 
-static __always_inline int frag_check(struct sk_buff *skb)
+/* A fragment of @family for @fqdir of @net: an event if memory is near high. */
+static __always_inline int fqdir_check(struct net *net, struct fqdir *fqdir,
+				       __u32 family)
 {
 	struct ip_frag_event *e;
 	struct bpftune_event *ev;
+	__s64 mem, high;
+	__u64 cookie;
+
+	mem = BPF_CORE_READ(fqdir, mem.counter);
+	high = BPF_CORE_READ(fqdir, high_thresh);
+	if (high <= 0 || !bpftune_near_limit(mem, high))
+		return 0;
+	cookie = bpftune_net_cookie(net);
+	if (repeated(&last[family & 1], cookie, high))
+		return 0;
+	ev = bpftune_event_reserve(IP_FRAG_NEAR_THRESH, cookie);
+	if (!ev)
+		return 0;
+	ev->payload_len = sizeof(*e);
+	e = (struct ip_frag_event *)ev->payload;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->mem = mem;
+	e->high_thresh = high;
+	e->low_thresh = BPF_CORE_READ(fqdir, low_thresh);
+	e->family = family;
+	bpftune_event_submit(ev);
+	return 0;
+}
+
+static __always_inline int skb_frag_check(struct sk_buff *skb)
+{
 	struct fqdir *fqdir;
 	unsigned char *data;
 	__be16 word = 0;
 	__u32 family;
 	struct net *net;
-	__u64 cookie;
-	__s64 mem, high;
 	__u16 proto;
 
 	skb_proto_data(skb, &proto, &data);
@@ -106,28 +138,39 @@ static __always_inline int frag_check(struct sk_buff *skb)
 		fqdir = BPF_CORE_READ(net, ipv6.fqdir);
 	if (!fqdir)
 		return 0;
-	mem = BPF_CORE_READ(fqdir, mem.counter);
-	high = BPF_CORE_READ(fqdir, high_thresh);
-	if (high <= 0 || !bpftune_near_limit(mem, high))
-		return 0;
-	cookie = bpftune_net_cookie(net);
-	if (repeated(&last[family & 1], cookie, high))
-		return 0;
-	ev = bpftune_event_reserve(IP_FRAG_NEAR_THRESH, cookie);
-	if (!ev)
-		return 0;
-	ev->payload_len = sizeof(*e);
-	e = (struct ip_frag_event *)ev->payload;
-	__builtin_memset(e, 0, sizeof(*e));
-	e->mem = mem;
-	e->high_thresh = high;
-	e->low_thresh = BPF_CORE_READ(fqdir, low_thresh);
-	e->family = family;
-	bpftune_event_submit(ev);
-	return 0;
+	return fqdir_check(net, fqdir, family);
 }
 
-BPFTUNE_TP(rcv, netif_receive_skb, struct sk_buff *skb)
+/*
+ * A fragment looks up its reassembly queue in @fqdir.  Its family is that
+ * of the netns's IPv4 or IPv6 fqdir; netfilter's own (conntrack's IPv6
+ * defragmentation) has no tunable of ours and is left alone.
+ */
+static __always_inline int fqdir_frag_check(struct fqdir *fqdir)
 {
-	return frag_check(skb);
+	struct net *net;
+	__u32 family;
+
+	if (!fqdir || !bpftune_sample(&rcv_sampler))
+		return 0;
+	net = BPF_CORE_READ(fqdir, net);
+	if (!net)
+		return 0;
+	if (fqdir == BPF_CORE_READ(net, ipv4.fqdir))
+		family = IP_FRAG_V4;
+	else if (fqdir == BPF_CORE_READ(net, ipv6.fqdir))
+		family = IP_FRAG_V6;
+	else
+		return 0;
+	return fqdir_check(net, fqdir, family);
+}
+
+BPFTUNE_FN(rcv__fn, inet_frag_find, struct fqdir *fqdir, void *key)
+{
+	return fqdir_frag_check(fqdir);
+}
+
+BPFTUNE_TP(rcv__tp, netif_receive_skb, struct sk_buff *skb)
+{
+	return skb_frag_check(skb);
 }

@@ -5,8 +5,8 @@
  *  - skb:kfree_skb with drop reason CPU_BACKLOG: a packet found its
  *    per-CPU backlog full (netdev_max_backlog).  Sampled, at most one
  *    event per BACKLOG_GAP_NS.
- *  - irq:softirq_entry and napi:napi_poll: a sample of the NET_RX
- *    rounds (at most one per tick) is followed on its CPU (packets and
+ *  - irq:softirq_entry and napi:napi_poll: the first NET_RX round of
+ *    each clock tick is followed on its CPU (packets and
  *    NAPI polls, time taken); at the poll where a round has used its
  *    whole netdev_budget, or run into netdev_budget_usecs, it is
  *    reported, at most once per SQUEEZE_GAP_NS.
@@ -22,7 +22,6 @@
 #define NET_RX_VEC		3	/* NET_RX_SOFTIRQ */
 
 struct bpftune_sampler drop_sampler;
-struct bpftune_sampler round_sampler;
 
 __u64 backlog_drops;
 __u64 backlog_event_ns;
@@ -129,7 +128,12 @@ BPFTUNE_TP(rx_entry, softirq_entry, unsigned int vec_nr)
 
 	if (vec_nr != NET_RX_VEC)
 		return 0;
-	start = bpftune_sample(&round_sampler) && tick_gate_open(&round_tick);
+	/*
+	 * The first round of each tick is followed: a helper call less than
+	 * the adaptive sampler on every softirq, and no more rounds (at most
+	 * HZ a second) than the sampler and the tick gate let through before.
+	 */
+	start = tick_gate_open(&round_tick);
 	if (!start && !rounds_tracked)
 		return 0;
 	r = this_round();

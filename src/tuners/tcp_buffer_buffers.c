@@ -100,7 +100,6 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 	 */
 	if (tunable == TB_RMEM) {
 		in.bdp = tb_bdp_bytes(e->rate_kbps, e->rtt_us);
-		in.window_bound = in.bdp && 2 * in.bdp >= e->rcv_wnd;
 		if (in.bdp)
 			n->rmem_bdp = in.bdp;
 		else

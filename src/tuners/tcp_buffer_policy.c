@@ -40,7 +40,7 @@ enum tb_buf_verdict tb_buf_decide(const struct tb_buf_in *in, long want[3])
 		return TB_BUF_HELD;
 	if (in->live[2] >= in->cap)
 		return TB_BUF_AT_CAP;
-	limit = in->window_bound ? LONG_MAX : tb_bdp_limit(in->bdp);
+	limit = tb_bdp_limit(in->bdp);
 	if (in->live[2] >= limit)
 		return TB_BUF_ABOVE_BDP;
 	step = delta(in->live[2], in->rate);

@@ -38,11 +38,13 @@ enum tb_buf_verdict {
  * RTT: the bytes it took in per RTT), nor held below the kernel's own
  * default max: receive autotuning sizes a buffer at about twice what
  * arrived in an RTT, and the kernel's overhead (truesize) takes up to
- * half of it.  A socket that is window-bound measures a BDP near its
- * window, so growth it needs is never refused; one that is not stops the
- * ratchet a few steps above what its path holds.  A receiver that takes
- * in half its advertised window or more per RTT is bound by its window:
- * it is not held back at all.
+ * half of it.  A receiver bound by its window takes in about its window
+ * per RTT, and its window is at most about half the max: its bound, 4x
+ * that, stays above the max and lets it grow; one that is not bound by
+ * its window stops the ratchet a few steps above what its path holds.
+ * No receiver is exempt: an exemption for those that took in half their
+ * window per RTT let a receiver whose reads come in batches (its "RTT's
+ * worth" spans several RTTs) grow the max past 4x the BDP it measured.
  */
 #define TB_BUF_BDP_FACTOR	4
 #define TB_BUF_BDP_FLOOR	6291456L	/* tcp_rmem[2]'s built-in default */
@@ -60,7 +62,6 @@ struct tb_buf_in {
 	bool held;		/* a latency guard hold is in force */
 	long cap;		/* the tunable's max */
 	long bdp;		/* bytes the socket measured per RTT; 0 unknown */
-	bool window_bound;	/* it took in about its whole window per RTT */
 	unsigned int rate;	/* learning rate */
 };
 

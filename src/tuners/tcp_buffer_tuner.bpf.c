@@ -27,9 +27,7 @@
 /* the same limit in the same netns is reported again after this long */
 #define REPEAT_GAP_NS		(20 * 1000 * 1000ULL)
 
-struct bpftune_sampler rcvbuf_sampler;
 struct bpftune_sampler rcvgrow_sampler;
-struct bpftune_sampler probe_sampler;
 struct bpftune_sampler exceed_sampler;
 struct bpftune_sampler synreq_sampler;
 __u64 rcvbuf_tick;	/* tick_gate_open() of the hot hooks */
@@ -249,6 +247,35 @@ reserve(__u32 scenario, __u64 cookie, struct bpftune_event **evp)
 	return (struct tcp_buffer_event *)ev->payload;
 }
 
+static __always_inline int mem_event_due(__u64 *last)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (now - *last < MEM_EVENT_GAP_NS)
+		return 0;
+	*last = now;
+	return 1;
+}
+
+/* TCP memory near the pressure threshold: reported, rate-limited */
+static __always_inline int mem_pressure_report(struct tcp_buffer_event *m,
+					       __u64 cookie)
+{
+	struct tcp_buffer_event *e;
+	struct bpftune_event *ev;
+
+	if (m->mem[1] <= 0 || m->allocated <= 0 ||
+	    !bpftune_near_limit(m->allocated, m->mem[1]) ||
+	    !mem_event_due(&mem_event_ns))
+		return 0;
+	e = reserve(TCP_BUFFER_MEM_PRESSURE, cookie, &ev);
+	if (e) {
+		__builtin_memcpy(e, m, sizeof(*m));
+		bpftune_event_submit(ev);
+	}
+	return 1;
+}
+
 /*
  * Receive side: the buffer autotuning (DRS) grew near tcp_rmem[2], or it
  * is off and the socket is limited by its fixed buffer.  Sockets sized by
@@ -291,12 +318,17 @@ static __always_inline int rcvbuf_check(struct sock *sk, struct buf_view *v)
 
 static __always_inline int rcvbuf_adjust(struct sock *sk)
 {
+	struct tcp_buffer_event m = {};
 	struct buf_view v = {};
 
-	if (!bpftune_sample(&rcvbuf_sampler) || !tick_gate_open(&rcvbuf_tick))
+	if (!tick_gate_open(&rcvbuf_tick))
 		return 0;
 	rcv_view(sk, &v);
 	rcv_gauges(sk, &v);
+	/* a receive-only host sees TCP memory pressure here */
+	read_tcp_mem(sk, &m);
+	if (mem_pressure_report(&m, v.cookie))
+		return 0;
 	/* with tcp_rcvbuf_grow seen, only the autotuning-off case is left */
 	if (rcvgrow_seen && v.moderate)
 		return 0;
@@ -326,50 +358,19 @@ BPFTUNE_TP(opt_rcvgrow, tcp_rcvbuf_grow, struct sock *sk, int time)
 	return rcvbuf_check(sk, &v);
 }
 
-static __always_inline int mem_event_due(__u64 *last)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	if (now - *last < MEM_EVENT_GAP_NS)
-		return 0;
-	*last = now;
-	return 1;
-}
-
-/* TCP memory near the pressure threshold: reported, rate-limited */
-static __always_inline int mem_pressure_report(struct tcp_buffer_event *m,
-					       __u64 cookie)
-{
-	struct tcp_buffer_event *e;
-	struct bpftune_event *ev;
-
-	if (m->mem[1] <= 0 || m->allocated <= 0 ||
-	    !bpftune_near_limit(m->allocated, m->mem[1]) ||
-	    !mem_event_due(&mem_event_ns))
-		return 0;
-	e = reserve(TCP_BUFFER_MEM_PRESSURE, cookie, &ev);
-	if (e) {
-		__builtin_memcpy(e, m, sizeof(*m));
-		bpftune_event_submit(ev);
-	}
-	return 1;
-}
-
 /*
- * Every incoming segment of an established socket: the send buffer of a
- * sender near tcp_wmem[2], and TCP memory near the pressure threshold.
- * A sample of them (at most one per tick) is looked at: the gauges and
- * tcp_mem concern every socket, so no per-socket filter comes first.
+ * A sample of a TCP sender's calls (at most one per tick: the caller
+ * holds the tick gate): the send buffer of a sender near tcp_wmem[2], and
+ * TCP memory near the pressure threshold.  The gauges and tcp_mem concern
+ * every socket, so no per-socket filter comes first.
  */
-BPFTUNE_TP(probe, tcp_probe, struct sock *sk, const struct sk_buff *skb)
+static __always_inline int snd_sample(struct sock *sk)
 {
 	struct tcp_buffer_event *e, m = {};
 	struct bpftune_event *ev;
 	struct buf_view v = {};
 	struct net *net;
 
-	if (!bpftune_sample(&probe_sampler) || !tick_gate_open(&probe_tick))
-		return 0;
 	snd_view(sk, &v);
 	snd_gauges(sk, &v);
 	read_tcp_mem(sk, &m);
@@ -390,6 +391,30 @@ BPFTUNE_TP(probe, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 	tcp_rtt_rate(sk, 0, e);
 	bpftune_event_submit(ev);
 	return 0;
+}
+
+/*
+ * 6.3+: every sendmsg of every socket.  A bulk sender writes far less
+ * often than segments come in (iperf3: one write per four packets), so
+ * this, where it exists, replaces the tcp_probe program below.
+ */
+BPFTUNE_TP(probe__send, sock_send_length, struct sock *sk, int ret, int flags)
+{
+	__u64 tick;
+
+	if (tick_gate_closed(&probe_tick, &tick) || !sk ||
+	    BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
+		return 0;
+	probe_tick = tick;
+	return snd_sample(sk);
+}
+
+/* Older kernels: every incoming segment of an established socket. */
+BPFTUNE_TP(probe__seg, tcp_probe, struct sock *sk, const struct sk_buff *skb)
+{
+	if (!tick_gate_open(&probe_tick))
+		return 0;
+	return snd_sample(sk);
 }
 
 /* The kernel refused a TCP socket memory (over tcp_mem, or its share). */

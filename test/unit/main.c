@@ -35,6 +35,8 @@ int main(void)
 	failed += unit_run_ship();
 	failed += unit_run_perf_scale();
 	failed += unit_run_decision_inputs();
+	failed += unit_run_notify();
+	failed += unit_run_ids();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

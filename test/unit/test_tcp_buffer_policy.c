@@ -115,11 +115,17 @@ static void test_buf_bdp_bound(void **state)
 	in.bdp = 16000;
 	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
 	assert_int_equal(want[2], TB_BUF_BDP_FLOOR);
-	/* window-bound: its window limits it, the bound does not apply */
+	/*
+	 * window-bound: it measures about its window, at most about half the
+	 * max, so its bound is above the max and it grows; no exemption
+	 * lets a receiver go past 4x what it measured
+	 */
+	in = buf_in(16L << 20);
+	in.bdp = (16L << 20) / 2;
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
 	in = buf_in(16L << 20);
 	in.bdp = 4000000;
-	in.window_bound = true;
-	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_GROW);
+	assert_int_equal(tb_buf_decide(&in, want), TB_BUF_ABOVE_BDP);
 	/* unknown RTT or rate: no bound */
 	assert_int_equal(tb_bdp_bytes(0, 20000), 0);
 	assert_int_equal(tb_bdp_bytes(400000, 0), 0);

@@ -37,6 +37,8 @@ int unit_run_policy(void);
 int unit_run_ship(void);
 int unit_run_perf_scale(void);
 int unit_run_decision_inputs(void);
+int unit_run_notify(void);
+int unit_run_ids(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)

@@ -7,10 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -107,6 +110,69 @@ void bpftune_bpf_close(struct bpftune_tuner *t)
 		image_of(t)->destroy(t->skel);
 	t->skel = NULL;
 	t->obj = NULL;
+}
+
+/*
+ * Is [@start, @end) inside one private, read-only mapping of a file?
+ * Only there does MADV_DONTNEED lose nothing: the pages come back from
+ * the file when touched again.
+ */
+static bool in_readonly_file(uintptr_t start, uintptr_t end)
+{
+	unsigned long lo, hi, ino;
+	char perms[5], line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %lu", &lo, &hi, perms,
+			   &ino) != 4)
+			continue;
+		if (start >= lo && end <= hi) {
+			ok = ino && perms[1] == '-' && perms[3] == 'p';
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/*
+ * A plugin's ELF images (full and legacy: hundreds of kB of its .rodata
+ * for the bigger tuners) are read at open and load, never after: libbpf
+ * copies what it keeps.  Once loaded, the pages they were read into are
+ * dropped from the daemon's page tables, so they stop counting in its
+ * resident memory for as long as it runs; a later open (a restart of the
+ * plugin) reads them from the file again.  Only whole pages inside the
+ * image, and only if it lies in a read-only file mapping (a plugin's
+ * .rodata, where BPFTUNE_SKEL_GLUE puts it): anywhere else, nothing.
+ * MADV_DONTNEED rather than MADV_PAGEOUT: the latter cannot reclaim
+ * tmpfs pages without swap (plugins copied to /run).
+ */
+static void image_release(const struct bpftune_bpf_image *image)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+	const void *bytes;
+	size_t size = 0;
+
+	if (!image->bytes || page <= 0)
+		return;
+	bytes = image->bytes(&size);
+	if (!bytes || !size)
+		return;
+	start = ((uintptr_t)bytes + page - 1) & ~((uintptr_t)page - 1);
+	end = ((uintptr_t)bytes + size) & ~((uintptr_t)page - 1);
+	if (end > start && in_readonly_file(start, end))
+		madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+void bpftune_bpf_images_release(const struct bpftune_tuner_ops *ops)
+{
+	image_release(&ops->full);
+	image_release(&ops->legacy);
 }
 
 int bpftune_bpf_read_config(const struct bpftune_tuner *t,

@@ -94,6 +94,8 @@ int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
 void bpftune_bpf_detach(struct bpftune_tuner *tuner);
 /* the BPF object's skeleton is destroyed (the object closed with it) */
 void bpftune_bpf_close(struct bpftune_tuner *tuner);
+/* after load: the pages of both ELF images are handed back to the kernel */
+void bpftune_bpf_images_release(const struct bpftune_tuner_ops *ops);
 void bpftune_bpf_print_stats(struct bpftune_tuner *tuner);
 /* bpftune's globals as the kernel has them, through the skeleton; -ENOENT if not loaded */
 int bpftune_bpf_read_config(const struct bpftune_tuner *tuner,

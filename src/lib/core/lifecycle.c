@@ -185,6 +185,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	}
 	t->started = true;
 	t->state = BPFTUNE_STATE_ACTIVE;
+	bpftune_bpf_images_release(ops);
 	bpftune_log(LOG_INFO, "%s %s started (%s objects, %u hooks): %s", kind,
 		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,
 		    ops->description ? ops->description : "");

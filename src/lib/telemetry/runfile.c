@@ -14,8 +14,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <systemd/sd-id128.h>
-
+#include "telemetry/ids.h"
 #include "telemetry/tm.h"
 
 /* never follow a symlink planted where the run's file goes (SQLite >= 3.31) */
@@ -26,7 +25,10 @@
 #endif
 
 /* host_id for systemd's app-specific machine id: never the raw machine-id */
-#define HOST_APP_ID SD_ID128_MAKE(6b,2f,0e,9a,31,c4,4d,57,a0,58,1d,2e,7c,b4,90,13)
+static const uint8_t host_app_id[16] = {
+	0x6b, 0x2f, 0x0e, 0x9a, 0x31, 0xc4, 0x4d, 0x57,
+	0xa0, 0x58, 0x1d, 0x2e, 0x7c, 0xb4, 0x90, 0x13,
+};
 
 struct telemetry tm = { .efd = -1, .tfd = -1 };
 
@@ -104,15 +106,15 @@ static int mkdir_p(const char *dir)
 static void host_id(const char *dir, const char *chosen)
 {
 	char path[PATH_MAX], buf[64];
-	sd_id128_t id;
+	uint8_t id[16];
 	FILE *f;
 
 	if (chosen && bpftune_host_id_valid(chosen)) {
 		tm_scopy(tm.host_id, sizeof(tm.host_id), chosen);
 		return;
 	}
-	if (!sd_id128_get_machine_app_specific(HOST_APP_ID, &id)) {
-		sd_id128_to_string(id, tm.host_id);
+	if (!tm_id_app_machine(host_app_id, id)) {
+		tm_id_hex(id, tm.host_id);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/host-id", dir);
@@ -120,11 +122,11 @@ static void host_id(const char *dir, const char *chosen)
 		tm_scopy(tm.host_id, sizeof(tm.host_id), buf);
 		return;
 	}
-	if (sd_id128_randomize(&id)) {
+	if (tm_id_random(id)) {
 		tm_scopy(tm.host_id, sizeof(tm.host_id), "unknown");
 		return;
 	}
-	sd_id128_to_string(id, tm.host_id);
+	tm_id_hex(id, tm.host_id);
 	f = fopen(path, "wxe");
 	if (f) {
 		fprintf(f, "%s\n", tm.host_id);
@@ -208,11 +210,11 @@ static int ids(const char *dir)
 
 	err = read_line_file("/proc/sys/kernel/random/uuid", tm.run_id, sizeof(tm.run_id));
 	if (err) {
-		sd_id128_t id;
+		uint8_t id[16];
 
-		if (sd_id128_randomize(&id))
+		if (tm_id_random(id))
 			return err;
-		sd_id128_to_uuid_string(id, tm.run_id);
+		tm_id_uuid(id, tm.run_id);
 	}
 	if (read_line_file("/proc/sys/kernel/random/boot_id", tm.boot_id, sizeof(tm.boot_id)))
 		tm.boot_id[0] = '\0';
