@@ -4,6 +4,12 @@
 
 load helpers
 
+teardown() {
+	[ -n "${NOTIFY_PID:-}" ] && kill "$NOTIFY_PID" 2>/dev/null
+	NOTIFY_PID=
+	common_teardown
+}
+
 @test "the installed unit passes systemd-analyze verify" {
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze not installed"
 	local unit="$SUITE_PREFIX/lib/systemd/system/bpftune.service"
@@ -32,6 +38,42 @@ load helpers
 	grep -q '^ExecReload=@SBINDIR@/bpftune --check-config$' "$unit"
 	grep -q '^ExecReload=/bin/kill -HUP $MAINPID$' "$unit"
 	grep -q '^SystemCallFilter=@system-service bpf perf_event_open setns$' "$unit"
-	# the daemon does tell systemd it is ready
-	grep -q 'sd_notify(0, "READY=1")' "$REPO/src/bpftune.c"
+}
+
+# notify_seen N MSG: until the socket has received MSG N times
+notify_seen() {
+	local i
+	for i in $(seq 1 300); do
+		[ "$(grep -cx "$2" "$BATS_TEST_TMPDIR/notify.txt")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	cat "$BATS_TEST_TMPDIR/notify.txt" >&3
+	return 1
+}
+
+@test "Type=notify: the daemon tells \$NOTIFY_SOCKET it is ready, reloading on SIGHUP, and stopping" {
+	local sock="$BATS_TEST_TMPDIR/notify" got="$BATS_TEST_TMPDIR/notify.txt"
+	make_plugin_dir sample
+	# systemd's end of the protocol: a datagram socket, one message each
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "w") as f:
+    while True:
+        f.write(s.recv(4096).decode() + "\n")
+        f.flush()
+' "$sock" "$got" &
+	NOTIFY_PID=$!
+	for _ in $(seq 1 100); do [ -S "$sock" ] && [ -e "$got" ] && break; sleep 0.1; done
+	export NOTIFY_SOCKET="$sock"
+	start_daemon --no-telemetry
+	unset NOTIFY_SOCKET
+	notify_seen 1 READY=1
+	kill -HUP "$DAEMON_PID"
+	notify_seen 2 READY=1
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	notify_seen 1 STOPPING=1
+	[ "$(tr '\n' ' ' <"$got")" = "READY=1 RELOADING=1 READY=1 STOPPING=1 " ]
 }
