@@ -233,12 +233,17 @@ def reply(s):
     s.close()
     return out.decode("ascii", "replace")
 
+# a request the daemon refuses from its first bytes may be closed while
+# the client is still sending (EPIPE): its answer is there to read anyway
 def ask(data, shut=True):
     s = conn()
-    if data:
-        s.sendall(data)
-    if shut:
-        s.shutdown(socket.SHUT_WR)
+    try:
+        if data:
+            s.sendall(data)
+        if shut:
+            s.shutdown(socket.SHUT_WR)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
     return reply(s)
 
 def expect(got, want):
@@ -250,19 +255,9 @@ expect(ask(b"\n"), "error: empty request")
 expect(ask(b"   \r\n"), "error: empty request")
 expect(ask(b"A" * 100000), "error: request too long (at most 256 bytes)")
 # 1 MiB, text and binary: refused after the first bytes, never buffered
-# (the daemon closes while the client is still sending)
-def ask_big(data):
-    s = conn()
-    try:
-        s.sendall(data)
-        s.shutdown(socket.SHUT_WR)
-    except (BrokenPipeError, ConnectionResetError):
-        pass
-    return reply(s)
-
-expect(ask_big(b"status " * ((1 << 20) // 7)), "error: request too long (at most 256 bytes)")
-expect(ask_big(b"\x00\xff" * (1 << 19)), "error: request too long (at most 256 bytes)")
-expect(ask_big(os.urandom(1 << 20).replace(b"\n", b"x")), "error: request too long (at most 256 bytes)")
+expect(ask(b"status " * ((1 << 20) // 7)), "error: request too long (at most 256 bytes)")
+expect(ask(b"\x00\xff" * (1 << 19)), "error: request too long (at most 256 bytes)")
+expect(ask(os.urandom(1 << 20).replace(b"\n", b"x")), "error: request too long (at most 256 bytes)")
 expect(ask(b"help" + b" " * 300 + b"\n"), "error: request too long")
 expect(ask(b"\x00\xffhelp\n"), "error: request is not one line of text (byte 0x00 at offset 0)")
 expect(ask(bytes(range(1, 10)) * 100), "error: request too long")
