@@ -47,7 +47,7 @@ test-matrix: all fixtures vm-fetch
 	test/vm/matrix.sh $(VM_KERNELS)
 
 test-matrix-ci: all fixtures vm-fetch
-	$(if $(findstring asan,$(VM_CI_MATRIX)),$(MAKE) SAN=1 all fixtures build/asan/test/unit_tests)
+	$(if $(findstring asan,$(VM_CI_MATRIX)),$(MAKE) SAN=1 all fixtures build/asan/test/unit_tests build/asan/test/san_canary)
 	$(if $(and $(filter 1,$(VM_DEB)),$(findstring systemd,$(VM_CI_MATRIX))),$(MAKE) deb)
 	VM_BATS_ARGS="$(VM_CI_BATS_ARGS)" test/vm/matrix.sh $(VM_CI_MATRIX)
 
