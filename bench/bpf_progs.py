@@ -13,7 +13,9 @@ the object it was loaded from: libbpf names an object's internal maps
 names each object after its plugin, so the prefix of such a map among
 the program's maps names the plugin (tuner or collector) - no list of
 plugins is needed; given the plugin names, the 8-character prefix is
-expanded to the one that starts with it.  Programs without such a map
+expanded to the plugin whose object name starts with it (the core's own
+objects, netns_watch and admin_override, to its netns and sysctl
+mechanisms).  Programs without such a map
 are reported as "-".
 """
 import json
@@ -62,9 +64,19 @@ def plugin_of(map_ids, map_names):
     return "-"
 
 
+# the daemon's own objects: its core mechanisms, loaded whatever -a says
+CORE_OBJECTS = {"netns_watch": "core:netns", "admin_override": "core:sysctl"}
+
+
 def expand(prefix, plugins):
-    full = [p for p in plugins if p.startswith(prefix)]
-    return full[0] if len(full) == 1 else prefix
+    """The plugin whose object name starts with @prefix (objects are named
+    <plugin>_tuner, <plugin>_collector or after the core mechanism)."""
+    objects = dict(CORE_OBJECTS)
+    for p in plugins:
+        for obj in (p, p + "_tuner", p + "_collector"):
+            objects[obj] = p
+    full = {name for obj, name in objects.items() if obj.startswith(prefix)}
+    return full.pop() if len(full) == 1 else prefix
 
 
 def main():

@@ -122,7 +122,7 @@ phase() {
 		row "$rep" "$cfg" - raises count \
 			"$(grep -c "net.ipv4.tcp_rmem .* -> .* in netns $SRV " "$DAEMON_LOG" || true)"
 		row "$rep" "$cfg" - wscale_notes count \
-			"$(grep -c "window scale" "$DAEMON_LOG" || true)"
+			"$(grep -c "is bound by its window scale" "$DAEMON_LOG" || true)"
 		bench_daemon_stop "$OUT-$cfg-rep$rep.log"
 	fi
 	row "$rep" "$cfg" - rmem_max_final bytes "$(rmem_max)"

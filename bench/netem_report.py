@@ -57,11 +57,12 @@ def main():
     lines += ["## Throughput per connection (Mbit/s) and tcp_rmem growth", "",
               "Later: connections from the second on (mean, and the worst one) against the "
               "static mean %s Mbit/s (target >= %d %%).  BDP: the largest rate x RTT the tuner "
-              "measured itself; final max / BDP target <= %g."
+              "measured itself; final max / BDP target <= %g.  Window-scale notes: the log's 'is bound "
+              "by its window scale' lines (a connection set up before a raise)."
               % (fmt(static_mean), TARGET_LATER * 100, TARGET_MAX_BDP), "",
               "| config | rep | conns | first | later mean (worst) | later / static | "
-              "first at >= 95 % of static | final tcp_rmem max | raises | BDP measured | "
-              "max / BDP |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "first at >= 95 % of static | final tcp_rmem max | raises | window-scale notes | "
+              "BDP measured | max / BDP |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for cfg, reps in data.items():
         for rep, d in sorted(reps.items()):
             s = conn_series(d)
@@ -79,10 +80,11 @@ def main():
             fin = d["end"].get("rmem_max_final")
             bdp = d["end"].get("tuner_bdp")
             over = fin / bdp if fin and bdp else None
-            lines.append("| %s | %s | %d | %s | %s (%s) | %s (worst %s) | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %d | %s | %s (%s) | %s (worst %s) | %s | %s | %s | %s | %s | %s |" % (
                 cfg, rep, len(vals), fmt(vals[0] if vals else None), fmt(lm),
                 fmt(min(later) if later else None), fmt(ratio), fmt(worst), reached,
-                mb(fin), fmt(d["end"].get("raises")), mb(bdp), fmt(over)))
+                mb(fin), fmt(d["end"].get("raises")), fmt(d["end"].get("wscale_notes")),
+                mb(bdp), fmt(over)))
             summary += [("netem", "first_mbps", cfg, vals[0] if vals else None),
                         ("netem", "later_mean_mbps", cfg, lm),
                         ("netem", "later_over_static", cfg, ratio),

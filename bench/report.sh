@@ -43,7 +43,7 @@ start=$SECONDS
 
 mode_line() {
 	build/bin/bpftune -S -l build/lib/bpftune 2>/dev/null |
-		awk -F': ' '/support level:/ {lvl = $NF} /^tuners in .*objects/ {
+		awk -F': ' '/support level:/ {lvl = $NF} /^tuners( and collectors)? in .*objects/ {
 			sub(/.*\(/, ""); sub(/\).*/, ""); obj = $0}
 		     END {print lvl ", " obj}'
 }

@@ -7,10 +7,11 @@
 # daemon starts: a write while it runs is an admin override.
 
 load helpers
+load telemetry_helpers
 
 # global sysctls a test may change, restored in teardown
 GLOBALS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem net.core.high_order_alloc_disable
-	net.ipv4.tcp_no_metrics_save net.ipv4.tcp_no_ssthresh_metrics_save"
+	net.ipv4.tcp_no_metrics_save net.ipv4.tcp_no_ssthresh_metrics_save net.core.rmem_max"
 
 setup() {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
@@ -142,6 +143,39 @@ global_kept() {
 	global_kept net.ipv4.tcp_rmem "$global" "4096 131072 262144"
 	# the client's namespace did not need it
 	! grep -q "tcp_rmem .* in netns $CLI " "$LOG"
+}
+
+# A connection's window scale is fixed at its SYN, from the larger of
+# tcp_rmem[2] and rmem_max then: with both below 128 kB it is 1, and its
+# window never exceeds 131070 bytes, whatever the max grows to after.
+# bats test_tags=hooks
+@test "a receiver bound by the window scale its SYN chose before a raise is named once" {
+	local i
+	make_pair
+	sysctl -qw net.core.rmem_max=131071
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 65536 131071"
+	# one connection for the whole test, set up under those values
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 20
+	for i in $(seq 1 200); do
+		ip netns exec "$SRV" ss -Htin state established "sport >= :5300" |
+			grep -qE "wscale:[0-9]+,1 " && break
+		sleep 0.1
+	done
+	ip netns exec "$SRV" ss -Htin state established "sport >= :5300" | grep -qE "wscale:[0-9]+,1 "
+	# then the max goes up (before the daemon starts: not an admin
+	# override); the next raise is past what its window can use
+	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 65536 600000"
+	start_daemon
+	wait_for_log "tuner tcp_buffer: a receiver in netns $SRV \(cookie [0-9]+\) is bound by its window scale: scale 1, fixed at its SYN under a smaller tcp_rmem max, caps its window at 131070 bytes, below the [0-9]+ bytes a max of [0-9]+ allows; the raise helps connections set up from now on \(scale [2-9]\)" 60
+	grep -qE "net.ipv4.tcp_rmem 4096 65536 600000 -> 4096 65536 [0-9]+ in netns $SRV " "$LOG"
+	# the same connection runs on; later raises say nothing new
+	wait "${IPERF_PIDS##* }" || true
+	echo "# tcp_rmem raises in the receiver's netns: $(grep -cE "net.ipv4.tcp_rmem 4096 65536 [0-9]+ -> .* in netns $SRV " "$LOG")" >&3
+	[ "$(grep -c "is bound by its window scale" "$LOG")" -eq 1 ]
+	stop_daemon
+	# the decisions record the receiver's scale with each tcp_rmem raise
+	[ "$(sql "SELECT count(*) FROM decisions_tcp_buffer_grow_near_limit WHERE tunable = 'net.ipv4.tcp_rmem' AND decided = 'raise' AND rcv_wscale = 1")" -ge 1 ]
+	[ "$(sql "SELECT count(*) FROM decisions_tcp_buffer_grow_near_limit WHERE tunable = 'net.ipv4.tcp_rmem' AND rcv_wscale IS NULL")" -eq 0 ]
 }
 
 # bats test_tags=hooks

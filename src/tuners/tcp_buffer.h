@@ -34,7 +34,7 @@ enum tcp_buffer_tunable {
 enum tb_buf_input {
 	TB_IN_BUFFER, TB_IN_EVENT_MAX, TB_IN_LIVE_MAX, TB_IN_RTT_US,
 	TB_IN_MIN_RTT_US, TB_IN_RATE_KBPS, TB_IN_BDP, TB_IN_RCV_WND,
-	TB_IN_TCP_PAGES, TB_IN_TCP_MEM1, TB_IN_PRESSURE,
+	TB_IN_RCV_WSCALE,	TB_IN_TCP_PAGES, TB_IN_TCP_MEM1, TB_IN_PRESSURE,
 	TB_IN_GUARD_R, TB_IN_GUARD_RISE, TB_IN_GUARD_SAMPLES, TB_IN_GUARD_GAIN,
 	TB_BUF_NUM_INPUTS,
 };
@@ -52,6 +52,7 @@ struct tb_netns {
 	bool lowmem;
 	long saved_max[2];
 	long rmem_bdp;		/* the last BDP a receiver here measured (bytes) */
+	uint16_t wscale_told;	/* receivers' window scales logged as binding */
 	long saved_no_metrics, saved_no_ssthresh;
 	uint64_t last_shrink_ms;
 	/* SYN queue */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <bpftune/correlation.h>
+#include <bpftune/proc.h>
 
 #include "tcp_buffer.h"
 
@@ -69,6 +70,32 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 	return true;
 }
 
+/*
+ * A receiver whose window scale, fixed at its SYN under a smaller max,
+ * cannot use the tcp_rmem max just raised to @max: the raise helps the
+ * connections set up from now on, not this one.  Said once per netns and
+ * scale.
+ */
+static void wscale_note(const struct bpftune_event *ev, struct tb_netns *n,
+			unsigned int wscale, long max)
+{
+	char where[128];
+	long rmem_max = 0;
+
+	if (wscale > 15 || !tb_wscale_bound(wscale, max) ||
+	    (n->wscale_told & (1u << wscale)))
+		return;
+	n->wscale_told |= 1u << wscale;
+	if (bpftune_proc_sysctl(NULL, "net.core.rmem_max", &rmem_max, 1) != 1 ||
+	    rmem_max < max)
+		rmem_max = max;
+	bpftune_log(LOG_NOTICE,
+		    "tuner tcp_buffer: a receiver in %s is bound by its window scale: scale %u, fixed at its SYN under a smaller tcp_rmem max, caps its window at %ld bytes, below the %ld bytes a max of %ld allows; the raise helps connections set up from now on (scale %u)",
+		    bpftune_netns_describe(ev->netns_cookie, where, sizeof(where)),
+		    wscale, tb_wscale_window(wscale), max / 2, max,
+		    tb_wscale_for(rmem_max));
+}
+
 void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 			const struct bpftune_event *ev)
 {
@@ -115,6 +142,8 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 	if (in.bdp)
 		inputs[TB_IN_BDP] = BPFTUNE_VALUE_INT(in.bdp);
 	inputs[TB_IN_RCV_WND] = BPFTUNE_VALUE_INT(e->rcv_wnd);
+	if (tunable == TB_RMEM)
+		inputs[TB_IN_RCV_WSCALE] = BPFTUNE_VALUE_INT(e->rcv_wscale);
 	inputs[TB_IN_TCP_PAGES] = BPFTUNE_VALUE_INT(e->allocated);
 	inputs[TB_IN_TCP_MEM1] = BPFTUNE_VALUE_INT(e->mem[1]);
 	inputs[TB_IN_PRESSURE] = BPFTUNE_VALUE_INT(e->pressure);
@@ -142,8 +171,11 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 		 tunable == TB_RMEM ? "receive" : "send", e->value,
 		 100.0 / (1 << (6 - bpftune_learning_rate())), buf_name(tunable));
 	if (bpftune_tunable_set(s->tuner, tunable, ev, scenario, want, 3,
-				reason) == 1)
-		n->guard[tunable].raised_from = in.live[2];
+				reason) != 1)
+		return;
+	n->guard[tunable].raised_from = in.live[2];
+	if (tunable == TB_RMEM)
+		wscale_note(ev, n, e->rcv_wscale, want[2]);
 }
 
 /* Autotuning off and a receiver full up to its fixed buffer. */

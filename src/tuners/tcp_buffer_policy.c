@@ -67,6 +67,31 @@ long tb_bdp_bytes(unsigned int rate_kbps, unsigned int rtt_us)
 	return (long)((uint64_t)rate_kbps * rtt_us / 8000);
 }
 
+/* ---- window scale ---------------------------------------------------------- */
+
+unsigned int tb_wscale_for(long space)
+{
+	int log2 = -1;
+
+	while (space > 0 && log2 < 62) {
+		space >>= 1;
+		log2++;
+	}
+	if (log2 - 15 <= 0)
+		return 0;
+	return log2 - 15 < TB_WSCALE_MAX ? (unsigned int)(log2 - 15) : TB_WSCALE_MAX;
+}
+
+long tb_wscale_window(unsigned int wscale)
+{
+	return 65535L << (wscale < TB_WSCALE_MAX ? wscale : TB_WSCALE_MAX);
+}
+
+bool tb_wscale_bound(unsigned int wscale, long max)
+{
+	return tb_wscale_window(wscale) < max / 2;
+}
+
 const char *tb_buf_action(enum tb_buf_verdict v)
 {
 	switch (v) {

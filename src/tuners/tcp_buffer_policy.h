@@ -79,6 +79,28 @@ enum tb_buf_verdict tb_buf_decide(const struct tb_buf_in *in, long want[3]);
 /* "raise" or "none: ..." as the decisions table records it */
 const char *tb_buf_action(enum tb_buf_verdict v);
 
+/* ---- window scale: receivers set up before a raise ------------------------ */
+
+#define TB_WSCALE_MAX		14	/* TCP_MAX_WSCALE */
+
+/*
+ * The receive window scale the kernel gives a connection set up now: from
+ * the larger of tcp_rmem[2] and rmem_max, @space (tcp_select_initial_window:
+ * ilog2(space) - 15, within 0..14).  A connection keeps the scale its SYN
+ * chose for good.
+ */
+unsigned int tb_wscale_for(long space);
+/* the largest window a receiver with scale @wscale can advertise (bytes) */
+long tb_wscale_window(unsigned int wscale);
+/*
+ * With tcp_rmem[2] at @max, is a receiver of scale @wscale bound by it?
+ * Its window cannot reach what a buffer of @max allows (about half of it:
+ * the kernel's default share of a buffer for the window).  Then its SYN
+ * chose the scale from a smaller max (a connection set up at @max gets a
+ * scale whose windows reach @max / 2): the max was raised after its SYN.
+ */
+bool tb_wscale_bound(unsigned int wscale, long max);
+
 /* ---- the latency guard --------------------------------------------------- */
 
 #define TB_GUARD_MIN_SAMPLES	4

@@ -224,6 +224,7 @@ static const struct bpftune_col_desc buf_inputs[] = {
 	IN_INT("rate_kbps", "kbit/s", "the socket's delivery rate"),
 	IN_INT("bdp", "bytes", "tcp_rmem: the path's bandwidth-delay product (receive rate x receive RTT, else the netns's last one) that bounds growth at 4x; NULL for tcp_wmem or before any measurement"),
 	IN_INT("rcv_wnd", "bytes", "the receiver's advertised window: one that takes in about all of it per RTT is bound by its window (and measures a BDP near it)"),
+	IN_INT("rcv_wscale", NULL, "tcp_rmem: the receiver's window scale, fixed at its SYN (its window never exceeds 65535 << rcv_wscale); NULL for tcp_wmem"),
 	IN_INT("tcp_pages", "pages", "memory TCP holds (the event's view)"),
 	IN_INT("tcp_mem1", "pages", "tcp_mem[1], the pressure threshold"),
 	IN_INT("pressure", NULL, "1 if TCP was under memory pressure"),

@@ -88,6 +88,11 @@ static __always_inline void tcp_rtt_rate(struct sock *sk, int receiver,
 		bytes = BPF_CORE_READ(tp, rcvq_space.space);
 		us = rtt;
 		e->rcv_wnd = BPF_CORE_READ(tp, rcv_wnd);
+		/*
+		 * its window can never exceed 65535 << rcv_wscale (the
+		 * bitfield's byte offset is relative to tp: read from there)
+		 */
+		e->rcv_wscale = BPF_CORE_READ_BITFIELD_PROBED(tp, rx_opt.rcv_wscale);
 	} else {
 		bytes = (__u64)BPF_CORE_READ(tp, rate_delivered) *
 			BPF_CORE_READ(tp, mss_cache);

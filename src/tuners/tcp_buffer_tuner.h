@@ -47,7 +47,8 @@ struct tcp_buffer_event {
 	__u8 syncookies;
 	__u8 pressure;		/* kernel's tcp_memory_pressure is set */
 	__u8 moderate_rcvbuf;
-	__u8 pad[3];
+	__u8 rcv_wscale;	/* receiver: its window scale, fixed at its SYN */
+	__u8 pad[2];
 	__u32 min_rtt_us;	/* the socket's smallest RTT seen (0: none) */
 	__u32 rcv_wnd;		/* receiver: its advertised window (bytes) */
 	__u32 pad2;

@@ -462,6 +462,37 @@ static void test_syn_backlog_grows_for_load(void **state)
 	assert_string_equal(tb_syn_action(TB_SYN_GROW), "raise");
 }
 
+/* the kernel's tcp_select_initial_window() and the netem bench's case */
+static void test_wscale(void **state)
+{
+	(void)state;
+	/* ilog2(space) - 15, within 0..14 */
+	assert_int_equal(tb_wscale_for(0), 0);
+	assert_int_equal(tb_wscale_for(65535), 0);
+	assert_int_equal(tb_wscale_for(131071), 1);
+	assert_int_equal(tb_wscale_for(212992), 2);	/* rmem_max's default */
+	assert_int_equal(tb_wscale_for(6291456), 7);	/* tcp_rmem[2]'s */
+	assert_int_equal(tb_wscale_for(64L << 20), 11);
+	assert_int_equal(tb_wscale_for(LONG_MAX), TB_WSCALE_MAX);
+	assert_int_equal(tb_wscale_window(0), 65535);
+	assert_int_equal(tb_wscale_window(2), 262140);
+	assert_int_equal(tb_wscale_window(99), 65535L << 14);
+	/*
+	 * set up with tcp_rmem "4096 131072 131072" and rmem_max 212992:
+	 * scale 2, windows up to 256 kB; a max of 512 kB lets about its
+	 * window, 1 MB more
+	 */
+	assert_false(tb_wscale_bound(2, 131072));
+	assert_false(tb_wscale_bound(2, 524280));
+	assert_true(tb_wscale_bound(2, 1048576));
+	/* a connection set up at that max gets a scale it is not bound by */
+	assert_int_equal(tb_wscale_for(1048576), 5);
+	assert_false(tb_wscale_bound(tb_wscale_for(1048576), 1048576));
+	assert_false(tb_wscale_bound(TB_WSCALE_MAX, 64L << 20));
+	assert_false(tb_wscale_bound(0, 131070));
+	assert_true(tb_wscale_bound(0, 131074));
+}
+
 static void test_syncookies_idle(void **state)
 {
 	struct tb_syn_counters before = { .cookies_sent = 5 }, now = before;
@@ -503,6 +534,7 @@ int unit_run_tcp_buffer_policy(void)
 		cmocka_unit_test(test_syn_completions_clear_votes),
 		cmocka_unit_test(test_syn_backlog_grows_for_load),
 		cmocka_unit_test(test_syncookies_idle),
+		cmocka_unit_test(test_wscale),
 	};
 
 	return cmocka_run_group_tests_name("tcp_buffer_policy", tests, NULL, NULL);
