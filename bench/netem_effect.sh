@@ -8,6 +8,10 @@
 #   static: STATIC_RMEM (the kernel's defaults, "4096 131072 6291456"),
 #   tuned:  SMALL_RMEM at the start, the daemon (tuners tcp_buffer and
 #           sysctl, writing) started right before the first connection,
+#   observed: STATIC_RMEM with the same daemon in --observe (it decides
+#           and writes nothing): what the daemon's own cost takes from
+#           static, so that tuned / observed is the tuning alone (in a TCG
+#           guest the BPF programs and the daemon compete with iperf3),
 #   and AB_NAME: the same with another build (AB_BPFTUNE, AB_PLUGINS).
 # Per connection: Mbit/s received and tcp_rmem max after it; per daemon
 # phase: the final max, and the bandwidth-delay product the tuner measured
@@ -95,10 +99,10 @@ phase() {
 	local rep="$1" cfg="$2" t0 n=0 v
 
 	case "$cfg" in
-	static) ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="$STATIC_RMEM" ;;
+	static | observed) ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="$STATIC_RMEM" ;;
 	*) ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="$SMALL_RMEM" ;;
 	esac
-	if [ "$cfg" = tuned ] || [ "$cfg" = "$AB_NAME" ]; then
+	if [ "$cfg" != small ] && [ "$cfg" != static ]; then
 		DAEMON_BIN="$BPFTUNE"
 		PLUGIN_SRC="$BUILD_PLUGINS"
 		if [ "$cfg" = "$AB_NAME" ]; then
@@ -107,7 +111,11 @@ phase() {
 		fi
 		rm -rf "$BENCH_TMP/telemetry"
 		bench_plugin_dir tcp_buffer sysctl
-		bench_daemon_start
+		if [ "$cfg" = observed ]; then
+			bench_daemon_start --observe
+		else
+			bench_daemon_start
+		fi
 	fi
 	t0=$SECONDS
 	while [ $((SECONDS - t0)) -lt "$PHASE_SECS" ]; do
@@ -128,7 +136,7 @@ phase() {
 	row "$rep" "$cfg" - rmem_max_final bytes "$(rmem_max)"
 }
 
-CONFIGS="small static tuned"
+CONFIGS="small static observed tuned"
 [ -n "${AB_BPFTUNE:-}" ] && CONFIGS="$CONFIGS $AB_NAME"
 {
 	echo "# netem effect: $N repetitions; RTT 2 x $DELAY; a new ${CONN_SECS}s iperf3 connection after another for ${PHASE_SECS}s per phase: $CONFIGS"

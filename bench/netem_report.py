@@ -4,7 +4,7 @@
 
   netem_report.py RAW.csv OUT
 
-Per configuration (small, static, tuned, an A/B build): Mbit/s of the first
+Per configuration (small, static, observed, tuned, an A/B build): Mbit/s of the first
 connection and of the later ones, against static; for the daemon phases the
 final tcp_rmem max, the bandwidth-delay product the tuner measured and
 their ratio.  Targets: connections from the second on >= 95 % of static,
@@ -44,16 +44,87 @@ def conn_series(d):
             for _, c in sorted(d["conns"].items())]
 
 
+def later_mean(reps):
+    """Mean Mbit/s of every connection from the second on, over @reps."""
+    v = [x for d in reps.values() for _, x, _ in conn_series(d)[1:] if x is not None]
+    return statistics.mean(v) if v else None
+
+
+def per_rep(cfg, rep, d, static_mean, per_cfg):
+    """The table row of one phase; its figures added to @per_cfg."""
+    s = conn_series(d)
+    vals = [v for _, v, _ in s]
+    later = [v for v in vals[1:] if v is not None]
+    lm = statistics.mean(later) if later else None
+    ratio = lm / static_mean if lm and static_mean else None
+    worst = min(later) / static_mean if later and static_mean else None
+    reached = "-"
+    if static_mean:
+        for i in range(len(vals)):
+            if all(v is not None and v >= TARGET_LATER * static_mean for v in vals[i:]):
+                reached = "conn %d (%s s)" % (i + 1, fmt(s[i][0]))
+                break
+    fin = d["end"].get("rmem_max_final")
+    bdp = d["end"].get("tuner_bdp")
+    over = fin / bdp if fin and bdp else None
+    for metric, v in (("first_mbps", vals[0] if vals else None), ("later_mean_mbps", lm),
+                      ("later_over_static", ratio), ("worst_later_over_static", worst),
+                      ("rmem_max_final", fin), ("tuner_bdp", bdp), ("max_over_bdp", over),
+                      ("wscale_notes", d["end"].get("wscale_notes"))):
+        if v is not None:
+            per_cfg.setdefault(metric, []).append(v)
+    return "| %s | %s | %d | %s | %s (%s) | %s (worst %s) | %s | %s | %s | %s | %s | %s |" % (
+        cfg, rep, len(vals), fmt(vals[0] if vals else None), fmt(lm),
+        fmt(min(later) if later else None), fmt(ratio), fmt(worst), reached,
+        mb(fin), fmt(d["end"].get("raises")), fmt(d["end"].get("wscale_notes")),
+        mb(bdp), fmt(over))
+
+
+def aggregate(data, static_mean, observed_mean, per_cfg):
+    """Per configuration over its repetitions: the summary rows (mean, min,
+    max, n) and the table that states them."""
+    summary = []
+    lines = ["", "## Per configuration, over the repetitions (mean [min-max])", "",
+             "Observed: static buffers with the daemon in --observe (decides, writes "
+             "nothing): tuned / observed is what the tuning buys with the daemon's own "
+             "cost on both sides.", "",
+             "| config | reps | later / static | later / observed | final max / BDP | "
+             "window-scale notes |", "|---|---|---|---|---|---|"]
+
+    def ivl(vals):
+        if not vals:
+            return "-"
+        m = statistics.mean(vals)
+        if min(vals) == max(vals):
+            return fmt(m)
+        return "%s [%s-%s]" % (fmt(m), fmt(min(vals)), fmt(max(vals)))
+
+    for cfg, reps in data.items():
+        m = per_cfg.get(cfg, {})
+        obs = []
+        if observed_mean:
+            obs = [r * static_mean / observed_mean for r in m.get("later_over_static", [])]
+            m["later_over_observed"] = obs
+        lines.append("| %s | %d | %s | %s | %s | %s |" % (
+            cfg, len(reps), ivl(m.get("later_over_static")), ivl(obs),
+            ivl(m.get("max_over_bdp")), ivl(m.get("wscale_notes"))))
+        for metric, vals in m.items():
+            if vals:
+                summary.append(("netem", metric, cfg, statistics.mean(vals), min(vals),
+                                max(vals), len(vals)))
+    return lines, summary
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     raw, out = sys.argv[1:]
     data = load(raw)
-    summary = []
     lines = info_lines(out)
     static = [v for d in data.get("static", {}).values() for _, v, _ in conn_series(d)
               if v is not None]
     static_mean = statistics.mean(static) if static else None
+    observed_mean = later_mean(data.get("observed", {}))
     lines += ["## Throughput per connection (Mbit/s) and tcp_rmem growth", "",
               "Later: connections from the second on (mean, and the worst one) against the "
               "static mean %s Mbit/s (target >= %d %%).  BDP: the largest rate x RTT the tuner "
@@ -63,38 +134,14 @@ def main():
               "| config | rep | conns | first | later mean (worst) | later / static | "
               "first at >= 95 % of static | final tcp_rmem max | raises | window-scale notes | "
               "BDP measured | max / BDP |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    per_cfg = {}
     for cfg, reps in data.items():
         for rep, d in sorted(reps.items()):
-            s = conn_series(d)
-            vals = [v for _, v, _ in s]
-            later = [v for v in vals[1:] if v is not None]
-            lm = statistics.mean(later) if later else None
-            ratio = lm / static_mean if lm and static_mean else None
-            worst = min(later) / static_mean if later and static_mean else None
-            reached = "-"
-            if static_mean:
-                for i in range(len(vals)):
-                    if all(v is not None and v >= TARGET_LATER * static_mean for v in vals[i:]):
-                        reached = "conn %d (%s s)" % (i + 1, fmt(s[i][0]))
-                        break
-            fin = d["end"].get("rmem_max_final")
-            bdp = d["end"].get("tuner_bdp")
-            over = fin / bdp if fin and bdp else None
-            lines.append("| %s | %s | %d | %s | %s (%s) | %s (worst %s) | %s | %s | %s | %s | %s | %s |" % (
-                cfg, rep, len(vals), fmt(vals[0] if vals else None), fmt(lm),
-                fmt(min(later) if later else None), fmt(ratio), fmt(worst), reached,
-                mb(fin), fmt(d["end"].get("raises")), fmt(d["end"].get("wscale_notes")),
-                mb(bdp), fmt(over)))
-            summary += [("netem", "first_mbps", cfg, vals[0] if vals else None),
-                        ("netem", "later_mean_mbps", cfg, lm),
-                        ("netem", "later_over_static", cfg, ratio),
-                        ("netem", "worst_later_over_static", cfg, worst),
-                        ("netem", "rmem_max_final", cfg, fin),
-                        ("netem", "tuner_bdp", cfg, bdp),
-                        ("netem", "max_over_bdp", cfg, over)]
+            lines.append(per_rep(cfg, rep, d, static_mean, per_cfg.setdefault(cfg, {})))
+    agg, summary = aggregate(data, static_mean, observed_mean, per_cfg)
+    lines += agg
     lines += ["", plot(data, out)]
-    write_summary(out + "-summary.csv", [(case, metric, cfg, v, None, None, 1)
-                                         for case, metric, cfg, v in summary if v is not None])
+    write_summary(out + "-summary.csv", summary)
     write_report(out, lines)
 
 

@@ -296,73 +296,117 @@ def stress(rows, out):
     return lines
 
 
+def effect_timeline(path):
+    """{(rep, config): [(s after bpftune running, Mbit/s)]} of -timeline.dat
+    (rep config s mbps; files without the config column are "tuned")."""
+    timeline = {}
+    if os.path.exists(path):
+        for l in open(path):
+            f = l.split()
+            if l.startswith("#") or len(f) not in (3, 4):
+                continue
+            key = (f[0], "tuned") if len(f) == 3 else (f[0], f[1])
+            timeline.setdefault(key, []).append((float(f[-2]), float(f[-1])))
+    return timeline
+
+
+def time_to(tl, target):
+    """The first interval at @target with the next one too, or None."""
+    for i, (t, v) in enumerate(tl):
+        nxt = tl[i + 1][1] if i + 1 < len(tl) else v
+        if v >= target and nxt >= target:
+            return t
+    return None
+
+
+def effect_convergence(rows, timeline, target, daemons):
+    conv = [r for r in rows if r["case"] == "convergence"]
+    lines = ["", "## Time to %d %% of the static throughput (%s Mbit/s) after 'bpftune "
+             "running' (target <= %g s)" % (TARGET_RECOVER * 100, fmt(target), TARGET_RECOVER_S), "",
+             "First 0.5 s interval of a continuous iperf3 run at that level together with "
+             "the next one; the run starts right after the daemon is up.", "",
+             "| config | rep | seconds | Mbit/s in the first / last second | tcp_rmem max after "
+             "the run / at the end | tcp_rmem changes | latency-guard holds |",
+             "|---|---|---|---|---|---|---|"]
+    reps = sorted(set([k[0] for k in timeline] + [r["rep"] for r in conv]), key=int)
+    for cfg in daemons:
+        for rep in reps:
+            m = {r["metric"]: r["value"] for r in conv if r["rep"] == rep and r["config"] == cfg}
+            tl = timeline.get((rep, cfg), [])
+            if not m and not tl:
+                continue
+            reached = time_to(tl, target) if target else None
+            first = [v for t, v in tl[:2]]
+            last = [v for t, v in tl[-2:]]
+            when = ("%.1f" % reached if reached is not None else
+                    "not within %.0f s" % tl[-1][0] if tl else "-")
+            lines.append("| %s | %s | %s | %s / %s | %s / %s | %s | %s |" % (
+                cfg, rep, when, fmt(statistics.mean(first)) if first else "-",
+                fmt(statistics.mean(last)) if last else "-",
+                m.get("rmem_max_after_converge", "-"), m.get("rmem_max", "-"),
+                m.get("changes", "-"), m.get("holds", "-")))
+    return lines
+
+
 def effect(rows, out):
     base = "small"
-    others = [c for c in ("static", "tuned") if c in configs_of(rows)]
+    configs = configs_of(rows)
+    # tuned: this build; any other daemon configuration is an A/B build
+    daemons = [c for c in configs if c not in ("small", "static")]
+    daemons.sort(key=lambda c: c != "tuned")
+    others = [c for c in ["static"] + daemons if c in configs]
     cmp = compare(rows, base, others)
     lines = ["## tcp_buffer: throughput with too-small buffers, static well-chosen ones, "
              "and after tuning (ratios to the too-small start)", ""]
     lines += ratio_table(cmp, base, others)
     for e in cmp:
-        s, t = e["cfg"].get("static"), e["cfg"].get("tuned")
-        if s and t and s["stats"] and t["stats"]:
-            lines.append("")
-            lines.append("tuned / static: %s (target >= %.2f)" % (
-                fmt(t["stats"]["median"] / s["stats"]["median"]), TARGET_RECOVER))
-    conv = [r for r in rows if r["case"] == "convergence"]
+        s = e["cfg"].get("static")
+        for d in daemons:
+            t = e["cfg"].get(d)
+            if s and t and s["stats"] and t["stats"]:
+                lines += ["", "%s / static: %s (target >= %.2f)" % (
+                    d, fmt(t["stats"]["median"] / s["stats"]["median"]), TARGET_RECOVER)]
+        t, o = e["cfg"].get("tuned"), [e["cfg"].get(d) for d in daemons if d != "tuned"]
+        for d, x in zip([d for d in daemons if d != "tuned"], o):
+            if t and x and t["stats"] and x["stats"]:
+                lines += ["", "tuned / %s (this build against the other): %s" % (
+                    d, fmt(t["stats"]["median"] / x["stats"]["median"]))]
     ts = out + "-timeline.dat"
     static = cmp[0]["cfg"].get("static") if cmp else None
     target = TARGET_RECOVER * static["stats"]["median"] if static and static["stats"] else None
-    timeline = {}
-    if os.path.exists(ts):
-        for l in open(ts):
-            f = l.split()
-            if len(f) == 3 and not l.startswith("#"):
-                timeline.setdefault(f[0], []).append((float(f[1]), float(f[2])))
-    if conv or timeline:
-        lines += ["", "## Time to %d %% of the static throughput (%s Mbit/s) after 'bpftune "
-                  "running' (target <= %g s)" % (TARGET_RECOVER * 100, fmt(target),
-                                                 TARGET_RECOVER_S), "",
-                  "First 0.5 s interval of a continuous iperf3 run at that level together with "
-                  "the next one; the run starts right after the daemon is up.", "",
-                  "| rep | seconds | Mbit/s in the first / last second | tcp_rmem max after "
-                  "the run / at the end | tcp_rmem changes | latency-guard holds |",
-                  "|---|---|---|---|---|---|"]
-        reps = sorted(set(list(timeline) + [r["rep"] for r in conv]), key=lambda x: int(x))
-        for rep in reps:
-            m = {r["metric"]: r["value"] for r in conv if r["rep"] == rep}
-            tl = timeline.get(rep, [])
-            reached = None
-            if target:
-                for i, (t, v) in enumerate(tl):
-                    nxt = tl[i + 1][1] if i + 1 < len(tl) else v
-                    if v >= target and nxt >= target:
-                        reached = t
-                        break
-            first = [v for t, v in tl[:2]]
-            last = [v for t, v in tl[-2:]]
-            when = ("%.1f" % reached if reached is not None else
-                    "not within %.0f s" % tl[-1][0] if tl else "-")
-            lines.append("| %s | %s | %s / %s | %s / %s | %s | %s |" % (
-                rep, when, fmt(statistics.mean(first)) if first else "-",
-                fmt(statistics.mean(last)) if last else "-",
-                m.get("rmem_max_after_converge", "-"), m.get("rmem_max", "-"),
-                m.get("changes", "-"), m.get("holds", "-")))
+    timeline = effect_timeline(ts)
+    if timeline or any(r["case"] == "convergence" for r in rows):
+        lines += effect_convergence(rows, timeline, target, daemons)
     write_summary(out + "-summary.csv", cmp, base)
     if timeline:
-        tline = ("%.1f title '%d %% of static' lc rgb 'red'" % (target, TARGET_RECOVER * 100)
-                 if target else "")
-        script = """set terminal pngcairo size 1000,500 noenhanced
+        lines += ["", effect_plot(timeline, target, out)]
+    return lines
+
+
+def effect_plot(timeline, target, out):
+    dat = out + "-plot.dat"
+    series = []
+    with open(dat, "w") as f:
+        for (rep, cfg), tl in sorted(timeline.items(), key=lambda k: (k[0][1], int(k[0][0]))):
+            f.write("# %s rep %s\n" % (cfg, rep))
+            for t, v in tl:
+                f.write("%.2f %.1f\n" % (t, v))
+            f.write("\n\n")
+            series.append("%s rep %s" % (cfg, rep))
+    plots = ["'%s' index %d using 1:2 with linespoints title '%s'" % (dat, i, name)
+             for i, name in enumerate(series)]
+    if target:
+        plots.append("%.1f title '%d %% of static' lc rgb 'red'" % (target, TARGET_RECOVER * 100))
+    script = """set terminal pngcairo size 1000,500 noenhanced
 set output '%s'
 set title 'tcp_buffer: iperf3 throughput after the daemon started (too-small tcp_rmem at start)'
 set xlabel 's after bpftune running'
 set ylabel 'Mbit/s'
 set grid
 set key bottom right
-plot '%s' using 2:3 with linespoints title 'throughput (one line per repetition)'%s
-""" % (out + ".png", ts, (", " + tline) if tline else "")
-        lines += ["", gnuplot(script, out + ".png")]
-    return lines
+plot %s
+""" % (out + ".png", ", \\\n     ".join(plots))
+    return gnuplot(script, out + ".png")
 
 
 def main():

@@ -20,8 +20,9 @@
 #                     commit (it copies its results here)
 # With BASE=<another results directory> it then prints the comparison
 # (bench/compare.py) and flags every figure that moved beyond its interval.
-# AB_BPFTUNE/AB_PLUGINS (another build) are passed on to the cost and
-# footprint parts: same-run ratios between the two builds.
+# AB_BPFTUNE/AB_PLUGINS (another build) are passed on to the cost,
+# footprint and effect parts (and make bench-matrix to the netem path):
+# same-run ratios between the two builds.
 #
 # Never fails on a number; exits non-zero only if no part produced
 # anything.  Full set about 10 minutes here, --ci about 3.

@@ -10,7 +10,10 @@
 # static one (the first 0.5 s interval of a continuous iperf3 run that is
 # at that level together with the next one).  Each repetition runs the
 # three in turn (too small, static, then the daemon from the too-small
-# start), so the phases are interleaved.
+# start), so the phases are interleaved.  With AB_BPFTUNE and AB_PLUGINS
+# (another build, e.g. the last release) a fourth phase runs that build
+# from the same start as configuration AB_NAME (default "other"): same-run
+# ratios between the two builds.
 #
 # The daemon loads only the tcp_buffer tuner (with its core mechanisms:
 # admin-override detection and netns tracking), and writes:
@@ -23,10 +26,10 @@
 #   bench/tcp_buffer_effect.sh [N] [SECS]
 # Knobs (environment): N=5 repetitions, SECS=3 per measurement,
 #   CONVERGE_SECS=12, SMALL_RMEM="4096 8192 16384", STATIC_RMEM=...,
-#   BENCH_DAEMON_FLAGS="-L"
+#   BENCH_DAEMON_FLAGS="-L", AB_BPFTUNE=PATH AB_PLUGINS=DIR [AB_NAME=other]
 # Results: bench/results/tcp_buffer_effect-<time>.{csv,md,png},
-# -summary.csv, -timeline.dat (rep, s after bpftune running, Mbit/s) and
-# the daemon's log of each repetition (-repN.log).
+# -summary.csv, -timeline.dat (rep, config, s after bpftune running,
+# Mbit/s) and the daemon's log of each repetition (-[CONFIG-]repN.log).
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -35,6 +38,11 @@ N="${1:-${N:-5}}"
 SECS="${2:-${SECS:-3}}"
 CONVERGE_SECS="${CONVERGE_SECS:-12}"
 SMALL_RMEM="${SMALL_RMEM:-4096 8192 16384}"
+AB_NAME="${AB_NAME:-other}"
+if [ -n "${AB_BPFTUNE:-}" ]; then
+	[ -x "$AB_BPFTUNE" ] || bench_die "AB_BPFTUNE=$AB_BPFTUNE is not an executable"
+	[ -d "${AB_PLUGINS:-}" ] || bench_die "AB_PLUGINS=${AB_PLUGINS:-} is not a directory"
+fi
 
 bench_need iperf3 python3
 bench_init
@@ -46,7 +54,7 @@ OUT="${EFFECT_OUT:-$RESULTS/tcp_buffer_effect-$STAMP}"
 CSV="$OUT.csv"
 TIMELINE="$OUT-timeline.dat"
 echo "rep,config,case,metric,unit,value" >"$CSV"
-echo "# rep seconds_after_bpftune_running mbit_per_s" >"$TIMELINE"
+echo "# rep config seconds_after_bpftune_running mbit_per_s" >"$TIMELINE"
 
 row() {
 	echo "$1,$2,$3,$4,$5,$6" >>"$CSV"
@@ -84,13 +92,21 @@ except Exception:
     print("-")'
 }
 
-# the daemon from the too-small start: a continuous run with 0.5 s
-# intervals right after start-up, then SECS measurements while it runs
+# the daemon (configuration $2: tuned, this build, or AB_NAME, the other
+# one) from the too-small start: a continuous run with 0.5 s intervals
+# right after start-up, then SECS measurements while it runs
 converge() {
-	local rep="$1" t_run t_cli
+	local rep="$1" cfg="$2" t_run t_cli log="$OUT-rep$1.log"
 
 	set_rmem "$SMALL_RMEM"
 	bench_tcp_sysctls_set "$CLI" "$CLI_DEFAULTS"
+	DAEMON_BIN="$BPFTUNE"
+	PLUGIN_SRC="$BUILD_PLUGINS"
+	if [ "$cfg" = "$AB_NAME" ]; then
+		DAEMON_BIN="$AB_BPFTUNE"
+		PLUGIN_SRC="$AB_PLUGINS"
+		log="$OUT-$cfg-rep$rep.log"
+	fi
 	bench_plugin_dir tcp_buffer sysctl
 	bench_daemon_start
 	t_run="$(sed -n 's/^bpftune\[\([0-9.]*\)\] info: bpftune running.*/\1/p' "$DAEMON_LOG")"
@@ -100,23 +116,24 @@ off = float(sys.argv[2]) - float(sys.argv[1])
 try:
     for iv in json.load(sys.stdin)["intervals"]:
         s = iv["sum"]
-        print("%s %.2f %.1f" % (sys.argv[3], off + s["end"], s["bits_per_second"] / 1e6))
+        print("%s %s %.2f %.1f" % (sys.argv[3], sys.argv[4], off + s["end"],
+                                   s["bits_per_second"] / 1e6))
 except Exception:
-    pass' "$t_run" "$t_cli" "$rep" >>"$TIMELINE"
+    pass' "$t_run" "$t_cli" "$rep" "$cfg" >>"$TIMELINE"
 	echo >>"$TIMELINE"
-	row "$rep" tuned convergence rmem_max_after_converge bytes "$(rmem_max)"
-	row "$rep" tuned iperf-v4-up throughput Mbit/s "$(measure)"
-	row "$rep" tuned convergence rmem_max bytes "$(rmem_max)"
-	row "$rep" tuned convergence changes count \
+	row "$rep" "$cfg" convergence rmem_max_after_converge bytes "$(rmem_max)"
+	row "$rep" "$cfg" iperf-v4-up throughput Mbit/s "$(measure)"
+	row "$rep" "$cfg" convergence rmem_max bytes "$(rmem_max)"
+	row "$rep" "$cfg" convergence changes count \
 		"$(grep -c "net.ipv4.tcp_rmem .* -> .* in netns $SRV " "$DAEMON_LOG" || true)"
-	row "$rep" tuned convergence holds count \
+	row "$rep" "$cfg" convergence holds count \
 		"$(grep -c "tcp_rmem .* in netns $SRV .*holding" "$DAEMON_LOG" || true)"
-	bench_daemon_stop "$OUT-rep$rep.log"
+	bench_daemon_stop "$log"
 }
 
 {
 	echo "# tcp_buffer effect: $N repetitions of ${SECS}s iperf3 (IPv4, one stream) into a netns over veth"
-	echo "# receiver tcp_rmem: too small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tuners tcp_buffer and sysctl, convergence run ${CONVERGE_SECS}s ${BENCH_DAEMON_FLAGS:-}"
+	echo "# receiver tcp_rmem: too small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tuners tcp_buffer and sysctl, convergence run ${CONVERGE_SECS}s ${BENCH_DAEMON_FLAGS:-}$( [ -n "${AB_BPFTUNE:-}" ] && echo "; $AB_NAME: $AB_BPFTUNE with $AB_PLUGINS")"
 	echo "# machine: $(bench_machine)"
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 } | tee "$OUT.info" >&2
@@ -128,7 +145,8 @@ for rep in $(seq 1 "$N"); do
 	row "$rep" small iperf-v4-up throughput Mbit/s "$(measure)"
 	set_rmem "$STATIC_RMEM"
 	row "$rep" static iperf-v4-up throughput Mbit/s "$(measure)"
-	converge "$rep"
+	converge "$rep" tuned
+	[ -z "${AB_BPFTUNE:-}" ] || converge "$rep" "$AB_NAME"
 done
 echo "done in $((SECONDS - start)) s" >&2
 
