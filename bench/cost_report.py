@@ -206,7 +206,7 @@ def bpf_section(rows, runs, summary, out):
                                                              for k in ks))
             summary.append((case, "bpf_ns_per_unit:%s" % plugin, cfg, ns / units, plo, phi,
                             len(d["runs"])))
-    lines += ["", bpf_plot(data, out)]
+    lines += ["", bpf_plot(data, runs, out)]
     return lines
 
 
@@ -302,33 +302,36 @@ plot '%s' using 1:3:4:5:xtic(2) with yerrorbars pt 7 ps 1.2 lw 2
     return gnuplot(script, out + ".png")
 
 
-def bpf_plot(data, out):
-    """Stacked bars: BPF ns per unit per plugin, one bar per config and case."""
+def bpf_plot(data, runs, out):
+    """Stacked bars: BPF time per unit per plugin as a share of the
+    baseline's CPU time per unit (cases of different units side by side),
+    one bar per config and case."""
     plugins = ordered(p for d in data.values() for (p, _), (_, ns) in d["progs"].items() if ns)
     if not plugins:
         return "(no BPF run time recorded: no plot)"
     dat = out + "-bpf.dat"
     with open(dat, "w") as f:
-        f.write("label %s\n" % " ".join(plugins))
-        for (cfg, case), d in sorted(data.items()):
-            if not d["units"]:
+        f.write("# label %s\n" % " ".join(plugins))
+        for (case, cfg), d in sorted((k[::-1], v) for k, v in data.items()):
+            base = runs.all_runs(BASE, case)
+            base_ns = statistics.median(base) if base else None
+            if not d["units"] or not base_ns:
                 continue
             per = {p: 0.0 for p in plugins}
             for (p, _), (_, ns) in d["progs"].items():
                 if p in per:
-                    per[p] += ns / d["units"]
-            f.write('"%s %s (ns/%s)" %s\n' % (cfg, case, d["unit"],
-                                              " ".join("%.3f" % per[p] for p in plugins)))
+                    per[p] += 100 * ns / d["units"] / base_ns
+            f.write('"%s %s" %s\n' % (case, cfg, " ".join("%.4f" % per[p] for p in plugins)))
     cols = ", ".join("'%s' using %d%s title '%s'" % (dat, i + 2, ":xtic(1)" if i == 0 else "", p)
                      for i, p in enumerate(plugins))
     script = """set terminal pngcairo size 1100,520 noenhanced
 set output '%s'
-set title 'BPF run time per unit of work, per plugin (bpf_stats pass)'
+set title "BPF run time per unit of work, per plugin, as %% of the workload's own CPU time per unit (bpf_stats pass)"
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.8 border -1
 set boxwidth 0.6
-set ylabel 'ns per unit'
+set ylabel '%% of the baseline CPU time per unit'
 set xtics rotate by -20 font ',9'
 set key outside right
 set grid ytics
