@@ -127,7 +127,8 @@ phase() {
 	done
 	if [ -n "$DAEMON_PID" ]; then
 		row "$rep" "$cfg" - tuner_bdp bytes "$(tuner_bdp)"
-		row "$rep" "$cfg" - raises count \
+		# --observe: what it decided, none of it written
+		row "$rep" "$cfg" - "$([ "$cfg" = observed ] && echo would_raise || echo raises)" count \
 			"$(grep -c "net.ipv4.tcp_rmem .* -> .* in netns $SRV " "$DAEMON_LOG" || true)"
 		row "$rep" "$cfg" - wscale_notes count \
 			"$(grep -c "is bound by its window scale" "$DAEMON_LOG" || true)"

@@ -50,6 +50,13 @@ def later_mean(reps):
     return statistics.mean(v) if v else None
 
 
+def raises(end):
+    """tcp_rmem raises, or those an observing daemon decided and did not write."""
+    if end.get("would_raise") is not None:
+        return "none (%s decided)" % fmt(end["would_raise"])
+    return fmt(end.get("raises"))
+
+
 def per_rep(cfg, rep, d, static_mean, per_cfg):
     """The table row of one phase; its figures added to @per_cfg."""
     s = conn_series(d)
@@ -76,7 +83,7 @@ def per_rep(cfg, rep, d, static_mean, per_cfg):
     return "| %s | %s | %d | %s | %s (%s) | %s (worst %s) | %s | %s | %s | %s | %s | %s |" % (
         cfg, rep, len(vals), fmt(vals[0] if vals else None), fmt(lm),
         fmt(min(later) if later else None), fmt(ratio), fmt(worst), reached,
-        mb(fin), fmt(d["end"].get("raises")), fmt(d["end"].get("wscale_notes")),
+        mb(fin), raises(d["end"]), fmt(d["end"].get("wscale_notes")),
         mb(bdp), fmt(over))
 
 
