@@ -550,8 +550,15 @@ BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
 .PHONY: bench bench-matrix bench-report bench-ci
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
-# bench/telemetry.sh floods the flood fixture tuner
-bench: fixtures
+# bench/telemetry.sh floods the flood fixture tuner, and runs the writer
+# alone: linked with the library's objects, since it drives internals
+# (a tuner without a plugin, the writer without the daemon) the sealed
+# libbpftune.so does not export
+BENCH_WRITER	:= $(B)/bench/telemetry_writer
+$(BENCH_WRITER): bench/telemetry_writer.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+bench: fixtures $(BENCH_WRITER)
 # the overhead benchmark in the qemu guests (test/vm), full and legacy
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all

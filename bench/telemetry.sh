@@ -13,7 +13,8 @@
 #     the daemon's thread and the writer share the machine's CPUs.
 # Not a test: it prints numbers and never fails on them.
 #
-# Usage (root, from the top of the tree, after make all fixtures):
+# Usage (root, from the top of the tree, after make all fixtures; make
+# bench builds the writer's binary too):
 #   bench/telemetry.sh [RUNS] [CALLS]
 # Results go to bench/results/telemetry-<time>.txt as well.
 set -eu
@@ -64,9 +65,9 @@ print("%.0f %.0f %d %d %d %d %d" % (sum(busy) / len(busy), sum(ebusy) / len(ebus
 EOF
 }
 
-# the writer alone
-cc -O2 -D_GNU_SOURCE -Iinclude -Isrc/lib -Ibuild/skel -o "$WORK/writer" \
-	bench/telemetry_writer.c -Lbuild/lib -lbpftune -lbpf -Wl,-rpath,"$PWD/build/lib"
+# the writer alone (make bench builds it)
+make -s build/bench/telemetry_writer || bench_die "cannot build the writer benchmark"
+cp build/bench/telemetry_writer "$WORK/writer"
 {
 	echo "telemetry writer alone: decision rows offered for 3 s per run, $RUNS runs"
 	printf '%-4s %12s %12s %12s %10s\n' run "rows/s" written dropped seconds

@@ -20,18 +20,14 @@ static const struct bpftune_tunable_desc tunables[] = {
 	{ .name = "net.core.somaxconn", .flags = BPFTUNE_TUNABLE_NAMESPACED,
 	  .num_values = 1, .min = 128, .max = 65535, .cap_reason = "bench" },
 };
+/* no handler: the decisions are made here, not for kernel events */
 static const struct bpftune_scenario_desc scenarios[] = {
-	{ "bench", "rows for the writer benchmark" },
+	{ .name = "bench", .description = "rows for the writer benchmark" },
 };
-static void no_event(struct bpftune_tuner *t, const struct bpftune_event *ev)
-{
-	(void)t;
-	(void)ev;
-}
 static const struct bpftune_tuner_ops ops = {
 	.abi_version = BPFTUNE_ABI_VERSION, .name = "bench",
 	.description = "writer benchmark", .tunables = tunables, .num_tunables = 1,
-	.scenarios = scenarios, .num_scenarios = 1, .event_handler = no_event,
+	.scenarios = scenarios, .num_scenarios = 1,
 };
 
 static double now(void)

@@ -24,6 +24,11 @@
 #define OPEN_NOFOLLOW	0
 #endif
 
+/* SQLite's page cache of the run's file, KiB (see db_open) */
+#ifndef TM_PAGE_CACHE_KIB
+#define TM_PAGE_CACHE_KIB	"512"
+#endif
+
 /* host_id for systemd's app-specific machine id: never the raw machine-id */
 static const uint8_t host_app_id[16] = {
 	0x6b, 0x2f, 0x0e, 0x9a, 0x31, 0xc4, 0x4d, 0x57,
@@ -258,9 +263,15 @@ static int open_db(const char *dir)
 		 BPFTUNE_TELEMETRY_SCHEMA_VERSION);
 	/* the writer thread may wait a little for another process's lock */
 	sqlite3_busy_timeout(tm.db, 200);
-	/* WAL: readers see committed flushes while we write */
+	/*
+	 * WAL: readers see committed flushes while we write.  The writer only
+	 * appends: a small page cache holds the tables' right edges, where the
+	 * default (2 MiB) filled with pages it never reads again and stayed
+	 * in the daemon's resident memory for good.
+	 */
 	err = tm_exec("PRAGMA journal_mode = WAL") ?:
 	      tm_exec("PRAGMA synchronous = NORMAL") ?:
+	      tm_exec("PRAGMA cache_size = -" TM_PAGE_CACHE_KIB) ?:
 	      tm_exec("BEGIN") ?: tm_exec(sql) ?: create_core() ?:
 	      write_meta() ?: tm_exec("COMMIT");
 	if (err)
