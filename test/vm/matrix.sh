@@ -201,10 +201,14 @@ for spec in "${SPECS[@]}"; do
 		nok=$(grep -cE '^ok ' "$LOGDIR/$name.log")
 		nfail=$(grep -cE '^not ok ' "$LOGDIR/$name.log")
 		plan=$(grep -m1 -oE '^1\.\.[0-9]+' "$LOGDIR/$name.log" | cut -c4-)
+		# the failing tests by name: CI shows only part of a long log
+		failed_names=$(grep -E '^not ok ' "$LOGDIR/$name.log" | cut -d' ' -f3- |
+			sed 's/ in [0-9]*ms$//' | paste -sd ';' | cut -c1-300)
+		[ -z "$failed_names" ] || failed_names=" [$failed_names]"
 		case $rc in
 		0)   record "$name" ok "$nok/${plan:-?} ok" ;;
-		124) record "$name" FAIL "timeout after $nok ok, $nfail not ok of ${plan:-?}" ;;
-		*)   record "$name" FAIL "exit status $rc: $nfail not ok, $nok ok of ${plan:-?}" ;;
+		124) record "$name" FAIL "timeout after $nok ok, $nfail not ok of ${plan:-?}$failed_names" ;;
+		*)   record "$name" FAIL "exit status $rc: $nfail not ok, $nok ok of ${plan:-?}$failed_names" ;;
 		esac
 	done
 done
