@@ -154,6 +154,7 @@ def main():
 
 def plot(data, out):
     plots, dats = [], []
+    nrep = max(len(reps) for reps in data.values())
     for i, (cfg, reps) in enumerate(data.items()):
         d = reps[sorted(reps)[0]]
         dat = "%s-%s.dat" % (out, cfg)
@@ -169,7 +170,7 @@ def plot(data, out):
                          "title '%s tcp_rmem max (MB)'" % (dat, i + 1, cfg))
     script = """set terminal pngcairo size 1100,520 noenhanced
 set output '%s'
-set title 'netem path (20 ms RTT): throughput of each new connection, and tcp_rmem max'
+set title "netem path (20 ms RTT): throughput of each new connection, and tcp_rmem max\\n(repetition 1 of %d)"
 set xlabel 's since the phase began (connection start)'
 set ylabel 'Mbit/s'
 set y2label 'tcp_rmem max, MB (log)'
@@ -180,7 +181,7 @@ set grid
 set key outside right
 set yrange [0:*]
 plot %s
-""" % (out + ".png", ", ".join(plots))
+""" % (out + ".png", nrep, ", ".join(plots))
     img = gnuplot(script, out + ".png")
     for d in dats:
         os.unlink(d)
