@@ -66,15 +66,15 @@ EOF
 }
 
 # the writer alone (make bench builds it)
-make -s build/bench/telemetry_writer || bench_die "cannot build the writer benchmark"
-cp build/bench/telemetry_writer "$WORK/writer"
+WRITER=build/bench/telemetry_writer
+make -s "$WRITER" || bench_die "cannot build the writer benchmark"
 {
 	echo "telemetry writer alone: decision rows offered for 3 s per run, $RUNS runs"
 	printf '%-4s %12s %12s %12s %10s\n' run "rows/s" written dropped seconds
 } | tee "$OUT"
 wrates=()
 for r in $(seq 1 "$RUNS"); do
-	line="$("$WORK/writer" "$WORK/w-$r" 3)"
+	line="$("$WRITER" "$WORK/w-$r" 3)"
 	read -r rps written dropped secs < <(/usr/bin/python3 - "$WORK/w-$r" "$line" <<'EOF'
 import glob, re, sqlite3, sys
 db = sqlite3.connect(glob.glob(sys.argv[1] + "/*.db")[0])
