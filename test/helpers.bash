@@ -112,6 +112,17 @@ wait_for_log() {
 	return 1
 }
 
+# wait_for_log_count PATTERN N [seconds]: until N lines of $LOG match
+wait_for_log_count() {
+	local i
+	for i in $(seq 1 $((${3:-30} * 10))); do
+		[ "$(grep -cE -- "$1" "$LOG")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "$(grep -cE -- "$1" "$LOG") lines, not $2, match: $1" >&3
+	return 1
+}
+
 # Context switches of a process's main thread, voluntary and not.
 ctxt_switches() {
 	awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$1"/status
