@@ -198,9 +198,23 @@ make_netns() {
 
 cleanup_netns() {
 	local ns list="${BATS_TEST_TMPDIR:-/tmp}/.bt-netns"
+	# what a test left running there (traffic generators) goes too, in
+	# every netns before any link goes: a sender whose peer's netns is
+	# gone first lingers as an orphan, its send queue held against
+	# tcp_mem for minutes (the next tests' TCP memory)
+	local pids i
+	pids="$(for ns in "${NETNS_LIST[@]}" $(cat "$list" 2>/dev/null); do
+		ip netns pids "$ns" 2>/dev/null
+	done)"
+	if [ -n "$pids" ]; then
+		kill $pids 2>/dev/null || true
+		# their sockets close when they have exited (zombies have)
+		for i in $(seq 1 100); do
+			ps -o stat= -p "$(echo $pids | tr ' ' ,)" | grep -qv '^Z' || break
+			sleep 0.1
+		done
+	fi
 	for ns in "${NETNS_LIST[@]}" $(cat "$list" 2>/dev/null); do
-		# what a test left running there (traffic generators) goes too
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	rm -f "$list"

@@ -23,6 +23,7 @@ setup() {
 teardown() {
 	local pid
 	log_on_failure "tcp_buffer|error|warning" 60
+	[ -z "${SRV:-}" ] || stop_traffic
 	for pid in ${IPERF_PIDS:-}; do
 		kill "$pid" 2>/dev/null || true
 	done
@@ -99,6 +100,14 @@ iperf_bg() {
 	IPERF_PIDS="${IPERF_PIDS:-} $!"
 }
 
+# stop_traffic: end an iperf_bg run, the receiver ($SRV) first: closed
+# with data unread, its sockets reset the sender's, which would otherwise
+# linger as orphans holding a full send queue against tcp_mem
+stop_traffic() {
+	ip netns pids "$SRV" | xargs -r kill 2>/dev/null || true
+	ip netns pids "$CLI" | xargs -r kill 2>/dev/null || true
+}
+
 # sysctl_in NS NAME: value with single spaces ("-" for the global netns)
 sysctl_in() {
 	in_ns "$1" sysctl -n "$2" | tr -s '\t ' ' '
@@ -136,8 +145,10 @@ global_kept() {
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 	global="$(sysctl_in - net.ipv4.tcp_rmem)"
 	start_daemon
-	iperf "$CLI" "$SRV" "$SRV_IP" 3
-	wait_for_log "receive buffer near tcp_rmem max: net.ipv4.tcp_rmem 4096 131072 262144 -> 4096 131072 327680 in netns $SRV \(cookie [0-9]+\): a socket's receive buffer \([0-9]+ bytes\) came within 25% of the tcp_rmem max"
+	# traffic until the raise (a loaded guest's buffers grow slowly)
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600
+	wait_for_log "receive buffer near tcp_rmem max: net.ipv4.tcp_rmem 4096 131072 262144 -> 4096 131072 327680 in netns $SRV \(cookie [0-9]+\): a socket's receive buffer \([0-9]+ bytes\) came within 25% of the tcp_rmem max" 300
+	stop_traffic
 	[ "$(max_of "$SRV" net.ipv4.tcp_rmem)" -gt 327679 ]
 	[ "$(sysctl_in "$SRV" net.ipv4.tcp_rmem | awk '{print $1, $2}')" = "4096 131072" ]
 	global_kept net.ipv4.tcp_rmem "$global" "4096 131072 262144"
@@ -176,7 +187,7 @@ global_kept() {
 	grep -qE "net.ipv4.tcp_rmem 4096 65536 300000 -> 4096 65536 [0-9]+ in netns $SRV " "$LOG"
 	# the same connection runs on: a later raise says nothing new
 	wait_for_log_count "net.ipv4.tcp_rmem 4096 65536 [0-9]+ -> .* in netns $SRV " 2 300
-	ip netns pids "$CLI" | xargs -r kill
+	stop_traffic
 	barrier
 	[ "$(grep -c "is bound by its window scale" "$LOG")" -eq 1 ]
 	stop_daemon
@@ -192,8 +203,9 @@ global_kept() {
 	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
 	global="$(sysctl_in - net.ipv4.tcp_wmem)"
 	start_daemon
-	iperf "$CLI" "$SRV" "$SRV_IP" 3
-	wait_for_log "send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in netns $CLI \(cookie [0-9]+\): a socket's send buffer"
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600
+	wait_for_log "send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in netns $CLI \(cookie [0-9]+\): a socket's send buffer" 300
+	stop_traffic
 	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -gt 327679 ]
 	global_kept net.ipv4.tcp_wmem "$global" "4096 16384 262144"
 	! grep -q "tcp_wmem .* in netns $SRV " "$LOG"
@@ -223,13 +235,15 @@ global_kept() {
 	start_daemon
 	cap="$(sed -n 's/.*tcp_mem \([0-9]*\) pages (a quarter of RAM).*/\1/p' "$LOG")"
 	[ -n "$cap" ] || { cat "$LOG" >&3; false; }
-	iperf "$CLI" "$SRV" "$SRV_IP" 3 8
-	wait_for_log "net.ipv4.tcp_mem 64 96 128 -> 80 120 160 in global netns: TCP holds [0-9]+ pages"
+	# eight streams until the raise and the low-memory mode are seen
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600 8
+	wait_for_log "net.ipv4.tcp_mem 64 96 128 -> 80 120 160 in global netns: TCP holds [0-9]+ pages" 300
+	# the kernel refused memory: low-memory mode, then undone once calm
+	wait_for_log "TCP memory exhausted: net.core.high_order_alloc_disable 0 -> 1 in global netns: low-memory mode: (the kernel refused TCP socket memory|TCP memory is near the tcp_mem hard limit)" 300
+	stop_traffic
 	mem2="$(max_of - net.ipv4.tcp_mem)"
 	[ "$mem2" -gt 128 ]
 	[ "$mem2" -le "$cap" ]
-	# the kernel refused memory: low-memory mode, then undone once calm
-	wait_for_log "TCP memory exhausted: net.core.high_order_alloc_disable 0 -> 1 in global netns: low-memory mode: (the kernel refused TCP socket memory|TCP memory is near the tcp_mem hard limit)"
 	# per netns toggles go where the refused sockets are (other tests'
 	# traffic on this host can be refused too: any netns will do)
 	grep -qE "TCP memory exhausted: net.ipv4.tcp_no_metrics_save 0 -> 1 in (netns|global)" "$LOG"
