@@ -89,6 +89,14 @@ start_iperf() {
 	BG_PIDS="$BG_PIDS $IPERF_PID"
 }
 
+# bytes acknowledged on the client's bbr connection to the server (0: none)
+bbr_bytes_acked() {
+	ip netns exec "$CLI" ss -tin dst 10.78.1.2 | awk '
+		/^[[:space:]]+bbr / { for (i = 1; i <= NF; i++)
+			if (sub(/^bytes_acked:/, "", $i)) n = $i }
+		END { print n + 0 }'
+}
+
 # congestion control of the client's connections to the server, as ss sees them
 client_ccs() {
 	ip netns exec "$CLI" ss -tin dst 10.78.1.2 |
@@ -103,16 +111,24 @@ client_ccs() {
 	start_daemon -c "$CG"
 	need_cc cubic
 	need_cc bbr
-	start_iperf 6
-	wait_for_log "tuner tcp_conn: lossy connection: connection from 10.78.1.1 port [0-9]+ to 10.78.1.2/32 in netns $CLI \(cookie [0-9]+\) port 5201: congestion control cubic -> bbr: [0-9]+ of [0-9]+ data segments retransmitted \([0-9.]+ % > 1.0 %\)" 15
-	local ccs
+	# traffic until the test has seen the switch and data after it (a
+	# loaded guest can take longer than any fixed run to decide)
+	start_iperf 3600
+	wait_for_log "tuner tcp_conn: lossy connection: connection from 10.78.1.1 port [0-9]+ to 10.78.1.2/32 in netns $CLI \(cookie [0-9]+\) port 5201: congestion control cubic -> bbr: [0-9]+ of [0-9]+ data segments retransmitted \([0-9.]+ % > 1.0 %\)" 300
+	local ccs acked i
 	ccs="$(client_ccs)"
 	echo "# client connections: $(echo $ccs)" >&3
 	# the data connection is on bbr now; iperf3's idle control one kept cubic
 	grep -qx bbr <<<"$ccs"
 	grep -qx cubic <<<"$ccs"
-	wait "$IPERF_PID"
-	grep -q "iperf Done" "$IPERF_OUT"
+	# and it carries on under bbr: another megabyte acknowledged
+	acked="$(bbr_bytes_acked)"
+	for i in $(seq 1 600); do
+		[ "$(bbr_bytes_acked)" -gt $((acked + 1048576)) ] && break
+		sleep 0.1
+	done
+	[ "$(bbr_bytes_acked)" -gt $((acked + 1048576)) ]
+	ip netns pids "$CLI" | xargs -r kill
 	# and tcp_conn's own table has it, in the client's netns
 	stop_daemon
 	local c
