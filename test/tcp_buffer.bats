@@ -163,12 +163,17 @@ global_kept() {
 # (225000) is well inside what the kernel's autotuning reaches with a
 # 131070-byte window (about 450000), so the raise is certain; its first
 # raise (375000, a window of 187500) is already past what it can use.
+# Autotuning grows a buffer only when a round trip delivers more than any
+# before: the sender is held at 1 Mbit/s until the max is up and the
+# daemon runs, then let go (else a connection already at its old max may
+# wait minutes, in a slow guest, for a round trip above its best).
 # bats test_tags=hooks
 @test "a receiver bound by the window scale its SYN chose before a raise is named once" {
 	local i
 	make_pair
 	sysctl -qw net.core.rmem_max=131071
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 65536 131071"
+	ip netns exec "$CLI" tc qdisc add dev tbc root tbf rate 1mbit burst 16kb latency 1s
 	# one connection for the whole test, set up under those values: it
 	# runs until the test has seen what it needs (a loaded qemu guest
 	# can take longer than any fixed run to start the daemon)
@@ -182,12 +187,17 @@ global_kept() {
 	# then the max goes up (before the daemon starts: not an admin
 	# override); the next raise is past what its window can use
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 65536 300000"
+	local t0=$SECONDS t1
 	start_daemon
+	t1=$SECONDS
+	ip netns exec "$CLI" tc qdisc del dev tbc root
 	wait_for_log "tuner tcp_buffer: a receiver in netns $SRV \(cookie [0-9]+\) is bound by its window scale: scale 1, fixed at its SYN under a smaller tcp_rmem max, caps its window at 131070 bytes, below the [0-9]+ bytes a max of [0-9]+ allows; the raise helps connections set up from now on \(scale [2-9]\)" 300
 	grep -qE "net.ipv4.tcp_rmem 4096 65536 300000 -> 4096 65536 [0-9]+ in netns $SRV " "$LOG"
 	# the same connection runs on: a later raise says nothing new
+	local t2=$SECONDS
 	wait_for_log_count "net.ipv4.tcp_rmem 4096 65536 [0-9]+ -> .* in netns $SRV " 2 300
 	stop_traffic
+	echo "# seconds: connection up at $t0, daemon running +$((t1 - t0)), note +$((t2 - t1)), second raise +$((SECONDS - t2))" >&3
 	barrier
 	[ "$(grep -c "is bound by its window scale" "$LOG")" -eq 1 ]
 	stop_daemon
