@@ -112,14 +112,14 @@ wait_for_log() {
 	return 1
 }
 
-# wait_for_log_count PATTERN N [seconds]: until N lines of $LOG match
-wait_for_log_count() {
+# wait_count PATTERN N [seconds]: until PATTERN is in $LOG N times
+wait_count() {
 	local i
 	for i in $(seq 1 $((${3:-30} * 10))); do
 		[ "$(grep -cE -- "$1" "$LOG")" -ge "$2" ] && return 0
 		sleep 0.1
 	done
-	echo "$(grep -cE -- "$1" "$LOG") lines, not $2, match: $1" >&3
+	echo "only $(grep -cE -- "$1" "$LOG") of $2 lines matching '$1'" >&3
 	return 1
 }
 

@@ -50,17 +50,6 @@ churn() {
 	)
 }
 
-# wait_count PATTERN N [seconds]: until PATTERN is in $LOG N times
-wait_count() {
-	local i
-	for i in $(seq 1 $((${3:-30} * 10))); do
-		[ "$(grep -cE -- "$1" "$LOG")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "only $(grep -cE -- "$1" "$LOG") of $2 lines matching '$1'" >&3
-	return 1
-}
-
 @test "ip netns del of a netns the admin took over: its state goes gone" {
 	local ns
 	ns="$(make_netns)"

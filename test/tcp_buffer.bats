@@ -23,7 +23,6 @@ setup() {
 teardown() {
 	local pid
 	log_on_failure "tcp_buffer|error|warning" 60
-	[ -z "${SRV:-}" ] || stop_traffic
 	for pid in ${IPERF_PIDS:-}; do
 		kill "$pid" 2>/dev/null || true
 	done
@@ -195,7 +194,7 @@ global_kept() {
 	grep -qE "net.ipv4.tcp_rmem 4096 65536 300000 -> 4096 65536 [0-9]+ in netns $SRV " "$LOG"
 	# the same connection runs on: a later raise says nothing new
 	local t2=$SECONDS
-	wait_for_log_count "net.ipv4.tcp_rmem 4096 65536 [0-9]+ -> .* in netns $SRV " 2 300
+	wait_count "net.ipv4.tcp_rmem 4096 65536 [0-9]+ -> .* in netns $SRV " 2 300
 	stop_traffic
 	echo "# seconds: connection up at $t0, daemon running +$((t1 - t0)), note +$((t2 - t1)), second raise +$((SECONDS - t2))" >&3
 	barrier
