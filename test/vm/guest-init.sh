@@ -3,7 +3,7 @@
 #
 # Stage 2 of the test VM, PID 1 after switch_root into the overlay of the
 # host root.  Runs with the host's own bash.  Sets up the usual kernel file
-# systems, makes the kernel package's modules and kmod visible, runs the
+# systems, runs the
 # command from the control share with its output on ttyS1 (the host streams
 # it), writes the command's exit status to the control share and powers off.
 #
@@ -54,20 +54,9 @@ ln -sfn /proc/self/fd/2 /dev/stderr
 mkdir -p /run/lock /run/netns /var/tmp
 chmod 1777 /run/lock /var/tmp 2>/dev/null
 
-# Modules of the guest kernel, straight from the extracted package (with a
-# modules.dep made by depmod on the host); kmod from the cache unless the
-# host root has its own.
-if [ ! -e "/lib/modules/$VM_KVER" ]; then
-	mkdir -p /lib/modules || die "cannot create /lib/modules"
-	must ln -sfn "$VM_MODDIR" "/lib/modules/$VM_KVER"
-fi
-for t in modprobe insmod rmmod lsmod modinfo depmod; do
-	if ! command -v "$t" >/dev/null 2>&1; then
-		must ln -sfn "$VM_KMOD" "/usr/sbin/$t"
-	fi
-done
-hash -r
-echo /sbin/modprobe >/proc/sys/kernel/modprobe 2>/dev/null
+# The guest kernel's modules (/lib/modules/<release>) and kmod are in the
+# root already: stage 1 put them there.
+echo "$(command -v modprobe)" >/proc/sys/kernel/modprobe 2>/dev/null
 
 echo "vm-$VM_KVER" >/proc/sys/kernel/hostname
 ip link set lo up 2>/dev/null || "$VM_BUSYBOX" ip link set lo up ||

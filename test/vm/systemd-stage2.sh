@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Stage 2 of a --systemd test guest: ExecStart of vm-test.service, once
-# systemd (PID 1) has reached basic.target.  Makes the guest kernel's
-# modules and kmod usable, runs the command from the control share with its
+# systemd (PID 1) has reached basic.target.  Tells the kernel where
+# modprobe is (stage 1 put the guest kernel's modules and kmod into the
+# root), runs the command from the control share with its
 # output on ttyS1 (the host streams it), writes its exit status to the
 # control share and powers the guest off through systemd.
 #
@@ -24,10 +25,6 @@ finish() {	# finish STATUS
 }
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-for t in modprobe insmod rmmod lsmod modinfo depmod; do
-	command -v "$t" >/dev/null 2>&1 || ln -sfn "$VM_KMOD" "/usr/sbin/$t"
-done
-hash -r
 echo "$(command -v modprobe)" >/proc/sys/kernel/modprobe 2>/dev/null
 echo "vm-$VM_KVER" >/proc/sys/kernel/hostname
 ip link set lo up 2>/dev/null

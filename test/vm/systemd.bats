@@ -98,6 +98,26 @@ wait_restarted() {	# wait_restarted OLD_PID
 	return 1
 }
 
+@test "systemd: the guest's modules and kmod do not depend on where the checkout is" {
+	# the checkout may be under /tmp or /home, which the unit's PrivateTmp=
+	# and ProtectHome= hide: nothing a service uses may point into it
+	local kver p
+	kver="$(uname -r)"
+	for p in "/lib/modules/$kver" "/lib/modules/$kver/modules.dep" \
+		 "$(command -v modprobe)" "$(cat /proc/sys/kernel/modprobe)"; do
+		echo "$p -> $(readlink -f "$p")"
+		[ -e "$p" ]
+		[[ "$(readlink -f "$p")" != "$REPO"/* ]]
+	done
+	# and a unit sandboxed like bpftune's sees them
+	run systemd-run --wait --pipe --quiet -p PrivateTmp=yes -p ProtectHome=yes \
+		-p ProtectSystem=strict -p PrivateMounts=yes \
+		modprobe --dry-run --show-depends tcp_htcp
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *tcp_htcp.ko* ]]
+}
+
 @test "systemd: dpkg -i installs the packages; the unit is enabled and started" {
 	# man-db's trigger would index every page of the host (minutes under TCG)
 	rm -f /var/lib/man-db/auto-update
