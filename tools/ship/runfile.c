@@ -263,35 +263,47 @@ static int open_db(struct runfile *rf, const char *path, bool immutable)
 	return query_int(rf, "SELECT count(*) FROM sqlite_master", &n);
 }
 
+/*
+ * Opened as immutable=1, SQLite says "delete" for a WAL file: the file
+ * format's read version (header byte 18) says what it is.
+ */
+static void immutable_journal_mode(struct runfile *rf)
+{
+	unsigned char hdr[20];
+	int fd = open(rf->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && hdr[18] == 2)
+		strcpy(rf->journal_mode, "wal");
+	close(fd);
+}
+
 int rf_open(struct runfile *rf, const char *path, bool in_use, char *err, size_t errlen)
 {
+	/*
+	 * A file no process has open, with no -wal, is not being written:
+	 * read it as immutable, which takes no lock and creates nothing
+	 * beside it (a read-only open of a WAL file creates -shm and -wal,
+	 * and leaves them).  A file the daemon writes, or one with a -wal
+	 * left by a crash, needs the normal read-only open: WAL reads need
+	 * the -shm, and immutable would ignore the -wal's transactions.
+	 */
+	bool immutable = !in_use && !exists(path, "-wal");
+
 	memset(rf, 0, sizeof(*rf));
 	rf->path = path;
-	if (open_db(rf, path, false)) {
-		/*
-		 * A WAL file nobody has open, with no -wal left, in a directory
-		 * we may not write (the unit's ReadOnlyPaths): SQLite cannot
-		 * create the -shm it wants.  Nothing writes it, so read it as
-		 * immutable.  (With a -wal left by a crash, the normal open
-		 * works, and must be used: immutable would ignore the -wal.)
-		 */
-		bool retry = rf->db && sqlite3_errcode(rf->db) == SQLITE_CANTOPEN &&
-			     !in_use && !exists(path, "-wal");
-
-		if (retry) {
-			sqlite3_close(rf->db);
-			rf->db = NULL;
-		}
-		if (!retry || open_db(rf, path, true)) {
-			fail(rf, err, errlen, "not a readable SQLite file");
-			rf_close(rf);
-			return -1;
-		}
+	if (open_db(rf, path, immutable)) {
+		fail(rf, err, errlen, "not a readable SQLite file");
+		rf_close(rf);
+		return -1;
 	}
 	if (read_identity(rf, err, errlen) || rf_refresh(rf, err, errlen)) {
 		rf_close(rf);
 		return -1;
 	}
+	if (immutable)
+		immutable_journal_mode(rf);
 	return 0;
 }
 
