@@ -180,7 +180,7 @@ static void read_run_info(struct runfile *rf)
 
 	rf->label[0] = rf->kernel[0] = '\0';
 	rf->start_wall_us = 0;
-	/* the core's runs table; a file without it still ships */
+	/* the core's runs table (rf_open refuses a file without it) */
 	query_text(rf, "SELECT label FROM runs ORDER BY rowid LIMIT 1", NULL,
 		   rf->label, sizeof(rf->label));
 	query_text(rf, "SELECT kernel_release FROM runs ORDER BY rowid LIMIT 1", NULL,
@@ -200,6 +200,7 @@ int rf_refresh(struct runfile *rf, char *err, size_t errlen)
 
 static int read_identity(struct runfile *rf, char *err, size_t errlen)
 {
+	char found[8];
 	int64_t v;
 
 	if (query_text(rf, "SELECT value FROM meta WHERE key = ?", "run_id",
@@ -211,6 +212,11 @@ static int read_identity(struct runfile *rf, char *err, size_t errlen)
 	}
 	if (!ship_id_valid(rf->run_id) || !ship_id_valid(rf->host_id)) {
 		snprintf(err, errlen, "run_id or host_id is not [A-Za-z0-9._-]{1,64}");
+		return -1;
+	}
+	if (query_text(rf, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
+		       "runs", found, sizeof(found))) {
+		snprintf(err, errlen, "not a bpftune run file: no runs table");
 		return -1;
 	}
 	rf->user_version = query_int(rf, "PRAGMA user_version", &v) ? 0 : (int)v;
