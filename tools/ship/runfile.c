@@ -132,11 +132,38 @@ static const char *rowid_alias(struct runfile *rf, const char *table)
 	return NULL;
 }
 
+/*
+ * max(rowid) of a table: 0 when empty, -1 when the file cannot say (a
+ * damaged page on the way to the last row): never "empty" then.
+ */
+static int query_max(struct runfile *rf, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*v = 0;
+	if (sqlite3_prepare_v2(rf->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+void rf_table_damaged(struct runfile *rf, struct rf_table *t, const char *what)
+{
+	snprintf(t->why, sizeof(t->why), "%s: %s", what, rf_errmsg(rf));
+	t->refused = t->why;
+	t->damaged = true;
+}
+
 static void check_table(struct runfile *rf, struct rf_table *t, const char *sql)
 {
 	char q[128];
 
 	t->refused = NULL;
+	t->damaged = false;
 	if (!ship_id_valid(t->name)) {
 		t->refused = "its name is not [A-Za-z0-9._-]{1,64}";
 		return;
@@ -151,8 +178,8 @@ static void check_table(struct runfile *rf, struct rf_table *t, const char *sql)
 		return;
 	}
 	snprintf(q, sizeof(q), "SELECT max(%s) FROM \"%s\"", t->rowid, t->name);
-	t->max_rowid = 0;
-	query_int(rf, q, &t->max_rowid);
+	if (query_max(rf, q, &t->max_rowid))
+		rf_table_damaged(rf, t, "its row range cannot be read");
 }
 
 static int read_tables(struct runfile *rf)
@@ -323,6 +350,8 @@ void rf_close(struct runfile *rf)
 
 const char *rf_errmsg(struct runfile *rf)
 {
+	if (rf->out_of_order)
+		return "rowids out of order (a damaged b-tree)";
 	return rf->db ? sqlite3_errmsg(rf->db) : "closed";
 }
 
@@ -337,6 +366,10 @@ int rf_cursor_open(struct runfile *rf, const struct rf_table *t, int64_t after,
 		 "SELECT %s, * FROM \"%s\" WHERE %s > ?1 AND %s <= ?2 ORDER BY %s LIMIT ?3",
 		 t->rowid, t->name, t->rowid, t->rowid, t->rowid);
 	c->st = NULL;
+	c->rf = rf;
+	c->last = after;
+	c->upto = upto;
+	rf->out_of_order = false;
 	if (sqlite3_prepare_v2(rf->db, sql, -1, &c->st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(c->st, 1, after);
@@ -355,6 +388,13 @@ int rf_cursor_step(struct rf_cursor *c, int64_t *rowid)
 	if (rc != SQLITE_ROW)
 		return -1;
 	*rowid = sqlite3_column_int64(c->st, 0);
+	/* SQLite trusts the b-tree's order: a damaged one could make the
+	 * watermark go back, and shipping never end */
+	if (*rowid <= c->last || *rowid > c->upto) {
+		c->rf->out_of_order = true;
+		return -1;
+	}
+	c->last = *rowid;
 	return 1;
 }
 
