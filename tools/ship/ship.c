@@ -292,6 +292,9 @@ static enum ship_result ship_open_file(struct job *j, const struct file_state *f
 		return SHIP_RETRY;
 	if (j->wm->done && unchanged(j->wm, fs))
 		return SHIP_OK;
+	/* changed after it was done: an UPDATE shows in the digests */
+	if (j->wm->done)
+		j->wm->unverified = true;
 	j->wm->done = false;
 	r = ship_tables(j);
 	if (r == SHIP_OK && !j->in_use)
