@@ -151,6 +151,14 @@ static int query_max(struct runfile *rf, const char *sql, int64_t *v)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+bool rf_damage(struct runfile *rf)
+{
+	int e = rf->db ? sqlite3_errcode(rf->db) & 0xff : SQLITE_OK;
+
+	/* a lock held a little too long (the daemon's checkpoint) passes */
+	return rf->out_of_order || (e != SQLITE_BUSY && e != SQLITE_LOCKED);
+}
+
 void rf_table_damaged(struct runfile *rf, struct rf_table *t, const char *what)
 {
 	snprintf(t->why, sizeof(t->why), "%s: %s", what, rf_errmsg(rf));

@@ -149,6 +149,11 @@ static enum ship_result ship_table(struct job *j, struct rf_table *t)
 			j->fc->verified_epoch = 0;
 			return SHIP_RETRY;
 		case BATCH_FILE_ERROR:
+			if (!rf_damage(&j->rf)) {
+				ship_log("%s: %s: %s: trying again", j->fc->name, t->name,
+					 rf_errmsg(&j->rf));
+				return SHIP_RETRY;
+			}
 			rf_table_damaged(&j->rf, t, "cannot read its rows");
 			ship_log("%s: %s not shipped after rowid %" PRId64 ": %s", j->fc->name,
 				 t->name, w->rowid, t->why);
@@ -222,6 +227,8 @@ static enum ship_result finish(struct job *j, const struct file_state *fs)
 		if (t->refused || !w)
 			continue;
 		if (batch_digest(&j->rf, t, w->rowid, &d, &j->re)) {
+			if (!rf_damage(&j->rf))
+				return SHIP_RETRY;
 			rf_table_damaged(&j->rf, t, "cannot read its rows again");
 			continue;
 		}

@@ -54,6 +54,8 @@ int rf_open(struct runfile *rf, const char *path, bool in_use, char *err, size_t
 /* Tables and schema again (a plugin may add a table mid-run); 0 or -1. */
 int rf_refresh(struct runfile *rf, char *err, size_t errlen);
 void rf_close(struct runfile *rf);
+/* did the last read fail for a reason another try will not change? */
+bool rf_damage(struct runfile *rf);
 /* refuse @t: reading it failed (@what, and SQLite's message) */
 void rf_table_damaged(struct runfile *rf, struct rf_table *t, const char *what);
 
