@@ -59,16 +59,25 @@ static void read_table(struct runfile *rf, const struct rf_table *t)
 	rf_cursor_close(&c);
 }
 
+static char path[64];
+
+static void remove_file(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	struct runfile rf;
 	char err[256];
 	unsigned int i;
 	int fd;
 
 	if (!path[0]) {
-		snprintf(path, sizeof(path), "/tmp/fuzz_runfile.%d.db", (int)getpid());
+		/* memory-backed when there is one: an input is a file write */
+		snprintf(path, sizeof(path), "%s/fuzz_runfile.%d.db",
+			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
+		atexit(remove_file);
 		sqlite3_hard_heap_limit64(64 << 20);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
