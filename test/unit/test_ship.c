@@ -74,6 +74,11 @@ static void test_url(void **state)
 	url_bad("redis://user:@h", "needs a password");
 	url_bad("unix://relative.sock", "absolute");
 	url_bad("unix:///s?x=1", "?db=");
+	url_bad("redis://h:6379?x=1", "query strings are not supported");
+	url_bad("redis://h:6379/0?x=1", "query strings are not supported");
+	url_bad("redis://h?db=2", "query strings are not supported");
+	url_bad("redis://h#frag", "fragments");
+	url_ok("redis://u:p?w@h", "h", 6379, "", "u", "p?w", 0);
 }
 
 static void test_url_describe_hides_password(void **state)

@@ -183,7 +183,11 @@ def dump_run(r, run, out):
         raise
     db.close()
     os.replace(tmp, path)
-    if run.get("done") != "1":
+    if run.get("done") == "1":
+        pass
+    elif any(k.startswith("refused.") for k in run):
+        notes.append("the run's file was refused by the shipper (damaged): the rows it could read")
+    else:
         notes.append("the run was still being shipped (its file open on the host)")
     return path, stats, notes
 
@@ -206,6 +210,9 @@ def fill_run(r, db, run):
         pend = int(run.get("max." + table) or 0) - int(run.get("wm." + table) or 0)
         if pend > 0:
             notes.append("%s: %d rows not shipped yet" % (table, pend))
+    for k in run:
+        if k.startswith("refused."):
+            notes.append("%s: not shipped: %s" % (k[8:], run[k]))
     db.execute("COMMIT")
     if (run.get("journal_mode") or "").lower() == "wal":
         db.execute("PRAGMA journal_mode = WAL")

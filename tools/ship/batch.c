@@ -211,10 +211,14 @@ static void push(struct conn *cn, struct row_enc *re)
 	re->unsent = 0;
 }
 
-/* Append the XADDs: the number of rows, or -errno (file) */
+/*
+ * Append the XADDs: the number of rows.  If the file fails before the
+ * batch is full, *@ferr is set: the rows read before it are shipped, and
+ * the next batch starts at the failure.
+ */
 static int append_rows(struct conn *cn, const struct ship_opts *o, struct runfile *rf,
 		       const struct rf_table *t, const char *key, struct batch *b,
-		       struct row_enc *re)
+		       struct row_enc *re, bool *ferr)
 {
 	struct ship_ctx_ids ids = { rf->run_id, rf->host_id };
 	char trim[32];
@@ -223,8 +227,11 @@ static int append_rows(struct conn *cn, const struct ship_opts *o, struct runfil
 	int64_t rowid;
 	int head, n, rc, rows = 0;
 
-	if (rf_cursor_open(rf, t, b->from, t->max_rowid, o->batch_rows, &c))
-		return -EIO;
+	*ferr = false;
+	if (rf_cursor_open(rf, t, b->from, t->max_rowid, o->batch_rows, &c)) {
+		*ferr = true;
+		return 0;
+	}
 	while ((rc = rf_cursor_step(&c, &rowid)) == 1) {
 		/* the head's arguments live in re->argv: rebuilt per row */
 		head = xadd_head(re, o, key, trim, sizeof(trim));
@@ -248,8 +255,7 @@ static int append_rows(struct conn *cn, const struct ship_opts *o, struct runfil
 			break;
 	}
 	rf_cursor_close(&c);
-	if (rc < 0)
-		return rc == -1 ? -EIO : rc;
+	*ferr = rc < 0;
 	return rows;
 }
 
@@ -290,6 +296,7 @@ int batch_ship(struct conn *cn, const struct ship_opts *o, struct runfile *rf,
 	       const struct rf_table *t, struct batch *b, struct row_enc *re)
 {
 	char key[SHIP_KEY_MAX], run_key[SHIP_KEY_MAX], host_key[SHIP_KEY_MAX];
+	bool ferr;
 	int rows;
 
 	ship_key(key, sizeof(key), rf->host_id, "rows:", t->name);
@@ -298,14 +305,9 @@ int batch_ship(struct conn *cn, const struct ship_opts *o, struct runfile *rf,
 	b->rows = 0;
 	b->last_rowid = b->from;
 	b->first_id[0] = b->last_id[0] = '\0';
-	rows = append_rows(cn, o, rf, t, key, b, re);
-	if (rows < 0) {
-		/* commands already appended would go out with the next one */
-		conn_drop(cn, "a batch could not be built");
-		return BATCH_FILE_ERROR;
-	}
+	rows = append_rows(cn, o, rf, t, key, b, re, &ferr);
 	if (!rows)
-		return BATCH_EMPTY;
+		return ferr ? BATCH_FILE_ERROR : BATCH_EMPTY;
 	if (conn_replies(cn, rows, "XADD", note_id, b) || !b->first_id[0] || !b->last_id[0])
 		return BATCH_REDIS_ERROR;
 	switch (record_batch(cn, run_key, host_key, t, b)) {

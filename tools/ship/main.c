@@ -65,15 +65,35 @@ static void signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* mkdir -p: the parents 0755, @path itself 0700; 0 or -errno */
+static int make_dirs(const char *path)
+{
+	char p[PATH_MAX];
+	char *s;
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (s = p + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (p[0] && mkdir(p, 0755) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 /* one shipper per state directory: two would race on the watermarks */
 static int lock_state(const char *state)
 {
 	char path[PATH_MAX];
-	int fd;
+	int fd, err;
 
-	/* its parent is there (systemd's StateDirectory=, or the admin's) */
-	if (mkdir(state, 0700) && errno != EEXIST) {
-		ship_log("cannot create the state directory %s: %s", state, strerror(errno));
+	/* systemd's StateDirectory= makes it; by hand, we do */
+	err = make_dirs(state);
+	if (err) {
+		ship_log("cannot create the state directory %s: %s", state, strerror(-err));
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/lock", state);

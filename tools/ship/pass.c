@@ -176,7 +176,8 @@ static int report_hosts(struct ship_main *m)
 	for (i = 0; i < m->num_files; i++) {
 		const struct ship_file_cache *fc = &m->files[i];
 
-		if (!fc->host_id[0] || fc->refused[0])
+		/* a refused file counts if it was opened: its lag is real */
+		if (!fc->host_id[0])
 			continue;
 		for (k = 0; k < n && strcmp(hosts[k].host_id, fc->host_id); k++)
 			;

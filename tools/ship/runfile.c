@@ -132,11 +132,46 @@ static const char *rowid_alias(struct runfile *rf, const char *table)
 	return NULL;
 }
 
+/*
+ * max(rowid) of a table: 0 when empty, -1 when the file cannot say (a
+ * damaged page on the way to the last row): never "empty" then.
+ */
+static int query_max(struct runfile *rf, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*v = 0;
+	if (sqlite3_prepare_v2(rf->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+bool rf_damage(struct runfile *rf)
+{
+	int e = rf->db ? sqlite3_errcode(rf->db) & 0xff : SQLITE_OK;
+
+	/* a lock held a little too long (the daemon's checkpoint) passes */
+	return rf->out_of_order || (e != SQLITE_BUSY && e != SQLITE_LOCKED);
+}
+
+void rf_table_damaged(struct runfile *rf, struct rf_table *t, const char *what)
+{
+	snprintf(t->why, sizeof(t->why), "%s: %s", what, rf_errmsg(rf));
+	t->refused = t->why;
+	t->damaged = true;
+}
+
 static void check_table(struct runfile *rf, struct rf_table *t, const char *sql)
 {
 	char q[128];
 
 	t->refused = NULL;
+	t->damaged = false;
 	if (!ship_id_valid(t->name)) {
 		t->refused = "its name is not [A-Za-z0-9._-]{1,64}";
 		return;
@@ -151,8 +186,8 @@ static void check_table(struct runfile *rf, struct rf_table *t, const char *sql)
 		return;
 	}
 	snprintf(q, sizeof(q), "SELECT max(%s) FROM \"%s\"", t->rowid, t->name);
-	t->max_rowid = 0;
-	query_int(rf, q, &t->max_rowid);
+	if (query_max(rf, q, &t->max_rowid))
+		rf_table_damaged(rf, t, "its row range cannot be read");
 }
 
 static int read_tables(struct runfile *rf)
@@ -180,7 +215,7 @@ static void read_run_info(struct runfile *rf)
 
 	rf->label[0] = rf->kernel[0] = '\0';
 	rf->start_wall_us = 0;
-	/* the core's runs table; a file without it still ships */
+	/* the core's runs table (rf_open refuses a file without it) */
 	query_text(rf, "SELECT label FROM runs ORDER BY rowid LIMIT 1", NULL,
 		   rf->label, sizeof(rf->label));
 	query_text(rf, "SELECT kernel_release FROM runs ORDER BY rowid LIMIT 1", NULL,
@@ -200,6 +235,7 @@ int rf_refresh(struct runfile *rf, char *err, size_t errlen)
 
 static int read_identity(struct runfile *rf, char *err, size_t errlen)
 {
+	char found[8];
 	int64_t v;
 
 	if (query_text(rf, "SELECT value FROM meta WHERE key = ?", "run_id",
@@ -211,6 +247,11 @@ static int read_identity(struct runfile *rf, char *err, size_t errlen)
 	}
 	if (!ship_id_valid(rf->run_id) || !ship_id_valid(rf->host_id)) {
 		snprintf(err, errlen, "run_id or host_id is not [A-Za-z0-9._-]{1,64}");
+		return -1;
+	}
+	if (query_text(rf, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
+		       "runs", found, sizeof(found))) {
+		snprintf(err, errlen, "not a bpftune run file: no runs table");
 		return -1;
 	}
 	rf->user_version = query_int(rf, "PRAGMA user_version", &v) ? 0 : (int)v;
@@ -263,35 +304,47 @@ static int open_db(struct runfile *rf, const char *path, bool immutable)
 	return query_int(rf, "SELECT count(*) FROM sqlite_master", &n);
 }
 
+/*
+ * Opened as immutable=1, SQLite says "delete" for a WAL file: the file
+ * format's read version (header byte 18) says what it is.
+ */
+static void immutable_journal_mode(struct runfile *rf)
+{
+	unsigned char hdr[20];
+	int fd = open(rf->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && hdr[18] == 2)
+		strcpy(rf->journal_mode, "wal");
+	close(fd);
+}
+
 int rf_open(struct runfile *rf, const char *path, bool in_use, char *err, size_t errlen)
 {
+	/*
+	 * A file no process has open, with no -wal, is not being written:
+	 * read it as immutable, which takes no lock and creates nothing
+	 * beside it (a read-only open of a WAL file creates -shm and -wal,
+	 * and leaves them).  A file the daemon writes, or one with a -wal
+	 * left by a crash, needs the normal read-only open: WAL reads need
+	 * the -shm, and immutable would ignore the -wal's transactions.
+	 */
+	bool immutable = !in_use && !exists(path, "-wal");
+
 	memset(rf, 0, sizeof(*rf));
 	rf->path = path;
-	if (open_db(rf, path, false)) {
-		/*
-		 * A WAL file nobody has open, with no -wal left, in a directory
-		 * we may not write (the unit's ReadOnlyPaths): SQLite cannot
-		 * create the -shm it wants.  Nothing writes it, so read it as
-		 * immutable.  (With a -wal left by a crash, the normal open
-		 * works, and must be used: immutable would ignore the -wal.)
-		 */
-		bool retry = rf->db && sqlite3_errcode(rf->db) == SQLITE_CANTOPEN &&
-			     !in_use && !exists(path, "-wal");
-
-		if (retry) {
-			sqlite3_close(rf->db);
-			rf->db = NULL;
-		}
-		if (!retry || open_db(rf, path, true)) {
-			fail(rf, err, errlen, "not a readable SQLite file");
-			rf_close(rf);
-			return -1;
-		}
+	if (open_db(rf, path, immutable)) {
+		fail(rf, err, errlen, "not a readable SQLite file");
+		rf_close(rf);
+		return -1;
 	}
 	if (read_identity(rf, err, errlen) || rf_refresh(rf, err, errlen)) {
 		rf_close(rf);
 		return -1;
 	}
+	if (immutable)
+		immutable_journal_mode(rf);
 	return 0;
 }
 
@@ -305,6 +358,8 @@ void rf_close(struct runfile *rf)
 
 const char *rf_errmsg(struct runfile *rf)
 {
+	if (rf->out_of_order)
+		return "rowids out of order (a damaged b-tree)";
 	return rf->db ? sqlite3_errmsg(rf->db) : "closed";
 }
 
@@ -319,6 +374,10 @@ int rf_cursor_open(struct runfile *rf, const struct rf_table *t, int64_t after,
 		 "SELECT %s, * FROM \"%s\" WHERE %s > ?1 AND %s <= ?2 ORDER BY %s LIMIT ?3",
 		 t->rowid, t->name, t->rowid, t->rowid, t->rowid);
 	c->st = NULL;
+	c->rf = rf;
+	c->last = after;
+	c->upto = upto;
+	rf->out_of_order = false;
 	if (sqlite3_prepare_v2(rf->db, sql, -1, &c->st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(c->st, 1, after);
@@ -337,6 +396,13 @@ int rf_cursor_step(struct rf_cursor *c, int64_t *rowid)
 	if (rc != SQLITE_ROW)
 		return -1;
 	*rowid = sqlite3_column_int64(c->st, 0);
+	/* SQLite trusts the b-tree's order: a damaged one could make the
+	 * watermark go back, and shipping never end */
+	if (*rowid <= c->last || *rowid > c->upto) {
+		c->rf->out_of_order = true;
+		return -1;
+	}
+	c->last = *rowid;
 	return 1;
 }
 

@@ -69,6 +69,8 @@ struct job {
 	char wm_path[PATH_MAX];
 	bool in_use;
 	struct row_enc re;
+	char *err;		/* why the file is refused */
+	size_t errlen;
 };
 
 /* rewind to what Redis acknowledged, if it holds less than we think */
@@ -113,8 +115,12 @@ static int save(struct job *j)
 	return err;
 }
 
-/* every batch of one table up to the rows the file had when opened */
-static enum ship_result ship_table(struct job *j, const struct rf_table *t)
+/*
+ * every batch of one table up to the rows the file had when opened; a
+ * table the file cannot give (a damaged page) is refused, after the rows
+ * before the damage: that is the file's problem, not Redis's
+ */
+static enum ship_result ship_table(struct job *j, struct rf_table *t)
 {
 	struct ship_wm_table *w = ship_wm_table(j->wm, t->name, true);
 	struct batch b;
@@ -143,9 +149,15 @@ static enum ship_result ship_table(struct job *j, const struct rf_table *t)
 			j->fc->verified_epoch = 0;
 			return SHIP_RETRY;
 		case BATCH_FILE_ERROR:
-			ship_log("%s: cannot read %s: %s", j->fc->name, t->name,
-				 rf_errmsg(&j->rf));
-			return SHIP_RETRY;
+			if (!rf_damage(&j->rf)) {
+				ship_log("%s: %s: %s: trying again", j->fc->name, t->name,
+					 rf_errmsg(&j->rf));
+				return SHIP_RETRY;
+			}
+			rf_table_damaged(&j->rf, t, "cannot read its rows");
+			ship_log("%s: %s not shipped after rowid %" PRId64 ": %s", j->fc->name,
+				 t->name, w->rowid, t->why);
+			return SHIP_OK;
 		}
 		conn_backoff_reset(j->cn);
 		ship_debug("%s: %s: %d rows, up to rowid %" PRId64, j->fc->name, t->name,
@@ -164,7 +176,7 @@ static enum ship_result ship_tables(struct job *j)
 	unsigned int i;
 
 	for (i = 0; i < j->rf.num_tables; i++) {
-		const struct rf_table *t = &j->rf.tables[i];
+		struct rf_table *t = &j->rf.tables[i];
 		enum ship_result r;
 
 		if (t->refused)
@@ -176,6 +188,31 @@ static enum ship_result ship_tables(struct job *j)
 	return SHIP_OK;
 }
 
+static const struct rf_table *first_damaged(const struct job *j)
+{
+	unsigned int i;
+
+	for (i = 0; i < j->rf.num_tables; i++)
+		if (j->rf.tables[i].damaged)
+			return &j->rf.tables[i];
+	return NULL;
+}
+
+/*
+ * Some tables could not be read: the file is refused with the first
+ * one's reason (the run's record names each: refused.TABLE), after
+ * every other table was shipped.
+ */
+static enum ship_result refuse_damaged(struct job *j)
+{
+	const struct rf_table *t = first_damaged(j);
+
+	snprintf(j->err, j->errlen, "table %s: %s", t->name, t->why);
+	if (conn_ensure(j->cn) || record_run(j->cn, &j->rf, j->fc->name))
+		return SHIP_RETRY;
+	return SHIP_REFUSED;
+}
+
 /* the file is final: ship again any table that changed after shipping */
 static enum ship_result finish(struct job *j, const struct file_state *fs)
 {
@@ -183,12 +220,18 @@ static enum ship_result finish(struct job *j, const struct file_state *fs)
 	enum ship_result r;
 
 	for (i = 0; j->wm->unverified && i < j->rf.num_tables; i++) {
-		const struct rf_table *t = &j->rf.tables[i];
+		struct rf_table *t = &j->rf.tables[i];
 		struct ship_wm_table *w = ship_wm_table(j->wm, t->name, false);
 		uint64_t d;
 
-		if (t->refused || !w || batch_digest(&j->rf, t, w->rowid, &d, &j->re))
+		if (t->refused || !w)
 			continue;
+		if (batch_digest(&j->rf, t, w->rowid, &d, &j->re)) {
+			if (!rf_damage(&j->rf))
+				return SHIP_RETRY;
+			rf_table_damaged(&j->rf, t, "cannot read its rows again");
+			continue;
+		}
 		if (d == w->digest)
 			continue;
 		ship_log("%s: %s rows changed after they were shipped: shipping the table again",
@@ -198,6 +241,8 @@ static enum ship_result finish(struct job *j, const struct file_state *fs)
 		if (r != SHIP_OK)
 			return r;
 	}
+	if (first_damaged(j))
+		return SHIP_OK;		/* never done: refused */
 	if (conn_ensure(j->cn) || record_done(j->cn, &j->rf))
 		return SHIP_RETRY;
 	j->wm->unverified = false;
@@ -220,7 +265,7 @@ static int64_t pending_rows(struct job *j)
 		const struct rf_table *t = &j->rf.tables[i];
 		struct ship_wm_table *w = ship_wm_table(j->wm, t->name, false);
 
-		if (!t->refused && t->max_rowid > (w ? w->rowid : 0))
+		if ((!t->refused || t->damaged) && t->max_rowid > (w ? w->rowid : 0))
 			n += t->max_rowid - (w ? w->rowid : 0);
 	}
 	return n;
@@ -254,18 +299,23 @@ static enum ship_result ship_open_file(struct job *j, const struct file_state *f
 		return SHIP_RETRY;
 	if (j->wm->done && unchanged(j->wm, fs))
 		return SHIP_OK;
+	/* changed after it was done: an UPDATE shows in the digests */
+	if (j->wm->done)
+		j->wm->unverified = true;
 	j->wm->done = false;
 	r = ship_tables(j);
-	j->fc->pending = pending_rows(j);
 	if (r == SHIP_OK && !j->in_use)
 		r = finish(j, fs);
+	j->fc->pending = pending_rows(j);
+	if (r == SHIP_OK && first_damaged(j))
+		r = refuse_damaged(j);
 	return r;
 }
 
 enum ship_result ship_file(struct conn *cn, const struct ship_opts *o, const char *path,
 			   struct ship_file_cache *fc, char *err, size_t errlen)
 {
-	struct job j = { .cn = cn, .o = o, .fc = fc };
+	struct job j = { .cn = cn, .o = o, .fc = fc, .err = err, .errlen = errlen };
 	struct file_state fs;
 	enum ship_result r;
 

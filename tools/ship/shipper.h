@@ -27,6 +27,8 @@ struct rf_table {
 	const char *rowid;	/* "rowid", "oid" or "_rowid_": not a column */
 	int64_t max_rowid;
 	const char *refused;	/* why it is not shipped, or NULL */
+	bool damaged;		/* refused: the file could not be read */
+	char why[200];		/* the text of a damaged table's refusal */
 };
 
 struct runfile {
@@ -44,6 +46,7 @@ struct runfile {
 	uint64_t schema_digest;
 	unsigned int num_tables;
 	struct rf_table tables[SHIP_MAX_TABLES];
+	bool out_of_order;	/* the last cursor's error: rowids not ascending */
 };
 
 /* Open read-only and read what identifies it: 0, or -1 with @err. */
@@ -51,16 +54,23 @@ int rf_open(struct runfile *rf, const char *path, bool in_use, char *err, size_t
 /* Tables and schema again (a plugin may add a table mid-run); 0 or -1. */
 int rf_refresh(struct runfile *rf, char *err, size_t errlen);
 void rf_close(struct runfile *rf);
+/* did the last read fail for a reason another try will not change? */
+bool rf_damage(struct runfile *rf);
+/* refuse @t: reading it failed (@what, and SQLite's message) */
+void rf_table_damaged(struct runfile *rf, struct rf_table *t, const char *what);
 
 struct rf_cursor {
 	sqlite3_stmt *st;
 	int ncols;		/* result columns: rowid then the table's */
+	struct runfile *rf;
+	int64_t last, upto;	/* rows must come in (last, upto], ascending */
 };
 
 /* rows of @t with rowid in (@after, @upto], in rowid order, at most @limit */
 int rf_cursor_open(struct runfile *rf, const struct rf_table *t, int64_t after,
 		   int64_t upto, int64_t limit, struct rf_cursor *c);
-/* 1: a row (its rowid in *@rowid), 0: no more, -1: error */
+/* 1: a row (its rowid in *@rowid), 0: no more, -1: error (also a rowid
+ * out of order or range: only a damaged b-tree gives one) */
 int rf_cursor_step(struct rf_cursor *c, int64_t *rowid);
 void rf_cursor_value(struct rf_cursor *c, int col, struct ship_value *v);
 const char *rf_cursor_name(struct rf_cursor *c, int col);

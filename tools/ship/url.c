@@ -211,6 +211,10 @@ int ship_url_parse(const char *s, struct ship_url *u, char *err, size_t errlen)
 	}
 	if (is_unix)
 		return parse_unix(rest, u, err, errlen);
+	if (strchr(rest, '?'))
+		return fail(err, errlen, "query strings are not supported in redis:// URLs (the database is redis://host:port/DB)");
+	if (strchr(rest, '#'))
+		return fail(err, errlen, "fragments ('#') are not supported in redis:// URLs");
 	slash = strchr(rest, '/');
 	n = slash ? (size_t)(slash - rest) : strlen(rest);
 	if (parse_hostport(rest, n, u, err, errlen))

@@ -37,6 +37,9 @@ FUZZ_LIBS_policy	:= -linih
 # /proc parsers of the tuner kit
 FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c \
 			   src/lib/kit/proc_parse.c
+# bpftune-ship's run-file reader: SQLite files, maybe damaged
+FUZZ_SRCS_runfile	:= tools/ship/runfile.c tools/ship/encode.c tools/ship/url.c
+FUZZ_LIBS_runfile	:= -lsqlite3 -lm
 # bpftune-ship: its Redis URL, watermark files and stream values
 FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c
 FUZZ_LIBS_ship		:= -lm
