@@ -98,8 +98,7 @@ $(B)/vmlinux.h:
 # .BTF.ext.  Stripped (as libbpf-tools does), each object is about 5x
 # smaller, and so is every plugin that embeds two of them.
 BPF_HDRS := include/bpftune/bpftune.bpf.h include/bpftune/bpftune.h \
-	    include/bpftune/sampling.h $(B)/vmlinux.h \
-	    $(wildcard src/tuners/*.bpf.h)
+	    include/bpftune/sampling.h include/bpftune/tick_gate.bpf.h $(B)/vmlinux.h
 
 $(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
