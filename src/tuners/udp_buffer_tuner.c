@@ -25,7 +25,7 @@
 #include <bpftune/proc.h>
 
 #include "udp_buffer_tuner.h"
-#include "tuner_tables.h"
+#include "udp_buffer_tables.h"
 #include "udp_buffer_tuner.skel.h"
 #include "udp_buffer_tuner.legacy.skel.h"
 
