@@ -470,7 +470,7 @@ UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp_buffer_mem_plan.c \
-	     src/tuners/tcp_conn/tcp_conn_policy.c
+	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/udp_buffer/udp_buffer_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
 	     src/lib/core/bpf_btf.c
