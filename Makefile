@@ -64,7 +64,8 @@ LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO		:= $(B)/lib/libbpftune.so.$(VERSION)
 LIB_SONAME	:= libbpftune.so.0
-TUNERS		:= $(patsubst src/tuners/%_tuner.c,%,$(wildcard src/tuners/*_tuner.c))
+# a plugin is a folder: src/tuners/NAME/, src/collectors/NAME/
+TUNERS		:= $(patsubst src/tuners/%/,%,$(wildcard src/tuners/*/))
 TUNER_SOS	:= $(patsubst %,$(B)/lib/bpftune/%_tuner.so,$(TUNERS))
 DAEMON		:= $(B)/bin/bpftune
 UNIT_TEST	:= $(B)/test/unit_tests
@@ -98,8 +99,7 @@ $(B)/vmlinux.h:
 # .BTF.ext.  Stripped (as libbpf-tools does), each object is about 5x
 # smaller, and so is every plugin that embeds two of them.
 BPF_HDRS := include/bpftune/bpftune.bpf.h include/bpftune/bpftune.h \
-	    include/bpftune/sampling.h $(B)/vmlinux.h \
-	    $(wildcard src/tuners/*.bpf.h)
+	    include/bpftune/sampling.h include/bpftune/tick_gate.bpf.h $(B)/vmlinux.h
 
 $(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
@@ -185,25 +185,28 @@ $(DAEMON): $(B)/obj/main.o $(LIB_SO)
 	$(CC) $(LDFLAGS) -o $@ $(B)/obj/main.o -L$(B)/lib -lbpftune $(DAEMON_RPATH)
 
 # ---- tuners ---------------------------------------------------------------
-# A tuner is src/tuners/NAME_tuner.c plus, when it is split, the other
-# src/tuners/NAME_*.c files (tcp_buffer: one file per scenario and its
-# pure decisions); all of them go into NAME_tuner.so.
-tuner_srcs	= $(filter-out %.bpf.c,$(wildcard src/tuners/$(1)_*.c))
-tuner_objs	= $(patsubst src/tuners/%.c,$(B)/obj/tuners/%.o,$(call tuner_srcs,$(1)))
+# A tuner is a folder, src/tuners/NAME/: NAME_tuner.c, NAME_tuner.bpf.c and,
+# when it is split, its other .c files (tcp_buffer: one file per scenario
+# and its pure decisions); every .c of the folder goes into NAME_tuner.so.
+# Collectors (below) are built the same way from src/collectors/NAME/.
+# $(1): tuners or collectors, $(2): NAME, $(3): tuner or collector
+plugin_objs	= $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out %.bpf.c,$(wildcard src/$(1)/$(2)/*.c)))
 
-# Sealed: a tuner sees include/ and its own directory, nothing of src/lib/,
+# Sealed: a plugin sees include/ and its own folder, nothing of src/lib/,
 # and exports nothing but its descriptor.
 PLUGIN_CFLAGS	= $(CFLAGS) $(USER_CPPFLAGS) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude
+PLUGIN_HDRS	:= $(wildcard src/tuners/*/*.h src/collectors/*/*.h include/bpftune/*.h)
 
-$(B)/obj/tuners/%.o: src/tuners/%.c $(wildcard src/tuners/*.h include/bpftune/*.h)
+$(B)/obj/tuners/%.o: src/tuners/%.c $(PLUGIN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) -Isrc/tuners -I$(B)/skel/tuners -c $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) -I$(<D) -I$(patsubst src/%,$(B)/skel/%,$(<D)) -c $< -o $@
 
-define tuner_rules
-$(call tuner_objs,$(1)): $(B)/skel/tuners/$(1)_tuner.skel.h $(B)/skel/tuners/$(1)_tuner.legacy.skel.h
-$(B)/lib/bpftune/$(1)_tuner.so: $(call tuner_objs,$(1))
+define plugin_rules
+$(call plugin_objs,$(1),$(2)): $(B)/skel/$(1)/$(2)/$(2)_$(3).skel.h \
+	$(B)/skel/$(1)/$(2)/$(2)_$(3).legacy.skel.h
+$(B)/lib/bpftune/$(2)_$(3).so: $(call plugin_objs,$(1),$(2))
 endef
-$(foreach t,$(TUNERS),$(eval $(call tuner_rules,$(t))))
+$(foreach t,$(TUNERS),$(eval $(call plugin_rules,tuners,$(t),tuner)))
 
 $(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 	@mkdir -p $(@D)
@@ -211,29 +214,22 @@ $(B)/lib/bpftune/%_tuner.so: $(LIB_SO)
 
 # what make check holds to the plugin rules: tuners, collectors, fixtures,
 # the sample
-PLUGIN_SRCS	= $(wildcard src/tuners/*.[ch] src/collectors/*.[ch] \
+PLUGIN_SRCS	= $(wildcard src/tuners/*/*.[ch] src/collectors/*/*.[ch] \
 			     test/fixtures/*_tuner.[ch] test/fixtures/*_collector.[ch] \
 			     sample_tuner/*.[ch])
 
 # ---- collectors: plugins that only record tables (src/collectors/) -------
-# NAME_collector.{c,bpf.c,h} + NAME_tables.c -> NAME_collector.so, loaded
-# only when named by --collectors
-COLLECTORS	:= $(patsubst src/collectors/%_collector.c,%,$(wildcard src/collectors/*_collector.c))
+# src/collectors/NAME/ (NAME_collector.{c,bpf.c,h}, NAME_tables.c, ...) ->
+# NAME_collector.so, loaded only when named by --collectors
+COLLECTORS	:= $(patsubst src/collectors/%/,%,$(wildcard src/collectors/*/))
 COLLECTOR_SOS	:= $(patsubst %,$(B)/lib/bpftune/%_collector.so,$(COLLECTORS))
 all: $(COLLECTOR_SOS)
 
-$(B)/obj/collectors/%_collector.o: src/collectors/%_collector.c \
-			   $(B)/skel/collectors/%_collector.skel.h \
-			   $(B)/skel/collectors/%_collector.legacy.skel.h \
-			   $(wildcard src/collectors/*.h include/bpftune/*.h)
+$(B)/obj/collectors/%.o: src/collectors/%.c $(PLUGIN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) -Isrc/collectors -I$(B)/skel/collectors -c $< -o $@
-$(B)/obj/collectors/%_tables.o: src/collectors/%_tables.c \
-			   $(wildcard src/collectors/*.h include/bpftune/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) -Isrc/collectors -c $< -o $@
-$(B)/lib/bpftune/%_collector.so: $(B)/obj/collectors/%_collector.o \
-				 $(B)/obj/collectors/%_tables.o $(LIB_SO)
+	$(CC) $(PLUGIN_CFLAGS) -I$(<D) -I$(patsubst src/%,$(B)/skel/%,$(<D)) -c $< -o $@
+$(foreach c,$(COLLECTORS),$(eval $(call plugin_rules,collectors,$(c),collector)))
+$(B)/lib/bpftune/%_collector.so: $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -L$(B)/lib -lbpftune -lbpf
 
@@ -296,7 +292,7 @@ all: $(TELEMETRY_SCHEMA)
 # the declarations: the core's, and every in-tree plugin's <name>_tables.c
 SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c \
 		   schema_policy.c) src/lib/core/appendf.c
-TABLES_SRCS	:= $(wildcard src/tuners/*_tables.c src/collectors/*_tables.c) \
+TABLES_SRCS	:= $(wildcard src/tuners/*/*_tables.c src/collectors/*/*_tables.c) \
 		   sample_tuner/sample_tuner_tables.c
 DECLARERS	:= $(B)/telemetry_declarers.inc
 $(DECLARERS): $(TABLES_SRCS)
@@ -306,7 +302,7 @@ $(DECLARERS): $(TABLES_SRCS)
 	done > $@.tmp && mv $@.tmp $@
 
 $(TELEMETRY_SCHEMA): tools/telemetry_schema.c $(SCHEMA_SRCS) $(TABLES_SRCS) $(DECLARERS) \
-		     src/lib/telemetry/telemetry_schema.h $(wildcard include/bpftune/*.h src/tuners/*.h)
+		     src/lib/telemetry/telemetry_schema.h $(PLUGIN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -I$(B) -o $@ tools/telemetry_schema.c $(SCHEMA_SRCS) \
 		$(TABLES_SRCS)
@@ -473,14 +469,14 @@ UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
-UNIT_LIB  += src/tuners/tcp_buffer_policy.c src/tuners/tcp_buffer_mem_plan.c \
-	     src/tuners/tcp_conn_policy.c
+UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp_buffer_mem_plan.c \
+	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/udp_buffer/udp_buffer_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
 	     src/lib/core/bpf_btf.c
 UNIT_LIB  += $(SHIP_PURE)
 
-$(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(wildcard include/bpftune/*.h src/tuners/*.h src/collectors/*.h)
+$(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(PLUGIN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(NL_CFLAGS) -I$(B) $(LDFLAGS) -o $@ $(UNIT_SRCS) \
 		$(UNIT_LIB) -lcmocka -lbpf -lelf -lz -lm -linih -lnl-route-3 -lnl-3
@@ -512,7 +508,7 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TU
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -D__linux__ -Iinclude -Isrc/lib -I$(B)/skel \
 		--suppress=missingIncludeSystem --library=test/unit/libbpf.cfg \
-		$(DAEMON_SRCS) $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*.c src/collectors/*.c)) \
+		$(DAEMON_SRCS) $(LIB_SRCS) $(filter-out %.bpf.c,$(wildcard src/tuners/*/*.c src/collectors/*/*.c)) \
 		src/main.c test/unit sample_tuner/sample_tuner.c sample_tuner/sample_tuner_tables.c tools/ship
 	$(MAKE) -s SAN=1 all $(SAN_B)/test/unit_tests
 	$(SAN_B)/test/unit_tests

@@ -19,7 +19,7 @@ teardown() {
 }
 
 @test "each object's minimal BTF relocates it as the kernel's BTF does" {
-	local objs=("$REPO"/build/bpf/tuners/*.bpf.o "$REPO"/build/bpf/fixtures/*.bpf.o)
+	local objs=("$REPO"/build/bpf/tuners/*/*.bpf.o "$REPO"/build/bpf/fixtures/*.bpf.o)
 
 	run "$CHECK" "${objs[@]}"
 	echo "$output"
@@ -30,7 +30,7 @@ teardown() {
 }
 
 @test "a minimal BTF with wrong offsets fails the comparison" {
-	run "$CHECK" --perturb "$REPO"/build/bpf/tuners/tcp_buffer_tuner.bpf.o
+	run "$CHECK" --perturb "$REPO"/build/bpf/tuners/tcp_buffer/tcp_buffer_tuner.bpf.o
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" != *"same instructions"* ]]

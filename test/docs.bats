@@ -40,7 +40,7 @@ README.md: --telemetry-keep" ]
 
 @test "docs: every in-tree tuner has its man page, and bpftune(8) points to it" {
 	local t page
-	for t in "$REPO"/src/tuners/*_tuner.c; do
+	for t in "$REPO"/src/tuners/*/*_tuner.c; do
 		t="$(basename "$t" _tuner.c)"
 		page="bpftune-${t//_/-}"
 		[ -f "$REPO/man/$page.8.scd" ] || { echo "no man/$page.8.scd"; false; }

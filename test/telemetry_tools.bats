@@ -59,7 +59,7 @@ json_get() {
 	done
 	grep -q "docs/telemetry.md" "$REPO/README.md"
 	# every in-tree plugin's declarations are documented, by file name
-	for f in "$REPO"/src/tuners/*_tables.c "$REPO"/sample_tuner/sample_tuner_tables.c; do
+	for f in "$REPO"/src/tuners/*/*_tables.c "$REPO"/sample_tuner/sample_tuner_tables.c; do
 		f="$(basename "$f" _tables.c)"
 		grep -q "^\*Declared by the \`${f%_tuner}\` plugin" "$REPO/docs/telemetry.md"
 	done

@@ -163,7 +163,8 @@ struct bpftune_gauge_desc {
  * decision row is a training example without parsing decisions.inputs.
  * The table is per netns (netns_cookie: the event's).  Declare the
  * inputs with BPFTUNE_COL_INT / BPFTUNE_COL_FLOAT (kind GAUGE, COUNTER
- * or LABEL) and BPFTUNE_COL_LABEL (TEXT); a value may be NULL (an input
+ * or LABEL) and BPFTUNE_COL_LABEL (TEXT), or for the common gauge with
+ * BPFTUNE_INPUT_INT / _REAL / _TEXT; a value may be NULL (an input
  * not seen this time); plot does not draw them (the samples tables hold
  * the signals).  A plugin that declares policies also gets the
  * core's "admin-policy" table: the policy file holding a tunable back.
@@ -208,6 +209,10 @@ struct bpftune_telemetry_desc {
 	BPFTUNE_COL(n, BPFTUNE_COL_REAL, BPFTUNE_KIND_##kind, 0, unit, d)
 #define BPFTUNE_COL_LABEL(n, d)						\
 	BPFTUNE_COL(n, BPFTUNE_COL_TEXT, BPFTUNE_KIND_LABEL, 0, NULL, d)
+/* a decision policy's inputs (BPFTUNE_POLICY): what it saw, as gauges */
+#define BPFTUNE_INPUT_INT(n, unit, d)	BPFTUNE_COL_INT(n, GAUGE, unit, d)
+#define BPFTUNE_INPUT_REAL(n, unit, d)	BPFTUNE_COL_FLOAT(n, GAUGE, unit, d)
+#define BPFTUNE_INPUT_TEXT(n, d)	BPFTUNE_COL_LABEL(n, d)
 /*
  * Read from /proc every interval: kind COUNTER or GAUGE, fmt one of
  * SNMP, SOCKSTAT, KEYVAL, PSI, STATHDR, SOFTNET, NETDEV, LOADAVG.

@@ -2,7 +2,7 @@
 /*
  * Growth and shrink steps (src/lib/kit/grow.c), hex CPU-mask sysctl values
  * (src/lib/core/sysctl_value.c), softnet_stat parser (src/lib/kit/softnet_parse.c)
- * net_buffer's squeeze classification (src/tuners/net_buffer_tuner.h), and
+ * net_buffer's squeeze classification (src/tuners/net_buffer/net_buffer_tuner.h), and
  * the correlation guards' decision (src/lib/kit/grow.c) as net_buffer's CPU
  * wait guard uses it.
  */
@@ -15,7 +15,7 @@
 #include "core/internal.h"
 #include <bpftune/grow.h>
 #include "kit/softnet_parse.h"
-#include "../../src/tuners/net_buffer_tuner.h"
+#include "../../src/tuners/net_buffer/net_buffer_tuner.h"
 #include "unit.h"
 
 /* ---- grow / shrink ---------------------------------------------------- */

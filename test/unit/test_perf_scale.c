@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The perf collector's scaling of multiplexed counters
- * (src/collectors/perf_scale.h): value * enabled / running, flagged.
+ * (src/collectors/perf/perf_scale.h): value * enabled / running, flagged.
  */
 #include <stdbool.h>
 
-#include "../../src/collectors/perf_scale.h"
+#include "../../src/collectors/perf/perf_scale.h"
 #include "unit.h"
 
 static void test_not_multiplexed(void **state)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tcp_buffer's decisions (src/tuners/tcp_buffer_policy.c): buffer growth
+ * tcp_buffer's decisions (src/tuners/tcp_buffer/tcp_buffer_policy.c): buffer growth
  * and the latency guard, tcp_mem and low-memory mode, the SYN backlog and
  * syncookies.  Learning rate 4: delta is a quarter of the value.
  */
@@ -9,7 +9,7 @@
 
 #include "unit.h"
 #include "../../src/lib/kit/correlation.h"
-#include "../../src/tuners/tcp_buffer_policy.h"
+#include "../../src/tuners/tcp_buffer/tcp_buffer_policy.h"
 
 #define RATE	4
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tcp_conn's decisions (src/tuners/tcp_conn_policy.c): the cost an
+ * tcp_conn's decisions (src/tuners/tcp_conn/tcp_conn_policy.c): the cost an
  * outcome teaches, and the greedy choice among the algorithms.
  */
 #include <string.h>
 
 #include "unit.h"
-#include "../../src/tuners/tcp_conn_policy.h"
+#include "../../src/tuners/tcp_conn/tcp_conn_policy.h"
 
 enum { CUBIC, BBR, HTCP, DCTCP };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests of src/tuners/tcp_buffer_mem_plan.c: tcp_mem above its cap. */
+/* Unit tests of src/tuners/tcp_buffer/tcp_buffer_mem_plan.c: tcp_mem above its cap. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../src/tuners/tcp_buffer_mem_plan.h"
+#include "../../src/tuners/tcp_buffer/tcp_buffer_mem_plan.h"
 #include "unit.h"
 
 #define CAP	1572864L	/* a quarter of 24 GiB in 4 KiB pages */

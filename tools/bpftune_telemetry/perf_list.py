@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """perf-list: what this machine can count, counter by counter.
 
-The perf collector (src/collectors/perf_collector.[ch]) opens the same
+The perf collector (src/collectors/perf/perf_collector.[ch]) opens the same
 counters the same way -- perf_event_open(2), one per CPU, system-wide
 (pid -1) -- so what is listed here as available is what its perf_counts
 rows will hold, and a counter listed as missing is NULL there, for the

@@ -23,7 +23,7 @@
 #include <bpftune/libbpftune.h>
 
 #include "sched_collector.h"
-#include "collector_tables.h"
+#include "sched_tables.h"
 #include "sched_collector.skel.h"
 #include "sched_collector.legacy.skel.h"
 

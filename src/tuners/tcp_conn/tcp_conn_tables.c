@@ -11,7 +11,7 @@
 #include <bpftune/telemetry.h>
 
 #include "tcp_conn_tuner.h"
-#include "tuner_tables.h"
+#include "tcp_conn_tables.h"
 
 #define DEST_DESC	"destination: the remote address under its prefix mask (/32 for IPv4, /64 for IPv6)"
 
@@ -65,27 +65,27 @@ static const struct bpftune_table_desc tables[] = {
 };
 
 static const struct bpftune_col_desc loss_inputs[] = {
-	IN_INT("retrans", "segments", "data segments the connection retransmitted"),
-	IN_INT("segs_out", "segments", "data segments it sent"),
-	IN_REAL("loss_pct", "%", "retrans of segs_out"),
-	IN_REAL("threshold_pct", "%", "the loss that moves a connection to bbr"),
-	IN_INT("srtt_us", "us", "its smoothed RTT"),
-	IN_TEXT("cc", "its congestion control before"),
+	BPFTUNE_INPUT_INT("retrans", "segments", "data segments the connection retransmitted"),
+	BPFTUNE_INPUT_INT("segs_out", "segments", "data segments it sent"),
+	BPFTUNE_INPUT_REAL("loss_pct", "%", "retrans of segs_out"),
+	BPFTUNE_INPUT_REAL("threshold_pct", "%", "the loss that moves a connection to bbr"),
+	BPFTUNE_INPUT_INT("srtt_us", "us", "its smoothed RTT"),
+	BPFTUNE_INPUT_TEXT("cc", "its congestion control before"),
 };
 
 static const struct bpftune_col_desc choice_inputs[] = {
-	IN_TEXT("choice", "how the algorithm was placed: greedy, explore or default"),
-	IN_INT("outcomes", "connections", "outcomes learnt for the destination so far"),
-	IN_TEXT("costs", "per algorithm 'cost[name]=cost/tries' or 'untried' (the list is configurable)"),
-	IN_REAL("cost", NULL, "the learnt cost of the algorithm used; NULL if untried"),
-	IN_TEXT("cc", "the algorithm the connection used"),
-	IN_INT("srtt_us", "us", "outcome: smoothed RTT at close"),
-	IN_INT("min_rtt_us", "us", "outcome: minimum RTT"),
-	IN_INT("delivery_rate", "bytes/s", "outcome: delivery rate"),
-	IN_INT("bytes_acked", "bytes", "outcome: bytes acknowledged"),
-	IN_INT("retrans", "segments", "outcome: segments retransmitted"),
-	IN_INT("lossy", NULL, "1 if it was moved to bbr for loss midway"),
-	IN_INT("ecn", NULL, "1 if it negotiated ECN"),
+	BPFTUNE_INPUT_TEXT("choice", "how the algorithm was placed: greedy, explore or default"),
+	BPFTUNE_INPUT_INT("outcomes", "connections", "outcomes learnt for the destination so far"),
+	BPFTUNE_INPUT_TEXT("costs", "per algorithm 'cost[name]=cost/tries' or 'untried' (the list is configurable)"),
+	BPFTUNE_INPUT_REAL("cost", NULL, "the learnt cost of the algorithm used; NULL if untried"),
+	BPFTUNE_INPUT_TEXT("cc", "the algorithm the connection used"),
+	BPFTUNE_INPUT_INT("srtt_us", "us", "outcome: smoothed RTT at close"),
+	BPFTUNE_INPUT_INT("min_rtt_us", "us", "outcome: minimum RTT"),
+	BPFTUNE_INPUT_INT("delivery_rate", "bytes/s", "outcome: delivery rate"),
+	BPFTUNE_INPUT_INT("bytes_acked", "bytes", "outcome: bytes acknowledged"),
+	BPFTUNE_INPUT_INT("retrans", "segments", "outcome: segments retransmitted"),
+	BPFTUNE_INPUT_INT("lossy", NULL, "1 if it was moved to bbr for loss midway"),
+	BPFTUNE_INPUT_INT("ecn", NULL, "1 if it negotiated ECN"),
 };
 
 static const struct bpftune_policy_desc policies[] = {

@@ -26,7 +26,7 @@
 #include <bpftune/table_policy.h>
 
 #include "route_table_tuner.h"
-#include "tuner_tables.h"
+#include "route_table_tables.h"
 #include "route_table_tuner.skel.h"
 #include "route_table_tuner.legacy.skel.h"
 

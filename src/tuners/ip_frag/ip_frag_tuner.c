@@ -30,7 +30,7 @@
 #include <bpftune/proc.h>
 
 #include "ip_frag_tuner.h"
-#include "tuner_tables.h"
+#include "ip_frag_tables.h"
 #include "ip_frag_tuner.skel.h"
 #include "ip_frag_tuner.legacy.skel.h"
 

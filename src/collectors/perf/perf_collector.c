@@ -26,7 +26,7 @@
 
 #include "perf_collector.h"
 #include "perf_scale.h"
-#include "collector_tables.h"
+#include "perf_tables.h"
 #include "perf_collector.skel.h"
 #include "perf_collector.legacy.skel.h"
 

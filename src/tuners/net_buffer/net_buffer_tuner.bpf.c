@@ -14,8 +14,8 @@
  * the same object works wherever the enum has CPU_BACKLOG (5.19+).
  */
 #include <bpftune/bpftune.bpf.h>
+#include <bpftune/tick_gate.bpf.h>
 #include "net_buffer_tuner.h"
-#include "tick_gate.bpf.h"
 
 #define BACKLOG_GAP_NS		(50 * 1000 * 1000ULL)
 #define SQUEEZE_GAP_NS		(100 * 1000 * 1000ULL)
@@ -32,7 +32,7 @@ __u64 squeeze_event_ns[2];
  * its CPU's round up.
  */
 __s64 rounds_tracked;
-/* rounds start being followed at most once per tick (tick_gate_open()) */
+/* rounds start being followed at most once a tick (tick_gate.bpf.h) */
 __u64 round_tick;
 
 struct {
@@ -133,7 +133,7 @@ BPFTUNE_TP(rx_entry, softirq_entry, unsigned int vec_nr)
 	 * the adaptive sampler on every softirq, and no more rounds (at most
 	 * HZ a second) than the sampler and the tick gate let through before.
 	 */
-	start = tick_gate_open(&round_tick);
+	start = bpftune_tick_gate_open(&round_tick);
 	if (!start && !rounds_tracked)
 		return 0;
 	r = this_round();

@@ -9,7 +9,7 @@
  */
 #include <bpftune/telemetry.h>
 
-#include "tuner_tables.h"
+#include "route_table_tables.h"
 
 #define F_RT6_STATS	"/proc/net/rt6_stats"
 #define OV		BPFTUNE_COL_OVERVIEW
@@ -48,17 +48,17 @@ static const struct bpftune_table_desc tables[] = {
 /* ---- the decision policies' inputs ------------------------------------ */
 
 static const struct bpftune_col_desc grow_inputs[] = {
-	IN_INT("max_size", "routes", "net.ipv6.route.max_size now"),
-	IN_INT("routes", "routes", "IPv6 routes in the table"),
-	IN_INT("dst_entries", "entries", "IPv6 dst cache entries"),
-	IN_INT("gc_thresh", "entries", "net.ipv6.route.gc_thresh as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("max_size", "routes", "net.ipv6.route.max_size now"),
+	BPFTUNE_INPUT_INT("routes", "routes", "IPv6 routes in the table"),
+	BPFTUNE_INPUT_INT("dst_entries", "entries", "IPv6 dst cache entries"),
+	BPFTUNE_INPUT_INT("gc_thresh", "entries", "net.ipv6.route.gc_thresh as the BPF program saw it"),
 };
 
 static const struct bpftune_col_desc shrink_inputs[] = {
-	IN_INT("max_size", "routes", "net.ipv6.route.max_size now"),
-	IN_INT("routes", "routes", "IPv6 routes in the table"),
-	IN_INT("dst_entries", "entries", "IPv6 dst cache entries"),
-	IN_INT("orig", "routes", "max_size before it was grown"),
+	BPFTUNE_INPUT_INT("max_size", "routes", "net.ipv6.route.max_size now"),
+	BPFTUNE_INPUT_INT("routes", "routes", "IPv6 routes in the table"),
+	BPFTUNE_INPUT_INT("dst_entries", "entries", "IPv6 dst cache entries"),
+	BPFTUNE_INPUT_INT("orig", "routes", "max_size before it was grown"),
 };
 
 static const struct bpftune_policy_desc policies[] = {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <bpftune/telemetry.h>
 
-#include "collector_tables.h"
+#include "sched_tables.h"
 
 #define NN	BPFTUNE_COL_NOT_NULL
 #define COL_I(n, fl, u, d)	BPFTUNE_COL(n, BPFTUNE_COL_INTEGER, BPFTUNE_KIND_LABEL, fl, u, d)

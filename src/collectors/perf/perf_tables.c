@@ -9,7 +9,7 @@
 #include <bpftune/telemetry.h>
 
 #include "perf_collector.h"
-#include "collector_tables.h"
+#include "perf_tables.h"
 
 #define PERF_COL(id, name, type, config, unit, desc)			\
 	BPFTUNE_COL(name, BPFTUNE_COL_INTEGER, BPFTUNE_KIND_COUNTER, 0, unit,	\

@@ -7,7 +7,7 @@
  */
 #include <bpftune/telemetry.h>
 
-#include "tuner_tables.h"
+#include "neigh_table_tables.h"
 
 #define F_ARP		"/proc/net/stat/arp_cache"
 #define F_NDISC		"/proc/net/stat/ndisc_cache"
@@ -52,29 +52,29 @@ static const struct bpftune_table_desc tables[] = {
 /* ---- the decision policies' inputs ------------------------------------ */
 
 static const struct bpftune_col_desc grow_inputs[] = {
-	IN_TEXT("family", "ipv4 (arp) or ipv6 (ndisc)"),
-	IN_TEXT("dev", "the device of the neighbour being created"),
-	IN_INT("entries", "entries", "entries in the table (the event's view)"),
-	IN_INT("gc_entries", "entries", "entries the garbage collector counts"),
-	IN_INT("gc_thresh1", "entries", "gc_thresh1 now"),
-	IN_INT("gc_thresh2", "entries", "gc_thresh2 now"),
-	IN_INT("gc_thresh3", "entries", "gc_thresh3 now"),
-	IN_INT("ns_entries", "entries", "entries of the event's netns"),
-	IN_INT("prefix_capacity", "entries", "neighbours its on-link prefixes can hold; NULL if unknown"),
-	IN_INT("prefixes", "prefixes", "its on-link prefixes"),
-	IN_INT("bound", "entries", "the most the table may grow to now"),
-	IN_INT("created", NULL, "1 if the event is a neighbour created, 0 one refused"),
+	BPFTUNE_INPUT_TEXT("family", "ipv4 (arp) or ipv6 (ndisc)"),
+	BPFTUNE_INPUT_TEXT("dev", "the device of the neighbour being created"),
+	BPFTUNE_INPUT_INT("entries", "entries", "entries in the table (the event's view)"),
+	BPFTUNE_INPUT_INT("gc_entries", "entries", "entries the garbage collector counts"),
+	BPFTUNE_INPUT_INT("gc_thresh1", "entries", "gc_thresh1 now"),
+	BPFTUNE_INPUT_INT("gc_thresh2", "entries", "gc_thresh2 now"),
+	BPFTUNE_INPUT_INT("gc_thresh3", "entries", "gc_thresh3 now"),
+	BPFTUNE_INPUT_INT("ns_entries", "entries", "entries of the event's netns"),
+	BPFTUNE_INPUT_INT("prefix_capacity", "entries", "neighbours its on-link prefixes can hold; NULL if unknown"),
+	BPFTUNE_INPUT_INT("prefixes", "prefixes", "its on-link prefixes"),
+	BPFTUNE_INPUT_INT("bound", "entries", "the most the table may grow to now"),
+	BPFTUNE_INPUT_INT("created", NULL, "1 if the event is a neighbour created, 0 one refused"),
 };
 
 static const struct bpftune_col_desc shrink_inputs[] = {
-	IN_TEXT("family", "ipv4 (arp) or ipv6 (ndisc)"),
-	IN_INT("entries", "entries", "entries in the table"),
-	IN_INT("gc_thresh1", "entries", "gc_thresh1 now"),
-	IN_INT("gc_thresh2", "entries", "gc_thresh2 now"),
-	IN_INT("gc_thresh3", "entries", "gc_thresh3 now"),
-	IN_INT("orig_thresh1", "entries", "gc_thresh1 before it was grown"),
-	IN_INT("orig_thresh2", "entries", "gc_thresh2 before it was grown"),
-	IN_INT("orig_thresh3", "entries", "gc_thresh3 before it was grown"),
+	BPFTUNE_INPUT_TEXT("family", "ipv4 (arp) or ipv6 (ndisc)"),
+	BPFTUNE_INPUT_INT("entries", "entries", "entries in the table"),
+	BPFTUNE_INPUT_INT("gc_thresh1", "entries", "gc_thresh1 now"),
+	BPFTUNE_INPUT_INT("gc_thresh2", "entries", "gc_thresh2 now"),
+	BPFTUNE_INPUT_INT("gc_thresh3", "entries", "gc_thresh3 now"),
+	BPFTUNE_INPUT_INT("orig_thresh1", "entries", "gc_thresh1 before it was grown"),
+	BPFTUNE_INPUT_INT("orig_thresh2", "entries", "gc_thresh2 before it was grown"),
+	BPFTUNE_INPUT_INT("orig_thresh3", "entries", "gc_thresh3 before it was grown"),
 };
 
 static const struct bpftune_policy_desc policies[] = {

@@ -6,7 +6,7 @@
  */
 #include <bpftune/telemetry.h>
 
-#include "tuner_tables.h"
+#include "ip_frag_tables.h"
 
 #define F_SNMP		"/proc/net/snmp"
 #define F_SNMP6		"/proc/net/snmp6"
@@ -85,27 +85,27 @@ static const struct bpftune_table_desc tables[] = {
 
 /* grow-near-limit and frag-flood-guard */
 static const struct bpftune_col_desc near_inputs[] = {
-	IN_TEXT("family", "ipv4 or ipv6"),
-	IN_INT("mem", "bytes", "memory fragments awaiting reassembly hold"),
-	IN_INT("event_high", "bytes", "ipfrag_high_thresh as the BPF program saw it"),
-	IN_INT("high", "bytes", "ipfrag_high_thresh now"),
-	IN_INT("low", "bytes", "ipfrag_low_thresh as the BPF program saw it"),
-	IN_INT("reqds", "fragments", "ReasmReqds; NULL if unreadable"),
-	IN_INT("oks", "datagrams", "ReasmOKs; NULL if unreadable"),
-	IN_INT("fails", "datagrams", "ReasmFails; NULL if unreadable"),
-	IN_INT("timeouts", "datagrams", "ReasmTimeout; NULL if unreadable"),
-	IN_REAL("fail_share", "fraction", "failures per fragment since the last raise; NULL before the flood guard has one"),
-	IN_INT("guard_samples", "settings", "settings in the flood guard's window; NULL before it has one"),
+	BPFTUNE_INPUT_TEXT("family", "ipv4 or ipv6"),
+	BPFTUNE_INPUT_INT("mem", "bytes", "memory fragments awaiting reassembly hold"),
+	BPFTUNE_INPUT_INT("event_high", "bytes", "ipfrag_high_thresh as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("high", "bytes", "ipfrag_high_thresh now"),
+	BPFTUNE_INPUT_INT("low", "bytes", "ipfrag_low_thresh as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("reqds", "fragments", "ReasmReqds; NULL if unreadable"),
+	BPFTUNE_INPUT_INT("oks", "datagrams", "ReasmOKs; NULL if unreadable"),
+	BPFTUNE_INPUT_INT("fails", "datagrams", "ReasmFails; NULL if unreadable"),
+	BPFTUNE_INPUT_INT("timeouts", "datagrams", "ReasmTimeout; NULL if unreadable"),
+	BPFTUNE_INPUT_REAL("fail_share", "fraction", "failures per fragment since the last raise; NULL before the flood guard has one"),
+	BPFTUNE_INPUT_INT("guard_samples", "settings", "settings in the flood guard's window; NULL before it has one"),
 };
 
 static const struct bpftune_col_desc shrink_inputs[] = {
-	IN_TEXT("family", "ipv4 or ipv6"),
-	IN_INT("high", "bytes", "ipfrag_high_thresh now"),
-	IN_INT("want", "bytes", "one step back toward the original"),
-	IN_INT("orig", "bytes", "its value before it was grown"),
-	IN_INT("low", "bytes", "ipfrag_low_thresh now"),
-	IN_INT("mem", "bytes", "memory reassembly holds; NULL if unreadable"),
-	IN_INT("quiet_ms", "ms", "time since anything needed it"),
+	BPFTUNE_INPUT_TEXT("family", "ipv4 or ipv6"),
+	BPFTUNE_INPUT_INT("high", "bytes", "ipfrag_high_thresh now"),
+	BPFTUNE_INPUT_INT("want", "bytes", "one step back toward the original"),
+	BPFTUNE_INPUT_INT("orig", "bytes", "its value before it was grown"),
+	BPFTUNE_INPUT_INT("low", "bytes", "ipfrag_low_thresh now"),
+	BPFTUNE_INPUT_INT("mem", "bytes", "memory reassembly holds; NULL if unreadable"),
+	BPFTUNE_INPUT_INT("quiet_ms", "ms", "time since anything needed it"),
 };
 
 static const struct bpftune_policy_desc policies[] = {

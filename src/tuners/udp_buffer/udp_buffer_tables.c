@@ -6,7 +6,7 @@
  */
 #include <bpftune/telemetry.h>
 
-#include "tuner_tables.h"
+#include "udp_buffer_tables.h"
 
 #define F_SNMP		"/proc/net/snmp"
 #define F_SNMP6		"/proc/net/snmp6"
@@ -88,32 +88,32 @@ static const struct bpftune_table_desc tables[] = {
 /* ---- the decision policies' inputs ------------------------------------ */
 
 static const struct bpftune_col_desc rmem_inputs[] = {
-	IN_INT("port", NULL, "the socket's local port"),
-	IN_INT("family", NULL, "its address family (2 IPv4, 10 IPv6)"),
-	IN_INT("rcvbuf", "bytes", "its receive buffer"),
-	IN_INT("queued", "bytes", "bytes queued on it when it dropped"),
-	IN_INT("rmem_default", "bytes", "net.core.rmem_default now"),
-	IN_INT("rmem_max", "bytes", "net.core.rmem_max now"),
-	IN_INT("udp_pages", "pages", "memory UDP holds (the event's view)"),
-	IN_INT("udp_mem1", "pages", "udp_mem[1], the pressure threshold"),
+	BPFTUNE_INPUT_INT("port", NULL, "the socket's local port"),
+	BPFTUNE_INPUT_INT("family", NULL, "its address family (2 IPv4, 10 IPv6)"),
+	BPFTUNE_INPUT_INT("rcvbuf", "bytes", "its receive buffer"),
+	BPFTUNE_INPUT_INT("queued", "bytes", "bytes queued on it when it dropped"),
+	BPFTUNE_INPUT_INT("rmem_default", "bytes", "net.core.rmem_default now"),
+	BPFTUNE_INPUT_INT("rmem_max", "bytes", "net.core.rmem_max now"),
+	BPFTUNE_INPUT_INT("udp_pages", "pages", "memory UDP holds (the event's view)"),
+	BPFTUNE_INPUT_INT("udp_mem1", "pages", "udp_mem[1], the pressure threshold"),
 };
 
 static const struct bpftune_col_desc mem_inputs[] = {
-	IN_INT("udp_pages", "pages", "memory UDP holds (/proc/net/sockstat)"),
-	IN_INT("event_pages", "pages", "the same as the BPF program saw it"),
-	IN_INT("udp_mem_min", "pages", "udp_mem[0]"),
-	IN_INT("udp_mem_pressure", "pages", "udp_mem[1]"),
-	IN_INT("udp_mem_max", "pages", "udp_mem[2]"),
-	IN_INT("avail_pages", "pages", "MemAvailable"),
-	IN_INT("ceiling", "pages", "the most udp_mem may grow to now"),
-	IN_INT("port", NULL, "the local port of the socket refused"),
+	BPFTUNE_INPUT_INT("udp_pages", "pages", "memory UDP holds (/proc/net/sockstat)"),
+	BPFTUNE_INPUT_INT("event_pages", "pages", "the same as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("udp_mem_min", "pages", "udp_mem[0]"),
+	BPFTUNE_INPUT_INT("udp_mem_pressure", "pages", "udp_mem[1]"),
+	BPFTUNE_INPUT_INT("udp_mem_max", "pages", "udp_mem[2]"),
+	BPFTUNE_INPUT_INT("avail_pages", "pages", "MemAvailable"),
+	BPFTUNE_INPUT_INT("ceiling", "pages", "the most udp_mem may grow to now"),
+	BPFTUNE_INPUT_INT("port", NULL, "the local port of the socket refused"),
 };
 
 static const struct bpftune_col_desc shrink_inputs[] = {
-	IN_INT("quiet_ms", "ms", "time since a drop needed it"),
-	IN_INT("cur", NULL, "the tunable's (last) value now"),
-	IN_INT("orig", NULL, "its value before it was grown"),
-	IN_INT("udp_pages", "pages", "memory UDP holds; NULL unless udp_mem"),
+	BPFTUNE_INPUT_INT("quiet_ms", "ms", "time since a drop needed it"),
+	BPFTUNE_INPUT_INT("cur", NULL, "the tunable's (last) value now"),
+	BPFTUNE_INPUT_INT("orig", NULL, "its value before it was grown"),
+	BPFTUNE_INPUT_INT("udp_pages", "pages", "memory UDP holds; NULL unless udp_mem"),
 };
 
 static const struct bpftune_policy_desc policies[] = {

@@ -42,7 +42,7 @@
 #include <bpftune/proc.h>
 
 #include "net_buffer_tuner.h"
-#include "tuner_tables.h"
+#include "net_buffer_tables.h"
 #include "net_buffer_tuner.skel.h"
 #include "net_buffer_tuner.legacy.skel.h"
 

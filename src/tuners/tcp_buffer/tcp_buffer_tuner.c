@@ -31,7 +31,7 @@
 #include <bpftune/proc.h>
 
 #include "tcp_buffer.h"
-#include "tuner_tables.h"
+#include "tcp_buffer_tables.h"
 #include "tcp_buffer_tuner.skel.h"
 #include "tcp_buffer_tuner.legacy.skel.h"
 

@@ -9,8 +9,8 @@
  * Only tracepoints are required; hot ones are sampled.  Userspace decides.
  */
 #include <bpftune/bpftune.bpf.h>
+#include <bpftune/tick_gate.bpf.h>
 #include "tcp_buffer_tuner.h"
-#include "tick_gate.bpf.h"
 
 #ifndef SOCK_SNDBUF_LOCK
 #define SOCK_SNDBUF_LOCK	1
@@ -30,7 +30,7 @@
 struct bpftune_sampler rcvgrow_sampler;
 struct bpftune_sampler exceed_sampler;
 struct bpftune_sampler synreq_sampler;
-__u64 rcvbuf_tick;	/* tick_gate_open() of the hot hooks */
+__u64 rcvbuf_tick;	/* bpftune_tick_gate_open() of the hot hooks */
 __u64 probe_tick;
 
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
@@ -326,7 +326,7 @@ static __always_inline int rcvbuf_adjust(struct sock *sk)
 	struct tcp_buffer_event m = {};
 	struct buf_view v = {};
 
-	if (!tick_gate_open(&rcvbuf_tick))
+	if (!bpftune_tick_gate_open(&rcvbuf_tick))
 		return 0;
 	rcv_view(sk, &v);
 	rcv_gauges(sk, &v);
@@ -407,7 +407,7 @@ BPFTUNE_TP(probe__send, sock_send_length, struct sock *sk, int ret, int flags)
 {
 	__u64 tick;
 
-	if (tick_gate_closed(&probe_tick, &tick) || !sk ||
+	if (bpftune_tick_gate_closed(&probe_tick, &tick) || !sk ||
 	    BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
 		return 0;
 	probe_tick = tick;
@@ -417,7 +417,7 @@ BPFTUNE_TP(probe__send, sock_send_length, struct sock *sk, int ret, int flags)
 /* Older kernels: every incoming segment of an established socket. */
 BPFTUNE_TP(probe__seg, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 {
-	if (!tick_gate_open(&probe_tick))
+	if (!bpftune_tick_gate_open(&probe_tick))
 		return 0;
 	return snd_sample(sk);
 }

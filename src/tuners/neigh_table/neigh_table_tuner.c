@@ -40,7 +40,7 @@
 #include <bpftune/table_policy.h>
 
 #include "neigh_table_tuner.h"
-#include "tuner_tables.h"
+#include "neigh_table_tables.h"
 #include "neigh_table_tuner.skel.h"
 #include "neigh_table_tuner.legacy.skel.h"
 

@@ -9,7 +9,7 @@
 #include <bpftune/telemetry.h>
 
 #include "tcp_buffer.h"
-#include "tuner_tables.h"
+#include "tcp_buffer_tables.h"
 
 #define F_SNMP		"/proc/net/snmp"
 #define F_NETSTAT	"/proc/net/netstat"
@@ -216,72 +216,72 @@ static const struct bpftune_table_desc tables[] = {
 
 /* grow-near-limit and latency-guard: enum tb_buf_input order */
 static const struct bpftune_col_desc buf_inputs[] = {
-	IN_INT("buffer", "bytes", "the socket's buffer size that came near the max"),
-	IN_INT("event_max", "bytes", "tcp_rmem[2] or tcp_wmem[2] as the BPF program saw it"),
-	IN_INT("live_max", "bytes", "the same read from /proc/sys now; NULL if unreadable"),
-	IN_INT("rtt_us", "us", "the socket's smoothed RTT"),
-	IN_INT("min_rtt_us", "us", "the socket's smallest RTT (the kernel's rtt_min); 0 if not measured"),
-	IN_INT("rate_kbps", "kbit/s", "the socket's delivery rate"),
-	IN_INT("bdp", "bytes", "tcp_rmem: the path's bandwidth-delay product (receive rate x receive RTT, else the netns's last one) that bounds growth at 4x; NULL for tcp_wmem or before any measurement"),
-	IN_INT("rcv_wnd", "bytes", "the receiver's advertised window: one that takes in about all of it per RTT is bound by its window (and measures a BDP near it)"),
-	IN_INT("rcv_wscale", NULL, "tcp_rmem: the receiver's window scale, fixed at its SYN (its window never exceeds 65535 << rcv_wscale); NULL for tcp_wmem"),
-	IN_INT("tcp_pages", "pages", "memory TCP holds (the event's view)"),
-	IN_INT("tcp_mem1", "pages", "tcp_mem[1], the pressure threshold"),
-	IN_INT("pressure", NULL, "1 if TCP was under memory pressure"),
-	IN_REAL("guard_r", NULL, "latency guard: correlation of RTT with the max; NULL before it has a fit"),
-	IN_REAL("guard_rtt_rise", "fraction", "latency guard: RTT rise across the settings, of the mean; NULL before a fit"),
-	IN_INT("guard_samples", "settings", "latency guard: settings the fit is over; NULL before a fit"),
-	IN_REAL("guard_rate_gain", "fraction", "latency guard: throughput gain across the settings; NULL before it has one"),
+	BPFTUNE_INPUT_INT("buffer", "bytes", "the socket's buffer size that came near the max"),
+	BPFTUNE_INPUT_INT("event_max", "bytes", "tcp_rmem[2] or tcp_wmem[2] as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("live_max", "bytes", "the same read from /proc/sys now; NULL if unreadable"),
+	BPFTUNE_INPUT_INT("rtt_us", "us", "the socket's smoothed RTT"),
+	BPFTUNE_INPUT_INT("min_rtt_us", "us", "the socket's smallest RTT (the kernel's rtt_min); 0 if not measured"),
+	BPFTUNE_INPUT_INT("rate_kbps", "kbit/s", "the socket's delivery rate"),
+	BPFTUNE_INPUT_INT("bdp", "bytes", "tcp_rmem: the path's bandwidth-delay product (receive rate x receive RTT, else the netns's last one) that bounds growth at 4x; NULL for tcp_wmem or before any measurement"),
+	BPFTUNE_INPUT_INT("rcv_wnd", "bytes", "the receiver's advertised window: one that takes in about all of it per RTT is bound by its window (and measures a BDP near it)"),
+	BPFTUNE_INPUT_INT("rcv_wscale", NULL, "tcp_rmem: the receiver's window scale, fixed at its SYN (its window never exceeds 65535 << rcv_wscale); NULL for tcp_wmem"),
+	BPFTUNE_INPUT_INT("tcp_pages", "pages", "memory TCP holds (the event's view)"),
+	BPFTUNE_INPUT_INT("tcp_mem1", "pages", "tcp_mem[1], the pressure threshold"),
+	BPFTUNE_INPUT_INT("pressure", NULL, "1 if TCP was under memory pressure"),
+	BPFTUNE_INPUT_REAL("guard_r", NULL, "latency guard: correlation of RTT with the max; NULL before it has a fit"),
+	BPFTUNE_INPUT_REAL("guard_rtt_rise", "fraction", "latency guard: RTT rise across the settings, of the mean; NULL before a fit"),
+	BPFTUNE_INPUT_INT("guard_samples", "settings", "latency guard: settings the fit is over; NULL before a fit"),
+	BPFTUNE_INPUT_REAL("guard_rate_gain", "fraction", "latency guard: throughput gain across the settings; NULL before it has one"),
 };
 
 _Static_assert(BPFTUNE_TELEMETRY_ARRAY_SIZE(buf_inputs) == TB_BUF_NUM_INPUTS,
 	       "a declaration per input");
 
 static const struct bpftune_col_desc autotune_inputs[] = {
-	IN_INT("rcvbuf", "bytes", "the receiver's fixed buffer that filled"),
-	IN_INT("rmem_max", "bytes", "tcp_rmem[2] as the BPF program saw it"),
-	IN_INT("moderate_rcvbuf", NULL, "tcp_moderate_rcvbuf as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("rcvbuf", "bytes", "the receiver's fixed buffer that filled"),
+	BPFTUNE_INPUT_INT("rmem_max", "bytes", "tcp_rmem[2] as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("moderate_rcvbuf", NULL, "tcp_moderate_rcvbuf as the BPF program saw it"),
 };
 
 static const struct bpftune_col_desc syn_inputs[] = {
-	IN_INT("port", NULL, "the listener's port"),
-	IN_INT("qlen", "requests", "its half-open requests"),
-	IN_INT("backlog", "connections", "its accept backlog"),
-	IN_INT("max_syn_backlog", "requests", "tcp_max_syn_backlog now"),
-	IN_INT("syncookies", NULL, "tcp_syncookies now"),
-	IN_INT("completed", "handshakes", "handshakes completed since the last evaluation"),
-	IN_INT("stalled", "requests", "SYN-ACKs resent (requests not answered) since then"),
-	IN_INT("cookies_sent", "cookies", "syncookies sent since then"),
-	IN_INT("cookies_recv", "cookies", "syncookies received back since then"),
-	IN_INT("syn_queue_drops", "packets", "SYNs dropped for a full SYN queue since then"),
-	IN_INT("flood_votes", "evaluations", "evaluations in a row that looked like a flood"),
+	BPFTUNE_INPUT_INT("port", NULL, "the listener's port"),
+	BPFTUNE_INPUT_INT("qlen", "requests", "its half-open requests"),
+	BPFTUNE_INPUT_INT("backlog", "connections", "its accept backlog"),
+	BPFTUNE_INPUT_INT("max_syn_backlog", "requests", "tcp_max_syn_backlog now"),
+	BPFTUNE_INPUT_INT("syncookies", NULL, "tcp_syncookies now"),
+	BPFTUNE_INPUT_INT("completed", "handshakes", "handshakes completed since the last evaluation"),
+	BPFTUNE_INPUT_INT("stalled", "requests", "SYN-ACKs resent (requests not answered) since then"),
+	BPFTUNE_INPUT_INT("cookies_sent", "cookies", "syncookies sent since then"),
+	BPFTUNE_INPUT_INT("cookies_recv", "cookies", "syncookies received back since then"),
+	BPFTUNE_INPUT_INT("syn_queue_drops", "packets", "SYNs dropped for a full SYN queue since then"),
+	BPFTUNE_INPUT_INT("flood_votes", "evaluations", "evaluations in a row that looked like a flood"),
 };
 
 static const struct bpftune_col_desc cookies_idle_inputs[] = {
-	IN_INT("quiet_ms", "ms", "time without a cookie sent or a stalled request"),
-	IN_INT("saved", NULL, "tcp_syncookies before the flood"),
+	BPFTUNE_INPUT_INT("quiet_ms", "ms", "time without a cookie sent or a stalled request"),
+	BPFTUNE_INPUT_INT("saved", NULL, "tcp_syncookies before the flood"),
 };
 
 /* grow-tcp-mem and low-memory-mode */
 static const struct bpftune_col_desc mem_inputs[] = {
-	IN_INT("tcp_pages", "pages", "memory TCP holds (/proc/net/protocols)"),
-	IN_INT("event_pages", "pages", "the same as the BPF program saw it"),
-	IN_INT("tcp_mem_min", "pages", "tcp_mem[0]"),
-	IN_INT("tcp_mem_pressure", "pages", "tcp_mem[1]"),
-	IN_INT("tcp_mem_max", "pages", "tcp_mem[2]"),
-	IN_INT("pressure", NULL, "1 if TCP is under memory pressure"),
-	IN_INT("refused", NULL, "1 if the kernel refused TCP socket memory"),
-	IN_INT("avail_pages", "pages", "MemAvailable"),
-	IN_INT("ceiling", "pages", "the most tcp_mem may grow to now"),
+	BPFTUNE_INPUT_INT("tcp_pages", "pages", "memory TCP holds (/proc/net/protocols)"),
+	BPFTUNE_INPUT_INT("event_pages", "pages", "the same as the BPF program saw it"),
+	BPFTUNE_INPUT_INT("tcp_mem_min", "pages", "tcp_mem[0]"),
+	BPFTUNE_INPUT_INT("tcp_mem_pressure", "pages", "tcp_mem[1]"),
+	BPFTUNE_INPUT_INT("tcp_mem_max", "pages", "tcp_mem[2]"),
+	BPFTUNE_INPUT_INT("pressure", NULL, "1 if TCP is under memory pressure"),
+	BPFTUNE_INPUT_INT("refused", NULL, "1 if the kernel refused TCP socket memory"),
+	BPFTUNE_INPUT_INT("avail_pages", "pages", "MemAvailable"),
+	BPFTUNE_INPUT_INT("ceiling", "pages", "the most tcp_mem may grow to now"),
 };
 
 static const struct bpftune_col_desc undo_inputs[] = {
-	IN_INT("tcp_pages", "pages", "memory TCP holds"),
-	IN_INT("tcp_mem_min", "pages", "tcp_mem[0]"),
-	IN_INT("tcp_mem_pressure", "pages", "tcp_mem[1]"),
-	IN_INT("tcp_mem_max", "pages", "tcp_mem[2]"),
-	IN_INT("pressure", NULL, "1 if TCP is under memory pressure"),
-	IN_INT("calm_checks", "checks", "checks in a row far enough from pressure"),
+	BPFTUNE_INPUT_INT("tcp_pages", "pages", "memory TCP holds"),
+	BPFTUNE_INPUT_INT("tcp_mem_min", "pages", "tcp_mem[0]"),
+	BPFTUNE_INPUT_INT("tcp_mem_pressure", "pages", "tcp_mem[1]"),
+	BPFTUNE_INPUT_INT("tcp_mem_max", "pages", "tcp_mem[2]"),
+	BPFTUNE_INPUT_INT("pressure", NULL, "1 if TCP is under memory pressure"),
+	BPFTUNE_INPUT_INT("calm_checks", "checks", "checks in a row far enough from pressure"),
 };
 
 static const struct bpftune_policy_desc policies[] = {

@@ -39,7 +39,7 @@
 
 #include "tcp_conn_tuner.h"
 #include "tcp_conn_policy.h"
-#include "tuner_tables.h"
+#include "tcp_conn_tables.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"
 

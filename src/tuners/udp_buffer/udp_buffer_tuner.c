@@ -17,7 +17,6 @@
  *    first raise, never below it (udp_mem only while UDP holds less than
  *    the lower value would allow).
  */
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpftune/libbpftune.h>
@@ -25,7 +24,8 @@
 #include <bpftune/proc.h>
 
 #include "udp_buffer_tuner.h"
-#include "tuner_tables.h"
+#include "udp_buffer_policy.h"
+#include "udp_buffer_tables.h"
 #include "udp_buffer_tuner.skel.h"
 #include "udp_buffer_tuner.legacy.skel.h"
 
@@ -35,9 +35,6 @@ enum udp_buffer_tunable {
 	UB_UDP_MEM,
 	UB_NUM_TUNABLES,
 };
-
-#define RMEM_DEFAULT_CAP	(4L << 20)
-#define RMEM_MAX_CAP		(32L << 20)
 
 /* not const: init() sets the udp_mem cap from this machine's RAM */
 static struct bpftune_tunable_desc tunables[] = {
@@ -121,6 +118,7 @@ static void rcvbuf_full(struct bpftune_tuner *t, void *priv,
 	struct ub_state *s = priv;
 	long def, max, want, want_max;
 	struct bpftune_value inputs[8];
+	enum udp_buffer_verdict v;
 	char reason[320];
 
 	if (bpftune_tunable_get(t, UB_RMEM_DEFAULT, ev, &def) != 1 ||
@@ -136,30 +134,19 @@ static void rcvbuf_full(struct bpftune_tuner *t, void *priv,
 	inputs[7] = BPFTUNE_VALUE_INT(e->udp_mem[1]);
 	s->grown[UB_RMEM_DEFAULT].need_ms = bpftune_now_ms();
 	s->grown[UB_RMEM_MAX].need_ms = bpftune_now_ms();
-	if (e->rcvbuf < def) {
-		bpftune_decide_values(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "none: the socket predates the current default");
-		return;
-	}
-	/* past the cap the library clamps, and says so */
-	want = bpftune_grow_step(def, LONG_MAX, bpftune_learning_rate());
-	if (def >= RMEM_DEFAULT_CAP) {
-		bpftune_decide_values(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "none: at the cap");
-		return;
-	}
+	v = udp_buffer_rcvbuf_decide(e->rcvbuf, def, max, bpftune_learning_rate(),
+				     &want, &want_max);
 	bpftune_decide_values(t, ev, UDP_BUFFER_RCVBUF_FULL, UB_RMEM_DEFAULT, "grow-rmem-default",
-			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "raise");
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), udp_buffer_verdict_name(v));
+	if (v != UDP_BUFFER_RAISE)
+		return;
 	snprintf(reason, sizeof(reason),
 		 "a UDP socket on port %u dropped datagrams with its receive buffer (%d bytes, the rmem_default size) full",
 		 e->port, e->rcvbuf);
 	/* rmem_max first: the default stays within what SO_RCVBUF may ask */
-	if (want > max) {
-		want_max = want < RMEM_DEFAULT_CAP ? want : RMEM_DEFAULT_CAP;
-		if (set_grown(s, ev, UB_RMEM_MAX, UDP_BUFFER_RCVBUF_FULL, &max,
-			      &want_max, reason) < 0)
-			return;
-	}
+	if (want_max && set_grown(s, ev, UB_RMEM_MAX, UDP_BUFFER_RCVBUF_FULL, &max,
+				  &want_max, reason) < 0)
+		return;
 	set_grown(s, ev, UB_RMEM_DEFAULT, UDP_BUFFER_RCVBUF_FULL, &def, &want, reason);
 }
 
@@ -172,6 +159,7 @@ static void mem_exhausted(struct bpftune_tuner *t, void *priv,
 	struct ub_state *s = priv;
 	long cur[3], want[3], pages, avail, ceiling;
 	struct bpftune_value inputs[8];
+	enum udp_buffer_verdict v;
 	char reason[320];
 	unsigned int i;
 
@@ -182,9 +170,7 @@ static void mem_exhausted(struct bpftune_tuner *t, void *priv,
 	if (pages < 0)
 		pages = e->allocated;
 	avail = bpftune_mem_available_pages();
-	ceiling = avail > 0 ? pages + avail / 4 : cur[2];
-	if (ceiling > d->max)
-		ceiling = d->max;
+	ceiling = udp_buffer_mem_ceiling(pages, avail, cur[2], d->max);
 	inputs[0] = BPFTUNE_VALUE_INT(pages);
 	inputs[1] = BPFTUNE_VALUE_INT(e->allocated);
 	for (i = 0; i < 3; i++)
@@ -192,15 +178,11 @@ static void mem_exhausted(struct bpftune_tuner *t, void *priv,
 	inputs[5] = BPFTUNE_VALUE_INT(avail);
 	inputs[6] = BPFTUNE_VALUE_INT(ceiling);
 	inputs[7] = BPFTUNE_VALUE_INT(e->port);
-	if (cur[2] >= ceiling) {
-		bpftune_decide_values(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
-			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "none: at the ceiling");
-		return;
-	}
-	for (i = 0; i < 3; i++)
-		want[i] = bpftune_grow_step(cur[i], ceiling, bpftune_learning_rate());
+	v = udp_buffer_mem_decide(cur, ceiling, bpftune_learning_rate(), want);
 	bpftune_decide_values(t, ev, UDP_BUFFER_MEM_EXHAUSTED, UB_UDP_MEM, "grow-udp-mem",
-			      inputs, BPFTUNE_ARRAY_SIZE(inputs), "raise");
+			      inputs, BPFTUNE_ARRAY_SIZE(inputs), udp_buffer_verdict_name(v));
+	if (v != UDP_BUFFER_RAISE)
+		return;
 	snprintf(reason, sizeof(reason),
 		 "the kernel refused UDP socket memory (UDP holds %ld pages, udp_mem %ld %ld %ld); growing up to %ld pages at most (what UDP holds plus a quarter of available memory)",
 		 pages, cur[0], cur[1], cur[2], ceiling);
@@ -233,7 +215,7 @@ static void shrink_one(struct ub_state *s, const struct bpftune_event *ev,
 		want[0] = def;
 	if (tunable == UB_UDP_MEM) {
 		pages = udp_pages();
-		if (pages < 0 || pages + bpftune_delta(want[1]) >= want[1])
+		if (!udp_buffer_mem_may_shrink(pages, want[1], bpftune_learning_rate()))
 			return;
 	}
 	inputs[0] = BPFTUNE_VALUE_INT(now - g->need_ms);

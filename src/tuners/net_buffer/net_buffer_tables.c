@@ -7,7 +7,7 @@
 #include <bpftune/telemetry.h>
 
 #include "net_buffer_tuner.h"
-#include "tuner_tables.h"
+#include "net_buffer_tables.h"
 
 #define F_SOFTNET	"/proc/net/softnet_stat"
 #define F_NETDEV	"/proc/net/dev"
@@ -90,40 +90,40 @@ static const struct bpftune_table_desc tables[] = {
 /* ---- the decision policies' inputs ------------------------------------ */
 
 static const struct bpftune_col_desc high_order_inputs[] = {
-	IN_INT("high_order_alloc_disable", NULL, "net.core.high_order_alloc_disable now"),
-	IN_TEXT("cause", "what made the receive path busy: backlog drops or squeezed rounds"),
+	BPFTUNE_INPUT_INT("high_order_alloc_disable", NULL, "net.core.high_order_alloc_disable now"),
+	BPFTUNE_INPUT_TEXT("cause", "what made the receive path busy: backlog drops or squeezed rounds"),
 };
 
 /* grow-backlog and flow-limit-on-drop */
 static const struct bpftune_col_desc backlog_inputs[] = {
-	IN_INT("netdev_max_backlog", "packets", "netdev_max_backlog now"),
-	IN_INT("dropped", "packets", "backlog drops counted in /proc/net/softnet_stat since the last look"),
-	IN_TEXT("cpus", "the CPUs that dropped, comma-separated ('none')"),
-	IN_INT("bpf_drops", "packets", "drops the BPF program counted"),
-	IN_INT("event_cpu", NULL, "the CPU the event came from"),
+	BPFTUNE_INPUT_INT("netdev_max_backlog", "packets", "netdev_max_backlog now"),
+	BPFTUNE_INPUT_INT("dropped", "packets", "backlog drops counted in /proc/net/softnet_stat since the last look"),
+	BPFTUNE_INPUT_TEXT("cpus", "the CPUs that dropped, comma-separated ('none')"),
+	BPFTUNE_INPUT_INT("bpf_drops", "packets", "drops the BPF program counted"),
+	BPFTUNE_INPUT_INT("event_cpu", NULL, "the CPU the event came from"),
 };
 
 /* grow-budget and wait-guard: enum nb_budget_input order */
 static const struct bpftune_col_desc budget_inputs[] = {
-	IN_INT("work", "packets", "packets the receive round processed"),
-	IN_INT("polls", "polls", "NAPI polls in the round"),
-	IN_INT("round_us", "us", "the round's length"),
-	IN_INT("cpu", NULL, "its CPU"),
-	IN_INT("netdev_budget", "packets", "netdev_budget now"),
-	IN_INT("netdev_budget_usecs", "us", "netdev_budget_usecs now"),
-	IN_INT("squeezes", "rounds", "squeezes counted in /proc/net/softnet_stat since the last look"),
-	IN_REAL("wait_per_ms", "us/ms", "CPU wait rate while this value was in force; NULL before the guard has one"),
-	IN_TEXT("wait_source", "where the CPU wait is read from (PSI or schedstat)"),
-	IN_INT("guard_samples", "settings", "settings in the wait guard's window; NULL before it has one"),
+	BPFTUNE_INPUT_INT("work", "packets", "packets the receive round processed"),
+	BPFTUNE_INPUT_INT("polls", "polls", "NAPI polls in the round"),
+	BPFTUNE_INPUT_INT("round_us", "us", "the round's length"),
+	BPFTUNE_INPUT_INT("cpu", NULL, "its CPU"),
+	BPFTUNE_INPUT_INT("netdev_budget", "packets", "netdev_budget now"),
+	BPFTUNE_INPUT_INT("netdev_budget_usecs", "us", "netdev_budget_usecs now"),
+	BPFTUNE_INPUT_INT("squeezes", "rounds", "squeezes counted in /proc/net/softnet_stat since the last look"),
+	BPFTUNE_INPUT_REAL("wait_per_ms", "us/ms", "CPU wait rate while this value was in force; NULL before the guard has one"),
+	BPFTUNE_INPUT_TEXT("wait_source", "where the CPU wait is read from (PSI or schedstat)"),
+	BPFTUNE_INPUT_INT("guard_samples", "settings", "settings in the wait guard's window; NULL before it has one"),
 };
 
 _Static_assert(BPFTUNE_TELEMETRY_ARRAY_SIZE(budget_inputs) == NB_BUDGET_NUM_INPUTS,
 	       "a declaration per input");
 
 static const struct bpftune_col_desc shrink_inputs[] = {
-	IN_INT("cur", NULL, "the tunable's value now"),
-	IN_INT("orig", NULL, "its value before it was grown"),
-	IN_INT("quiet_ms", "ms", "time since anything needed it"),
+	BPFTUNE_INPUT_INT("cur", NULL, "the tunable's value now"),
+	BPFTUNE_INPUT_INT("orig", NULL, "its value before it was grown"),
+	BPFTUNE_INPUT_INT("quiet_ms", "ms", "time since anything needed it"),
 };
 
 static const struct bpftune_policy_desc policies[] = {
