@@ -281,6 +281,99 @@ global_kept() {
 		while read -r v; do [ "$v" -le "$cap" ]; done
 }
 
+# The kernel counts TCP memory through per-CPU caches of mem_pcpu_rsv
+# pages a CPU (256 by default): with no socket left its count can stay up
+# to that many pages a CPU above zero.  With tcp_mem[1] just above the
+# reserve (below 4/3 of it) "3/4 of tcp_mem[1]" may never come; calm
+# allows for the reserve.  tcp_mem[0] is above the reserve too, so the
+# kernel itself leaves pressure once the sockets are gone; the admin's
+# max keeps tcp_mem there (it would grow past 4/3 of the reserve).
+# bats test_tags=hooks
+@test "low-memory mode is undone with tcp_mem[1] below 4/3 of the kernel's per-CPU reserve" {
+	local rsv cpus reserve mem i set undone pages
+	rsv="$(sysctl -n net.core.mem_pcpu_rsv 2>/dev/null || echo $((1048576 / $(getconf PAGESIZE))))"
+	cpus="$(getconf _NPROCESSORS_CONF)"
+	reserve=$((rsv * cpus))
+	mem="$((reserve + 4)) $((reserve + 8)) $((reserve + 100))"
+	[ $(((reserve + 8) * 3)) -lt $((reserve * 4)) ]
+	make_pair
+	CONF="$BATS_TEST_TMPDIR/bpftune.conf"
+	printf '[tunable net.ipv4.tcp_mem]\nmax = %s\n' "$mem" >"$CONF"
+	sysctl -qw net.core.high_order_alloc_disable=0
+	sysctl -qw net.ipv4.tcp_mem="$mem"
+	start_daemon --config "$CONF"
+	# eight streams until the kernel is short and low-memory mode is on
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600 8
+	wait_for_log "TCP memory exhausted: net.core.high_order_alloc_disable 0 -> 1 in global netns: low-memory mode" 300
+	stop_traffic
+	wait_for_log "TCP memory pressure gone \(tcp_pages=[0-9]+ \(up to $reserve of them per-CPU reserve\) tcp_mem=${mem// /,} pressure=0\): undoing low-memory mode" 120
+	pages="$(sed -n 's/.*TCP memory pressure gone (tcp_pages=\([0-9]*\) .*/\1/p' "$LOG" | head -n 1)"
+	echo "# tcp_mem $mem, reserve $reserve pages: undone at $pages pages (3/4 of tcp_mem[1] is $(((reserve + 8) * 3 / 4)))" >&3
+	# other TCP on this host counts against so small a tcp_mem and may
+	# bring the mode back meanwhile: wait for the last undo
+	for i in $(seq 1 1200); do
+		set="$(grep -c 'tcp_no_metrics_save 0 -> 1\|high_order_alloc_disable 0 -> 1' "$LOG")"
+		undone="$(grep -c 'tcp_no_metrics_save 1 -> 0\|high_order_alloc_disable 1 -> 0' "$LOG")"
+		[ "$set" -eq "$undone" ] && break
+		sleep 0.1
+	done
+	[ "$set" -eq "$undone" ]
+	[ "$(sysctl -n net.core.high_order_alloc_disable)" -eq 0 ]
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_no_metrics_save)" -eq 0 ]
+	[ "$(sysctl_in "$CLI" net.ipv4.tcp_no_metrics_save)" -eq 0 ]
+	# tcp_mem stayed where it was: below 4/3 of the reserve
+	[ "$(sysctl_in - net.ipv4.tcp_mem)" = "$mem" ]
+}
+
+# tcp_pages: the kernel's count of TCP memory (/proc/net/protocols)
+tcp_pages() {
+	awk '$1 == "TCP" { print $4 }' /proc/net/protocols
+}
+
+# The same with the count held where the old calm never came: a reserve
+# no CPU's cache reaches keeps every later charge and uncharge in the
+# per-CPU caches, so the kernel's count stays at what it was (C, 64 to
+# 600 pages, re-rolled by a second of traffic until it is) with no socket
+# holding any of it.  tcp_mem is C+4 C+8 C+12: C is past 3/4 of
+# tcp_mem[1] (near the pressure threshold; within delta of the hard
+# limit: low-memory mode once traffic reports it) and below tcp_mem[0]
+# (the kernel is not in pressure).  Calm used to need C below 3/4 of
+# tcp_mem[1]: never; allowing for the reserve it is calm at once.
+# bats test_tags=hooks
+@test "low-memory mode is undone while the per-CPU caches hold the kernel's count above 3/4 of tcp_mem[1]" {
+	local c mem i
+	[ -w /proc/sys/net/core/mem_pcpu_rsv ] ||
+		skip "no net.core.mem_pcpu_rsv on this kernel: the reserve cannot be raised"
+	SAVED_GLOBALS+=("net.core.mem_pcpu_rsv=$(sysctl -n net.core.mem_pcpu_rsv)")
+	make_pair
+	for i in $(seq 1 30); do
+		sysctl -qw net.core.mem_pcpu_rsv=1073741824
+		c="$(tcp_pages)"
+		[ "$c" -ge 64 ] && [ "$c" -le 600 ] && break
+		sysctl -qw "${SAVED_GLOBALS[-1]}"
+		iperf "$CLI" "$SRV" "$SRV_IP" 1
+	done
+	[ "$c" -ge 64 ] && [ "$c" -le 600 ]
+	echo "# count held at $c pages after $i tries" >&3
+	mem="$((c + 4)) $((c + 8)) $((c + 12))"
+	CONF="$BATS_TEST_TMPDIR/bpftune.conf"
+	printf '[tunable net.ipv4.tcp_mem]\nmax = %s\n' "$mem" >"$CONF"
+	sysctl -qw net.core.high_order_alloc_disable=0
+	sysctl -qw net.ipv4.tcp_mem="$mem"
+	start_daemon --config "$CONF"
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600
+	wait_for_log "TCP memory exhausted: net.core.high_order_alloc_disable 0 -> 1 in global netns: low-memory mode: TCP memory is near the tcp_mem hard limit \(TCP holds $c pages" 300
+	stop_traffic
+	wait_for_log "TCP memory pressure gone \(tcp_pages=$c \(up to [0-9]+ of them per-CPU reserve\) tcp_mem=${mem// /,} pressure=0\): undoing low-memory mode" 60
+	wait_for_log "TCP memory pressure gone: net.ipv4.tcp_no_metrics_save 1 -> 0 in netns" 10
+	[ "$(sysctl -n net.core.high_order_alloc_disable)" -eq 0 ]
+	[ "$(sysctl_in "$SRV" net.ipv4.tcp_no_metrics_save)" -eq 0 ]
+	[ "$(sysctl_in "$CLI" net.ipv4.tcp_no_metrics_save)" -eq 0 ]
+	# no socket left, the count where it was, tcp_mem too
+	[ "$(tcp_pages)" -eq "$c" ]
+	[ "$(sysctl_in - net.ipv4.tcp_mem)" = "$mem" ]
+}
+
 @test "tcp_mem far above its cap under pressure: the max brought down to the cap, thresholds raised, no low-memory mode" {
 	local cap want
 	make_pair

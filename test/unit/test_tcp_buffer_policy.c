@@ -355,9 +355,54 @@ static void test_lowmem_shrink_floor(void **state)
 static void test_mem_calm(void **state)
 {
 	(void)state;
-	assert_true(tb_mem_calm(10, false, 96, RATE));
-	assert_false(tb_mem_calm(10, true, 96, RATE));
-	assert_false(tb_mem_calm(72, false, 96, RATE));
+	/* no reserve: below 3/4 of tcp_mem[1] at rate 4 */
+	assert_true(tb_mem_calm(10, false, 96, 0, RATE));
+	assert_false(tb_mem_calm(10, true, 96, 0, RATE));
+	assert_false(tb_mem_calm(72, false, 96, 0, RATE));
+	assert_true(tb_mem_calm(71, false, 96, 0, RATE));
+	/* a small reserve is allowed for whole: 3/4 of 4000 plus 200 */
+	assert_true(tb_mem_calm(3199, false, 4000, 200, RATE));
+	assert_false(tb_mem_calm(3200, false, 4000, 200, RATE));
+	/* pressure is never calm, whatever the reserve */
+	assert_false(tb_mem_calm(0, true, 600, 512, RATE));
+	/* a negative reserve (unreadable) counts as none */
+	assert_false(tb_mem_calm(72, false, 96, -5, RATE));
+}
+
+/*
+ * 2 CPUs of 256 pages: with no socket left the count stayed at 399 (seen
+ * on this kernel, up to 510 possible).  With tcp_mem[1] at 520 the old
+ * test (below 390) failed forever; the reserve makes it calm.
+ */
+static void test_mem_calm_idle_reserve(void **state)
+{
+	(void)state;
+	assert_true(tb_mem_calm(399, false, 520, 512, RATE));
+	assert_true(tb_mem_calm(510, false, 520, 512, RATE));
+	assert_false(tb_mem_calm(399, false, 520, 0, RATE));
+	/* any tcp_mem[1] above the reserve: an idle count (< 512) is calm */
+	assert_true(tb_mem_calm(511, false, 513, 512, RATE));
+	assert_true(tb_mem_calm(511, false, 513, 512, 0));
+}
+
+/*
+ * The allowance is at most delta: a count at or past tcp_mem[1] is never
+ * calm, even with a reserve far larger (many CPUs, a raised sysctl), and
+ * a count within delta of it is calm only for the reserve.
+ */
+static void test_mem_calm_allowance_bounded(void **state)
+{
+	(void)state;
+	assert_int_equal(tb_mem_calm_allowance(600, 512, RATE), 150);
+	assert_int_equal(tb_mem_calm_allowance(600, 100, RATE), 100);
+	assert_int_equal(tb_mem_calm_allowance(600, 0, RATE), 0);
+	assert_int_equal(tb_mem_calm_allowance(6400, 1000, 0), 100);
+	assert_false(tb_mem_calm(600, false, 600, 1L << 30, RATE));
+	assert_false(tb_mem_calm(100000, false, 600, 1L << 30, RATE));
+	assert_true(tb_mem_calm(599, false, 600, 1L << 30, RATE));
+	/* tcp_mem[1] below the reserve: a count past it stays not calm */
+	assert_false(tb_mem_calm(399, false, 291, 512, RATE));
+	assert_false(tb_mem_calm(6400, false, 6400, 1L << 20, 0));
 }
 
 /* ---- SYN queue ------------------------------------------------------------ */
@@ -529,6 +574,8 @@ int unit_run_tcp_buffer_policy(void)
 		cmocka_unit_test(test_mem_lowmem_when_short),
 		cmocka_unit_test(test_lowmem_shrink_floor),
 		cmocka_unit_test(test_mem_calm),
+		cmocka_unit_test(test_mem_calm_idle_reserve),
+		cmocka_unit_test(test_mem_calm_allowance_bounded),
 		cmocka_unit_test(test_syn_delta),
 		cmocka_unit_test(test_syn_flood_needs_two_votes),
 		cmocka_unit_test(test_syn_completions_clear_votes),

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpftune/proc.h>
 
 #include "tcp_buffer.h"
@@ -16,6 +17,8 @@
 #define SHRINK_EVERY_MS		1000
 /* checks in a row without pressure before low-memory mode is undone */
 #define RECOVERED_CHECKS	2
+/* the kernel's per-CPU reserve without net.core.mem_pcpu_rsv: 1 MiB */
+#define TB_PCPU_RESERVE_BYTES	(1L << 20)
 
 static const char *buf_name(unsigned int tunable)
 {
@@ -95,7 +98,7 @@ static void restore1(struct tb_state *s, const struct bpftune_event *ev,
 	*saved = -1;
 }
 
-#define UNDO_NUM_INPUTS	6
+#define UNDO_NUM_INPUTS	7
 
 static void lowmem_undo_netns(struct tb_state *s, struct tb_netns *n,
 			      const struct bpftune_value *why, const char *reason)
@@ -223,21 +226,40 @@ void tb_memory_event(struct bpftune_tuner *t, void *priv,
 	lowmem_apply(s, ev, n, reason);
 }
 
+/*
+ * Pages the kernel's per-CPU caches of TCP memory may hold beyond what
+ * sockets use: net.core.mem_pcpu_rsv a CPU where the kernel has the
+ * sysctl (newer kernels), else the fixed 1 MiB a CPU it replaced (6.1
+ * has no sysctl; before 6.0 there is no cache, and tb_mem_calm() bounds
+ * the allowance).
+ */
+static long pcpu_reserve(void)
+{
+	long rsv, cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (bpftune_proc_sysctl(NULL, "net.core.mem_pcpu_rsv", &rsv, 1) != 1 ||
+	    rsv < 0)
+		rsv = TB_PCPU_RESERVE_BYTES / sysconf(_SC_PAGESIZE);
+	return rsv * (cpus > 0 ? cpus : 1);
+}
+
 void tb_mem_timer(struct tb_state *s)
 {
 	struct bpftune_event ev;
 	struct bpftune_value in[UNDO_NUM_INPUTS];
-	long pages, cur[3];
+	long pages, cur[3], rsv;
 	bool pressure, calm;
-	char why[160];
+	char why[200];
 
 	if (!s->lowmem || bpftune_proc_protocol_memory("TCP", &pages, &pressure) ||
 	    bpftune_tunable_get(s->tuner, TB_MEM, NULL, cur) != 3)
 		return;
-	snprintf(why, sizeof(why), "tcp_pages=%ld tcp_mem=%ld,%ld,%ld pressure=%d",
-		 pages, cur[0], cur[1], cur[2], pressure);
+	rsv = pcpu_reserve();
+	snprintf(why, sizeof(why),
+		 "tcp_pages=%ld (up to %ld of them per-CPU reserve) tcp_mem=%ld,%ld,%ld pressure=%d",
+		 pages, rsv, cur[0], cur[1], cur[2], pressure);
 	bpftune_event_init(&ev, s->tuner, TCP_BUFFER_MEM_RECOVERED, 0, 0);
-	calm = tb_mem_calm(pages, pressure, cur[1], bpftune_learning_rate());
+	calm = tb_mem_calm(pages, pressure, cur[1], rsv, bpftune_learning_rate());
 	s->calm_checks = calm ? s->calm_checks + 1 : 0;
 	in[0] = BPFTUNE_VALUE_INT(pages);
 	in[1] = BPFTUNE_VALUE_INT(cur[0]);
@@ -245,6 +267,7 @@ void tb_mem_timer(struct tb_state *s)
 	in[3] = BPFTUNE_VALUE_INT(cur[2]);
 	in[4] = BPFTUNE_VALUE_INT(pressure);
 	in[5] = BPFTUNE_VALUE_INT(s->calm_checks);
+	in[6] = BPFTUNE_VALUE_INT(rsv);
 	bpftune_decide_values(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory",
 			      in, UNDO_NUM_INPUTS, s->calm_checks >= RECOVERED_CHECKS ?
 			      "restore" : "none: still near pressure");

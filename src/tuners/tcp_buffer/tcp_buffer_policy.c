@@ -254,9 +254,43 @@ void tb_lowmem_shrink(const long cur[3], long saved_max, unsigned int rate,
 		want[2] = floor;
 }
 
-bool tb_mem_calm(long pages, bool pressure, long mem1, unsigned int rate)
+/*
+ * Since 6.0 the kernel counts TCP memory (tcp_memory_allocated, the pages
+ * of /proc/net/protocols) through per-CPU caches: each CPU keeps up to
+ * mem_pcpu_rsv pages (1 MiB by default) charged or uncharged before they
+ * reach the global count.  With no socket left the count can stay up to
+ * mem_pcpu_rsv pages a CPU above zero, so with tcp_mem[1] below about
+ * 4/3 of that reserve "clear of tcp_mem[1] by delta" need never hold
+ * once the sockets are gone, and low-memory mode could stay forever.
+ *
+ * The allowance is at most delta, the margin calm asks for: calm then
+ * still needs the kernel's own count below tcp_mem[1] and the kernel out
+ * of pressure.  Real pressure is never declared calm because of it: past
+ * tcp_mem[1] the kernel enters pressure at its next allocation, measured
+ * on this very count, and once in pressure it leaves only when the count
+ * falls below tcp_mem[0].  What the allowance gives up is the margin
+ * alone, and only as much of it as the count cannot resolve anyway.
+ * With it, the count of an idle TCP is calm for every tcp_mem[1] above
+ * the reserve.  (The kernel's own pressure flag, which calm waits for
+ * too, clears only with tcp_mem[0] above what the count keeps: below
+ * that the kernel cannot tell idle from pressure either, and its next
+ * pressure event grows tcp_mem.)
+ */
+long tb_mem_calm_allowance(long mem1, long pcpu_reserve, unsigned int rate)
 {
-	return !pressure && pages + delta(mem1, rate) < mem1;
+	long margin = delta(mem1, rate);
+
+	if (pcpu_reserve <= 0)
+		return 0;
+	return pcpu_reserve < margin ? pcpu_reserve : margin;
+}
+
+bool tb_mem_calm(long pages, bool pressure, long mem1, long pcpu_reserve,
+		 unsigned int rate)
+{
+	long allowance = tb_mem_calm_allowance(mem1, pcpu_reserve, rate);
+
+	return !pressure && pages - allowance + delta(mem1, rate) < mem1;
 }
 
 /* ---- the SYN queue and syncookies ----------------------------------------- */

@@ -191,8 +191,16 @@ const char *tb_mem_action(enum tb_mem_verdict v);
  */
 void tb_lowmem_shrink(const long cur[3], long saved_max, unsigned int rate,
 		      long want[3]);
-/* No pressure and TCP memory clear of tcp_mem[1] by delta? */
-bool tb_mem_calm(long pages, bool pressure, long mem1, unsigned int rate);
+/*
+ * No pressure and TCP memory clear of tcp_mem[1] by delta?  @pcpu_reserve
+ * is what the kernel's per-CPU caches may hold on top of what sockets use
+ * (net.core.mem_pcpu_rsv pages a CPU): the page count can sit that much
+ * above the truth with no socket left.  It is allowed for, up to delta.
+ */
+bool tb_mem_calm(long pages, bool pressure, long mem1, long pcpu_reserve,
+		 unsigned int rate);
+/* the part of @pcpu_reserve that tb_mem_calm() allows for */
+long tb_mem_calm_allowance(long mem1, long pcpu_reserve, unsigned int rate);
 
 /* ---- the SYN queue and syncookies ---------------------------------------- */
 

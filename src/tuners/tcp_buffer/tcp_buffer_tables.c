@@ -282,6 +282,7 @@ static const struct bpftune_col_desc undo_inputs[] = {
 	BPFTUNE_INPUT_INT("tcp_mem_max", "pages", "tcp_mem[2]"),
 	BPFTUNE_INPUT_INT("pressure", NULL, "1 if TCP is under memory pressure"),
 	BPFTUNE_INPUT_INT("calm_checks", "checks", "checks in a row far enough from pressure"),
+	BPFTUNE_INPUT_INT("pcpu_reserve", "pages", "what the kernel's per-CPU caches may add to tcp_pages (mem_pcpu_rsv x CPUs)"),
 };
 
 static const struct bpftune_policy_desc policies[] = {
