@@ -507,6 +507,8 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TU
 	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms \
 		$(TUNER_SOS) $(COLLECTOR_SOS) $(filter-out %/old_abi_tuner.so,$(FIXTURE_SOS))
 	scripts/seal.sh includes $(PLUGIN_SRCS)
+	# the library's layers: core calls nothing above it (CONTRIBUTING.md)
+	scripts/check-layers.sh $(B)
 	scripts/check-size.py $(shell find src include sample_tuner tools test -name '*.[ch]' \
 		-not -path 'test/vm/cache/*' -not -path 'sample_tuner/build/*')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
