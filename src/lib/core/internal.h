@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libbpftune internals shared by the daemon, the library's own files and
- * the in-tree sysctl tuner.  Not installed: tuner authors see only
- * include/bpftune/.
+ * libbpftune internals shared by the daemon and the library's own files
+ * (the core mechanisms, admin_override.c and netns_watch.c, among them).
+ * Not installed: tuner authors see only include/bpftune/.
  */
 #ifndef BPFTUNE_INTERNAL_H
 #define BPFTUNE_INTERNAL_H

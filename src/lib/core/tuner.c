@@ -305,9 +305,10 @@ static const struct bpftune_change *last_write(const struct bpftune_tuner *t,
 }
 
 /*
- * A writer's tunable: the sysctl tuner does not see who else writes it, so
- * compare the live value with our last write.  True if someone else has
- * changed it (and the tuner is stopped in that netns).
+ * A writer's tunable: admin-override detection (admin_override.c) does not
+ * see who else applies it that way, so compare the live value with our
+ * last write.  True if someone else has changed it (and the tuner is
+ * stopped in that netns).
  */
 static bool writer_overridden(struct bpftune_tuner *t, unsigned int index,
 			      uint64_t cookie, const long *live, unsigned int n)
