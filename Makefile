@@ -58,7 +58,7 @@ LIBS		+= -lnl-route-3 -lnl-3
 LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
-LIB_AREAS	:= core kit ops telemetry
+LIB_AREAS	:= btf core kit ops telemetry
 LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
@@ -410,8 +410,8 @@ fixtures test test-bats: $(RX_ROUND)
 # loads every object with its minimal BTF and with the kernel's, compares
 # (test/btf_min.bats)
 BTF_MIN_CHECK	:= $(B)/test/btf_min_check
-BTF_MIN_SRCS	:= src/lib/core/btf_min.c src/lib/core/kbtf.c src/lib/core/core_relo.c
-$(BTF_MIN_CHECK): test/btf_min_check.c $(BTF_MIN_SRCS) $(wildcard src/lib/core/*.h)
+BTF_MIN_SRCS	:= src/lib/btf/btf_min.c src/lib/btf/kbtf.c src/lib/btf/core_relo.c
+$(BTF_MIN_CHECK): test/btf_min_check.c $(BTF_MIN_SRCS) $(wildcard src/lib/btf/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) -o $@ $< $(BTF_MIN_SRCS) -lbpf -lelf
 
@@ -472,7 +472,7 @@ UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.
 UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp_buffer_mem_plan.c \
 	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/udp_buffer/udp_buffer_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
-UNIT_LIB  += src/lib/core/kbtf.c src/lib/core/btf_min.c src/lib/core/core_relo.c \
+UNIT_LIB  += src/lib/btf/kbtf.c src/lib/btf/btf_min.c src/lib/btf/core_relo.c \
 	     src/lib/core/bpf_btf.c
 UNIT_LIB  += $(SHIP_PURE)
 
@@ -503,6 +503,8 @@ check: $(B)/vmlinux.h $(B)/skel/support_probe.skel.h $(DECLARERS) $(LIB_SO) $(TU
 	scripts/seal.sh check $(LIB_SO) $(SEAL)/public.syms \
 		$(TUNER_SOS) $(COLLECTOR_SOS) $(filter-out %/old_abi_tuner.so,$(FIXTURE_SOS))
 	scripts/seal.sh includes $(PLUGIN_SRCS)
+	# the library's layers: core calls nothing above it (CONTRIBUTING.md)
+	scripts/check-layers.sh $(B)
 	scripts/check-size.py $(shell find src include sample_tuner tools test -name '*.[ch]' \
 		-not -path 'test/vm/cache/*' -not -path 'sample_tuner/build/*')
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

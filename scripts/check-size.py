@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""No C file over 800 lines, no function over 80 (DEVELOPERS.md).
+"""No C file over 800 lines, no function over 80 (CONTRIBUTING.md, "The sealed library").
 
 usage: check-size.py FILE...   (make check runs it on every C file:
 src/, include/, sample_tuner/, tools/, test/, BPF programs too)

@@ -11,7 +11,7 @@
 #
 # Debian/Ubuntu: installed with apt-get.  On Fedora/RHEL the same packages are:
 #   dnf install gcc make clang llvm bpftool libbpf-devel elfutils-libelf-devel \
-#       zlib-devel libcap-devel systemd-devel libcmocka-devel libmnl-devel libnl3-devel \
+#       zlib-devel libcap-devel systemd-devel libcmocka-devel libnl3-devel \
 #       pkgconf-pkg-config inih-devel scdoc \
 #       iproute bats python3 cppcheck xz binutils procps-ng iperf3 \
 #       sqlite-devel sqlite python3-pandas python3-matplotlib \
@@ -22,7 +22,7 @@
 set -eu
 
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-libcap-dev libsystemd-dev libcmocka-dev libmnl-dev libnl-3-dev libnl-route-3-dev pkg-config \
+libcap-dev libsystemd-dev libcmocka-dev libnl-3-dev libnl-route-3-dev pkg-config \
 iproute2 bats python3 cppcheck xz-utils binutils procps iperf3 systemd ethtool \
 libinih-dev scdoc"
 # telemetry: SQLite for the daemon, pandas/matplotlib for bpftune-telemetry plot,

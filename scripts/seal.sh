@@ -100,7 +100,7 @@ includes() {
 			\<bpftune/*)	name="${inc#<}"; name="${name%>}"
 					[ -e "include/$name" ] ||
 						echo "$f:$n: $inc is not a public header" ;;
-			\<core/*|\<kit/*|\<ops/*|\<telemetry/*)
+			\<btf/*|\<core/*|\<kit/*|\<ops/*|\<telemetry/*)
 					echo "$f:$n: $inc is private to libbpftune" ;;
 			esac
 		done

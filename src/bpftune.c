@@ -27,6 +27,7 @@
 #include "telemetry/telemetry.h"
 #include "ops/control.h"
 #include "ops/journal.h"
+#include "ops/metrics.h"
 #include "core/operate.h"
 #include "ops/policy_daemon.h"
 #include "daemon/notify.h"
@@ -336,6 +337,7 @@ static void init_telemetry(const struct options *o, int argc, char **argv)
 	bpftune_set_observe_only(o->observe);
 	if (o->observe)
 		bpftune_log(LOG_NOTICE, "observe-only (--observe): tuners decide and are recorded; no tunable is written");
+	bpftune_telemetry_watch_plugins();
 	if (!o->no_telemetry)
 		bpftune_telemetry_init(&t);
 }

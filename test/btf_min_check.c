@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Test helper: does the minimal BTF the daemon builds for an object
- * (src/lib/core/btf_min.c) relocate it exactly as the kernel's whole BTF
+ * (src/lib/btf/btf_min.c) relocate it exactly as the kernel's whole BTF
  * does?  For each object file given: load it twice on the running kernel,
  * once with btf_custom_path = its minimal BTF and once letting libbpf parse
  * the kernel's, and compare every loaded program's final instructions
@@ -22,8 +22,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "core/btf_min.h"
-#include "core/kbtf.h"
+#include "btf/btf_min.h"
+#include "btf/kbtf.h"
 
 static void *slurp(const char *path, size_t *len)
 {

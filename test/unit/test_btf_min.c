@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel BTF read in place (src/lib/core/kbtf.c), the CO-RE records of
+ * The kernel BTF read in place (src/lib/btf/kbtf.c), the CO-RE records of
  * .BTF.ext (core_relo.c) and the minimal BTF built from them (btf_min.c),
  * on BTF made here with libbpf's writer: a "kernel" with nested anonymous
  * members, a bitfield, an array and a typedef'd anonymous struct, and a
@@ -16,9 +16,9 @@
 #include <linux/bpf.h>
 #include <bpf/btf.h>
 
-#include "core/btf_min.h"
-#include "core/core_relo.h"
-#include "core/kbtf.h"
+#include "btf/btf_min.h"
+#include "btf/core_relo.h"
+#include "btf/kbtf.h"
 #include "unit.h"
 
 static char kpath[64];

@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "core/btf_min.h"
+#include "btf/btf_min.h"
 #include "core/internal.h"
-#include "core/kbtf.h"
+#include "btf/kbtf.h"
 
 #define MAX_PENDING	64
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libbpftune internals shared by the daemon, the library's own files and
- * the in-tree sysctl tuner.  Not installed: tuner authors see only
- * include/bpftune/.
+ * libbpftune internals shared by the daemon and the library's own files
+ * (the core mechanisms, admin_override.c and netns_watch.c, among them).
+ * Not installed: tuner authors see only include/bpftune/.
  */
 #ifndef BPFTUNE_INTERNAL_H
 #define BPFTUNE_INTERNAL_H
@@ -249,41 +249,6 @@ struct bpftune_daemon_opts {
 	int cgroup_fd;
 };
 
-/*
- * Observers see what the tuners see and do: the rollback journal,
- * telemetry and metrics are observers.  Any callback may be NULL.
- */
-struct bpftune_observer {
-	struct bpftune_observer *next;
-	void (*event)(const struct bpftune_tuner *t,
-		      const struct bpftune_event *ev);
-	/*
-	 * Before every write of a tunable (old holds the live value, new
-	 * what is about to be written): a negative return vetoes the write,
-	 * e.g. when the original value could not be saved to the rollback
-	 * journal.
-	 */
-	int (*pre_change)(const struct bpftune_tuner *t, unsigned int tunable,
-			  uint64_t netns_cookie, const long *old,
-			  const long *new, unsigned int n);
-	/* after a write; err is 0 or the write's -errno */
-	void (*change)(const struct bpftune_tuner *t, unsigned int tunable,
-		       uint64_t netns_cookie, unsigned int scenario,
-		       const long *old, const long *new, unsigned int n,
-		       const char *reason, int err);
-	/* a tuner evaluated something (bpftune_decision()) */
-	void (*decision)(const struct bpftune_tuner *t,
-			 const struct bpftune_event *ev,
-			 const struct bpftune_decision *d);
-	/* a tuner's state changed in a netns (cookie 0: everywhere) */
-	void (*state)(const struct bpftune_tuner *t, uint64_t netns_cookie,
-		      enum bpftune_state state, const char *cause);
-	/* a rollback wrote (err 0) or failed to write an original value */
-	void (*rollback)(const char *sysctl, uint64_t netns_cookie,
-			 const long *restored, unsigned int n, int err);
-};
-
-void bpftune_observer_add(struct bpftune_observer *o);
 /* the per-netns table of a plugin (netns_priv.c) */
 int bpftune_netns_table_init(struct bpftune_tuner *t,
 			     const struct bpftune_netns_table_ops *ops);
@@ -291,13 +256,6 @@ void bpftune_netns_table_fini(struct bpftune_tuner *t);
 /* drop what a tuner's netns table holds for a netns stopped or gone */
 void bpftune_netns_table_state(struct bpftune_tuner *t, uint64_t cookie,
 			       enum bpftune_state state);
-void bpftune_observer_remove(struct bpftune_observer *o);
-/* every observer's event() */
-void bpftune_notify_event(const struct bpftune_tuner *t,
-			  const struct bpftune_event *ev);
-/* whoever restores an original value tells the observers (telemetry) */
-void bpftune_notify_rollback(const char *sysctl, uint64_t netns_cookie,
-			     const long *restored, unsigned int n, int err);
 /*
  * --observe: bpftune_tunable_set() writes nothing and returns 0; change
  * observers get err -ECANCELED (pre_change is not called).

@@ -13,8 +13,8 @@
 
 #include "core/internal.h"
 #include "core/loop.h"
+#include "core/observer.h"
 #include "kit/correlation.h"
-#include "telemetry/telemetry.h"
 
 static uint64_t malformed_events;
 
@@ -155,13 +155,13 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 {
 	const struct bpftune_tuner_ops *ops = t->ops;
 	const char *kind = bpftune_kind_name(ops->kind);
-	char why[512] = "";
+	char why[512 + 32] = "";
 	int err;
 
-	err = bpftune_telemetry_tuner_check(t, why, sizeof(why));
+	/* telemetry checks the plugin's table declarations: "telemetry: ..." */
+	err = bpftune_notify_tuner_check(t, why, sizeof(why));
 	if (err) {
-		bpftune_log(LOG_ERR, "%s %s refused: telemetry: %s", kind,
-			    ops->name, why);
+		bpftune_log(LOG_ERR, "%s %s refused: %s", kind, ops->name, why);
 		return err;
 	}
 	err = open_select(t, opts);
@@ -191,7 +191,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 		    ops->description ? ops->description : "");
 	bpftune_tunables_audit(t);
 	/* a plugin hot-plugged into a running daemon gets its telemetry rows */
-	bpftune_telemetry_tuner_added(t);
+	bpftune_notify_tuner_added(t);
 	return 0;
 err:
 	bpftune_bpf_close(t);

@@ -25,6 +25,7 @@
 
 #include "core/internal.h"
 #include "core/core.h"
+#include "core/observer.h"
 #include "netns_watch.h"
 #include "netns_watch.skel.h"
 #include "netns_watch.legacy.skel.h"

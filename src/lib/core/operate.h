@@ -2,9 +2,9 @@
 /*
  * Running the daemon for an operator: reading BPF globals back
  * (bpf_vars.c), finding a netns again by name/inode/cookie (netns_id.c),
- * metrics (metrics.c), strategies (strategy.c) and plugin hot plug
- * (hotplug.c).  The control socket is in control.h, the rollback journal
- * in journal.h.
+ * strategies (strategy.c) and timers (timer.c).  Metrics and hot plug
+ * are in ops/metrics.h, the control socket in ops/control.h, the rollback
+ * journal in ops/journal.h.
  */
 #ifndef BPFTUNE_OPERATE_H
 #define BPFTUNE_OPERATE_H
@@ -19,8 +19,6 @@
 
 #include "core/internal.h"
 
-struct bpftune_buf;
-struct bpftune_allow;
 
 /* ---- BPF global variables of a loaded object (bpf_vars.c) ---- */
 /*
@@ -57,15 +55,6 @@ int bpftune_netns_find(const struct bpftune_netns_id *id);
 const char *bpftune_netns_id_describe(const struct bpftune_netns_id *id,
 				      char *buf, size_t len);
 
-/* ---- metrics (metrics.c) ---- */
-/* Prometheus text exposition of everything; 0 or -errno */
-int bpftune_metrics_format(struct bpftune_buf *out);
-/* Write DIR/bpftune.prom atomically after changes (coalesced), and at exit. */
-BPFTUNE_DAEMON int bpftune_metrics_init(const char *dir);
-BPFTUNE_DAEMON void bpftune_metrics_fini(void);
-/* something changed: write the metrics file soon (no-op without one) */
-void bpftune_metrics_dirty(void);
-
 /* ---- strategies (strategy.c) ---- */
 void bpftune_strategies_free(struct bpftune_tuner *t);
 unsigned int bpftune_strategy_count(const struct bpftune_tuner *t);
@@ -81,12 +70,6 @@ unsigned int bpftune_strategy_links(const struct bpftune_tuner *t);
  * event is handled under the strategy whose program sent it.
  */
 BPFTUNE_DAEMON void bpftune_strategies_set_drain(void (*drain)(void));
-
-/* ---- plugin hot plug (hotplug.c) ---- */
-/* @drain delivers pending ring buffer events before a tuner is unloaded */
-BPFTUNE_DAEMON int bpftune_hotplug_init(const char *dir, const struct bpftune_allow *allow,
-			 const struct bpftune_bpf_opts *opts, void (*drain)(void));
-BPFTUNE_DAEMON void bpftune_hotplug_fini(void);
 
 /* Internal timers (bpftune_now_ms() is in libbpftune.h): */
 /* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */

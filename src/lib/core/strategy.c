@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/loop.h"
+#include "core/observer.h"
 #include "core/operate.h"
 
 struct strategy_set {
@@ -172,7 +173,7 @@ static void on_timer(int fd, uint32_t events, void *ctx)
 	(void)n;
 	for (s = sets; s; s = s->next) {
 		double score[32], cur;
-		unsigned int i, best;
+		unsigned int i, best, from;
 
 		if (s->stopped || s->num < 2 || s->deadline_ms > now)
 			continue;
@@ -189,8 +190,10 @@ static void on_timer(int fd, uint32_t events, void *ctx)
 				    s->t->ops->name, s->s[s->active].name, cur,
 				    s->s[best].name, score[best]);
 			s->switches++;
+			from = s->active;
 			activate(s, best);
-			bpftune_metrics_dirty();
+			/* metrics show the switch */
+			bpftune_notify_strategy(s->t, s->s[from].name, s->s[best].name);
 		} else {
 			bpftune_log(LOG_INFO, "tuner %s: strategy %s timed out (score %g) and stays: no strategy scores better",
 				    s->t->ops->name, s->s[s->active].name, cur);

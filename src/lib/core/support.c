@@ -17,7 +17,7 @@
 
 #include "core/internal.h"
 #include "core/cgroup.h"
-#include "core/kbtf.h"
+#include "btf/kbtf.h"
 #include "support_probe.skel.h"
 
 #ifndef SO_NETNS_COOKIE

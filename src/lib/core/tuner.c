@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The tuner registry: adding and removing tuners, per-netns tuner state,
- * observers, capped and recorded tunable changes -- the one write path,
+ * capped and recorded tunable changes -- the one write path,
  * bpftune_tunable_set() -- and the summary printed at exit.  A plugin's
- * life cycle (start, events, timer, stop) is in lifecycle.c.
+ * life cycle (start, events, timer, stop) is in lifecycle.c; what the
+ * journal, the admin policy, metrics and telemetry hear of goes out on the
+ * observer bus (observer.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,35 +17,13 @@
 #include <bpf/libbpf.h>
 
 #include "core/internal.h"
+#include "core/observer.h"
 #include "core/refusal.h"
-#include "telemetry/telemetry.h"
 #include "core/operate.h"
-#include "ops/policy_daemon.h"
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 static uint64_t change_seq;
-static struct bpftune_observer *observers;
-
-void bpftune_observer_add(struct bpftune_observer *o)
-{
-	o->next = observers;
-	observers = o;
-}
-
-void bpftune_observer_remove(struct bpftune_observer *o)
-{
-	struct bpftune_observer **p;
-
-	for (p = &observers; *p; p = &(*p)->next)
-		if (*p == o) {
-			*p = o->next;
-			return;
-		}
-}
-
-#define for_each_observer(o) for ((o) = observers; (o); (o) = (o)->next)
-
 static bool observe_only;
 
 void bpftune_set_observe_only(bool on)
@@ -56,36 +36,12 @@ bool bpftune_observe_only(void)
 	return observe_only;
 }
 
-void bpftune_notify_rollback(const char *sysctl, uint64_t cookie,
-			     const long *restored, unsigned int n, int err)
-{
-	struct bpftune_observer *o;
-
-	for_each_observer(o)
-		if (o->rollback)
-			o->rollback(sysctl, cookie, restored, n, err);
-}
-
-void bpftune_notify_event(const struct bpftune_tuner *t,
-			  const struct bpftune_event *ev)
-{
-	struct bpftune_observer *o;
-
-	for_each_observer(o)
-		if (o->event)
-			o->event(t, ev);
-}
-
 static void notify_state(struct bpftune_tuner *t, uint64_t cookie,
 			 enum bpftune_state state, const char *cause)
 {
-	struct bpftune_observer *o;
-
 	/* the plugin hears of it with its netns entry already gone */
 	bpftune_tuner_notify_state(t, cookie, state);
-	for_each_observer(o)
-		if (o->state)
-			o->state(t, cookie, state, cause);
+	bpftune_notify_state(t, cookie, state, cause);
 }
 
 void bpftune_set_learning_rate(unsigned int rate)
@@ -165,7 +121,7 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 	if (!t)
 		return;
 	/* before fini() and dlclose(): no sample callback runs after this */
-	bpftune_telemetry_tuner_removed(t);
+	bpftune_notify_tuner_removed(t);
 	if (t->obj)
 		bpftune_bpf_print_stats(t);
 	bpftune_tuner_stop(t);
@@ -242,42 +198,6 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
 	bpftune_log(LOG_NOTICE, "tuner %s stopped in %s: %s", t->ops->name,
 		    bpftune_netns_describe(cookie, desc, sizeof(desc)), why);
 	notify_state(t, cookie, BPFTUNE_STATE_MANUAL, why);
-}
-
-void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
-		      const struct bpftune_decision *d)
-{
-	struct bpftune_decision typed;
-	struct bpftune_observer *o;
-	char text[256];
-
-	if (!t || !d)
-		return;
-	if (!d->inputs && d->values) {
-		typed = *d;
-		bpftune_decision_text(t, d, text, sizeof(text));
-		typed.inputs = text;
-		d = &typed;
-	}
-	bpftune_log(LOG_DEBUG, "tuner %s: decision: scenario %u policy %s inputs [%s] action %s",
-		    t->ops->name, d->scenario, d->policy ? d->policy : "-",
-		    d->inputs ? d->inputs : "", d->action ? d->action : "none");
-	for_each_observer(o)
-		if (o->decision)
-			o->decision(t, ev, d);
-}
-
-void bpftune_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
-		    unsigned int scenario, int tunable, const char *policy,
-		    const char *inputs, const char *action)
-{
-	struct bpftune_decision d = {
-		.scenario = scenario, .policy = policy, .inputs = inputs,
-		.action = action, .tunable = tunable, .epsilon = -1,
-		.explored = -1,
-	};
-
-	bpftune_decision(t, ev, &d);
 }
 
 static void format_values(const long *v, unsigned int n, char *buf, size_t len)
@@ -385,9 +305,10 @@ static const struct bpftune_change *last_write(const struct bpftune_tuner *t,
 }
 
 /*
- * A writer's tunable: the sysctl tuner does not see who else writes it, so
- * compare the live value with our last write.  True if someone else has
- * changed it (and the tuner is stopped in that netns).
+ * A writer's tunable: admin-override detection (admin_override.c) does not
+ * see who else applies it that way, so compare the live value with our
+ * last write.  True if someone else has changed it (and the tuner is
+ * stopped in that netns).
  */
 static bool writer_overridden(struct bpftune_tuner *t, unsigned int index,
 			      uint64_t cookie, const long *live, unsigned int n)
@@ -435,15 +356,12 @@ static int apply_change(struct bpftune_tuner *t, unsigned int index, int fd,
 	const struct bpftune_tunable_writer *w = tunable_writer(t, index);
 	const char *name = t->ops->tunables[index].name;
 	struct bpftune_refusal *r;
-	struct bpftune_observer *o;
 	uint64_t refused, skipped;
-	int err = 0;
+	int err;
 
 	if (bpftune_refusal_holds(t->id, index, cookie, bpftune_now_ms()))
 		return -EAGAIN;
-	for_each_observer(o)
-		if (o->pre_change && (err = o->pre_change(t, index, cookie, old, new, n)))
-			break;
+	err = bpftune_notify_pre_change(t, index, cookie, old, new, n);
 	if (err) {
 		r = bpftune_refusal_note(t->id, index, cookie, err, true, bpftune_now_ms());
 		bpftune_log(!r || r->refusals == 1 ? LOG_WARNING : LOG_DEBUG,
@@ -455,9 +373,7 @@ static int apply_change(struct bpftune_tuner *t, unsigned int index, int fd,
 		err = writer_apply(t, index, w, fd, new, n);
 	else
 		err = bpftune_sysctl_write(fd, name, new, n);
-	for_each_observer(o)
-		if (o->change)
-			o->change(t, index, cookie, scenario, old, new, n, reason, err);
+	bpftune_notify_change(t, index, cookie, scenario, old, new, n, reason, err);
 	if (err) {
 		r = bpftune_refusal_note(t->id, index, cookie, err, false, bpftune_now_ms());
 		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s; not tried again there for %llu s",
@@ -480,7 +396,6 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 {
 	const struct bpftune_tunable_desc *d;
 	long old[BPFTUNE_MAX_VALUES], new[BPFTUNE_MAX_VALUES];
-	struct bpftune_observer *o;
 	char sold[96], snew[96], where[128];
 	unsigned int capped;
 	uint64_t cookie;
@@ -510,8 +425,8 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 		return -EPERM;
 	memcpy(new, values, n * sizeof(*new));
 	capped = bpftune_cap_values(d, new, n);
-	/* the admin's policy file: bounds, do-not-touch, netns scope */
-	err = bpftune_policy_check(t, index, ev, scenario, cookie, old, new, n);
+	/* the admin's policy file (ops): bounds, do-not-touch, netns scope */
+	err = bpftune_notify_limit(t, index, ev, scenario, cookie, old, new, n);
 	if (err)
 		return err;
 	if (!memcmp(old, new, n * sizeof(*new)))
@@ -521,10 +436,8 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 	bpftune_netns_describe(cookie, where, sizeof(where));
 	/* --observe: the decision is recorded, the kernel is left alone */
 	if (observe_only) {
-		for_each_observer(o)
-			if (o->change)
-				o->change(t, index, cookie, scenario, old, new, n,
-					  reason, -ECANCELED);
+		bpftune_notify_change(t, index, cookie, scenario, old, new, n,
+				      reason, -ECANCELED);
 		bpftune_log(LOG_NOTICE, "tuner %s: %s: observe-only, not setting %s %s -> %s in %s: %s",
 			    t->ops->name, t->ops->scenarios[scenario].name, d->name,
 			    sold, snew, where, reason ? reason : "");

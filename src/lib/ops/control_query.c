@@ -12,6 +12,7 @@
 
 #include "ops/control.h"
 #include "core/operate.h"
+#include "ops/metrics.h"
 #include "ops/policy_daemon.h"
 
 #define VALUES_LEN	96

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ops/journal.h"
+#include "core/observer.h"
 #include "core/operate.h"
 
 #define JOURNAL_MAX_SIZE	(16 << 20)	/* read at most this much back */

@@ -19,7 +19,9 @@
 #include <bpftune/sampling.h>
 #include "ops/control.h"
 #include "core/loop.h"
+#include "core/observer.h"
 #include "core/operate.h"
+#include "ops/metrics.h"
 
 #define METRICS_FILE	"bpftune.prom"
 #define METRICS_DELAY_MS	1000	/* coalesce bursts of events */
@@ -422,9 +424,19 @@ static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
 	bpftune_metrics_dirty();
 }
 
+static void obs_strategy(const struct bpftune_tuner *t, const char *from,
+			 const char *to)
+{
+	(void)t;
+	(void)from;
+	(void)to;
+	bpftune_metrics_dirty();
+}
+
 static struct bpftune_observer observer = {
 	.event = obs_event,
 	.state = obs_state,
+	.strategy = obs_strategy,
 };
 
 int bpftune_metrics_init(const char *dir)

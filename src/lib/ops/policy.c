@@ -224,6 +224,7 @@ int bpftune_policy_start(const char *path, int *argc, char ***argv)
 	}
 	*argc = 0;
 	*argv = NULL;
+	bpftune_policy_hook_start();
 	ret = load(policy_path, path_given, &current, err, sizeof(err));
 	if (!ret)
 		ret = settings_argv(current, argc, argv);
@@ -438,4 +439,5 @@ void bpftune_policy_fini(void)
 	bpftune_policy_free(current);
 	current = NULL;
 	bpftune_policy_hook_reset();
+	bpftune_policy_hook_stop();
 }

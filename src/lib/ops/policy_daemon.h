@@ -51,14 +51,12 @@ const struct bpftune_policy_setting *bpftune_policy_started(enum bpftune_policy_
 BPFTUNE_DAEMON const char *bpftune_policy_path(bool *given);
 
 /*
- * The hook in bpftune_tunable_set(), after the built-in cap: -EPERM if the
- * policy forbids the write (do-not-touch, netns out of scope), else 0 with
- * @new held within the admin's bounds.  Says so once per tunable and netns.
+ * The policy's hook in bpftune_tunable_set() (policy_hook.c), on the
+ * observer bus from bpftune_policy_start() to bpftune_policy_fini():
+ * do-not-touch and netns scope refuse a write, admin bounds hold it.
  */
-int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
-			 const struct bpftune_event *ev, unsigned int scenario,
-			 uint64_t cookie, const long *old, long *new,
-			 unsigned int n);
+void bpftune_policy_hook_start(void);
+void bpftune_policy_hook_stop(void);
 void bpftune_policy_hook_reset(void);
 /* writes of tunable @name held at a bound (returned) and refused since reload */
 unsigned long bpftune_policy_counts(const char *name, unsigned long *refused);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The policy in the tunable write path: bpftune_tunable_set() calls
- * bpftune_policy_check() once per write.  A write to a tunable the admin
+ * The policy in the tunable write path: an observer whose limit() the
+ * core's bpftune_tunable_set() calls through the bus once per write.  A write to a tunable the admin
  * said not to touch, or in a netns out of scope, is refused; a value past
  * an admin bound is held at it.  Each is said once per tunable, netns and
  * kind (log line and decision row) until the policy is reloaded, and
@@ -16,6 +16,7 @@
 #include "ops/policy.h"
 #include "ops/policy_daemon.h"
 #include "core/internal.h"
+#include "core/observer.h"
 #include "core/operate.h"
 
 #define MAX_SAID	4096
@@ -135,10 +136,15 @@ static void held_at(const struct say *s, const struct bpftune_policy *p,
 	    max ? "hold-at-max" : "hold-at-min");
 }
 
-int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
-			 const struct bpftune_event *ev, unsigned int scenario,
-			 uint64_t cookie, const long *old, long *new,
-			 unsigned int n)
+/*
+ * After the built-in cap: -EPERM if the policy forbids the write
+ * (do-not-touch, netns out of scope), else 0 with @new held within the
+ * admin's bounds.  Says so once per tunable and netns.
+ */
+static int policy_limit(struct bpftune_tuner *t, unsigned int index,
+			const struct bpftune_event *ev, unsigned int scenario,
+			uint64_t cookie, const long *old, long *new,
+			unsigned int n)
 {
 	const struct bpftune_policy *p = bpftune_policy_current();
 	const struct bpftune_policy_tunable *pt;
@@ -177,6 +183,23 @@ int bpftune_policy_check(struct bpftune_tuner *t, unsigned int index,
 		bpftune_log(LOG_WARNING, "policy: [tunable %s]: bounds ignored: the tunable has %u values",
 			    pt->name, n);
 	return 0;
+}
+
+static struct bpftune_observer observer = { .limit = policy_limit };
+static bool observing;
+
+void bpftune_policy_hook_start(void)
+{
+	if (!observing)
+		bpftune_observer_add(&observer);
+	observing = true;
+}
+
+void bpftune_policy_hook_stop(void)
+{
+	if (observing)
+		bpftune_observer_remove(&observer);
+	observing = false;
 }
 
 unsigned long bpftune_policy_counts(const char *name, unsigned long *nrefused)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/observer.h"
 #include "telemetry/tm.h"
 
 /* linking a decision to its event, and a change to its decision */
@@ -261,6 +262,33 @@ void tm_observe_start(void)
 void tm_observe_stop(void)
 {
 	bpftune_observer_remove(&observer);
+}
+
+/* the refusal says it comes from telemetry */
+static int plugin_check(const struct bpftune_tuner *t, char *why, size_t len)
+{
+	char own[512] = "";
+	int err = bpftune_telemetry_tuner_check(t, own, sizeof(own));
+
+	if (err)
+		snprintf(why, len, "telemetry: %s", own);
+	return err;
+}
+
+/* for the whole run, telemetry on or off: declarations are always checked */
+static struct bpftune_observer plugins = {
+	.tuner_check = plugin_check,
+	.tuner_added = bpftune_telemetry_tuner_added,
+	.tuner_removed = bpftune_telemetry_tuner_removed,
+};
+
+void bpftune_telemetry_watch_plugins(void)
+{
+	static bool watching;
+
+	if (!watching)
+		bpftune_observer_add(&plugins);
+	watching = true;
 }
 
 static void tuner_row(const struct bpftune_tuner *t)

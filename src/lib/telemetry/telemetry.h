@@ -63,19 +63,11 @@ BPFTUNE_DAEMON int bpftune_telemetry_init(const struct bpftune_telemetry_opts *o
 /* After the tuners started: record the run, start the writer and timer. */
 BPFTUNE_DAEMON int bpftune_telemetry_start(void);
 /*
- * Before a plugin's BPF object is loaded: check its telemetry declaration
- * (always, telemetry on or off) and reserve its tables.  0, or -EINVAL
- * with why the plugin is refused in @why ("table 'x' column 'y': ...").
+ * Before any plugin starts, telemetry on or off: follow the plugins on the
+ * observer bus -- check each one's table declarations before it loads
+ * (a bad one refuses the plugin), and start and stop its tables.
  */
-int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
-				  size_t len);
-/* A plugin started: its rows (tuners, tunables, states), its tables live. */
-void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t);
-/* A plugin goes (or failed to start): its tables stop; they stay in the file. */
-void bpftune_telemetry_tuner_removed(const struct bpftune_tuner *t);
-/* decisions.inputs made from @d's typed values (decide.c) */
-void bpftune_decision_text(const struct bpftune_tuner *t,
-			   const struct bpftune_decision *d, char *buf, size_t len);
+BPFTUNE_DAEMON void bpftune_telemetry_watch_plugins(void);
 /* Last samples and health, flush, close.  Safe to call more than once. */
 BPFTUNE_DAEMON void bpftune_telemetry_stop(int exit_status);
 /* Path of the run's file, or NULL when telemetry is off. */

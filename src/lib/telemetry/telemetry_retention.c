@@ -3,7 +3,7 @@
  * Retention of old telemetry files: which run files are ours, and which
  * of them to remove so that at most a number of runs and a size budget
  * remain.  Pure code (the directory scan and the unlinks are in
- * telemetry.c), unit-tested.
+ * prune.c), unit-tested.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -323,6 +323,18 @@ void tm_prune_runs(const char *dir);
 /* ---- observe.c ------------------------------------------------------------ */
 
 void tm_observe_start(void);
+/*
+ * The plugins' observer (observe.c, registry.c).  Before a plugin's BPF
+ * object is loaded: check its telemetry declaration (always, telemetry on
+ * or off) and reserve its tables.  0, or -EINVAL with why the plugin is
+ * refused in @why ("table 'x' column 'y': ...").
+ */
+int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
+				  size_t len);
+/* A plugin started: its rows (tuners, tunables, states), its tables live. */
+void bpftune_telemetry_tuner_added(const struct bpftune_tuner *t);
+/* A plugin goes (or failed to start): its tables stop; they stay in the file. */
+void bpftune_telemetry_tuner_removed(const struct bpftune_tuner *t);
 void tm_observe_stop(void);
 
 #endif /* BPFTUNE_TELEMETRY_TM_H */

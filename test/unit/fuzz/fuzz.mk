@@ -24,7 +24,7 @@ FUZZ_TARGETS	?= $(FUZZ_ALL)
 
 # ---- per-target sources and libraries (keep alphabetical) ----------------
 # the in-place kernel BTF reader and the CO-RE records of BPF objects
-FUZZ_SRCS_btf		:= src/lib/core/kbtf.c src/lib/core/core_relo.c
+FUZZ_SRCS_btf		:= src/lib/btf/kbtf.c src/lib/btf/core_relo.c
 FUZZ_LIBS_btf		:= -lelf
 # control socket requests and JSON replies
 FUZZ_SRCS_control	:= src/lib/ops/control_proto.c

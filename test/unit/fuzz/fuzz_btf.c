@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the readers of BTF the daemon parses itself: the
- * in-place kernel BTF reader (src/lib/core/kbtf.c), the CO-RE records of
+ * in-place kernel BTF reader (src/lib/btf/kbtf.c), the CO-RE records of
  * a .BTF.ext section and the ELF section finder (core_relo.c); plugin
  * objects and the BTF file come from outside the daemon.  make fuzz
  * FUZZ_TARGETS=btf (seeds in test/unit/fuzz/corpus/btf/: an object and
@@ -19,8 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/core_relo.h"
-#include "core/kbtf.h"
+#include "btf/core_relo.h"
+#include "btf/kbtf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

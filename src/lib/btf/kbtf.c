@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/kbtf.h"
+#include "btf/kbtf.h"
 
 #define WINDOW		(64 * 1024)
 /* a bound on one record: 65535 members of 12 bytes and the header */

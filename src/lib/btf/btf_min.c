@@ -23,9 +23,9 @@
 #include <string.h>
 #include <bpf/btf.h>
 
-#include "core/btf_min.h"
-#include "core/core_relo.h"
-#include "core/kbtf.h"
+#include "btf/btf_min.h"
+#include "btf/core_relo.h"
+#include "btf/kbtf.h"
 
 #define MAX_ACC		64	/* libbpf's BPF_CORE_SPEC_MAX_LEN */
 #define MAX_DEPTH	32

@@ -10,7 +10,7 @@
 #include <libelf.h>
 #include <string.h>
 
-#include "core/core_relo.h"
+#include "btf/core_relo.h"
 
 #define BTF_EXT_MAGIC	0xeB9F
 
