@@ -66,6 +66,28 @@ json_get() {
 	"$SCHEMA" --check
 }
 
+@test "docs: every SQL block and typed column of collectors.md and telemetry.md is the declaration's" {
+	run /usr/bin/python3 "$REPO/test/docs_sql_check.py" "$BATS_TEST_TMPDIR/schema.sql" \
+		"$REPO/docs/collectors.md" "$REPO/docs/telemetry.md"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"docs/collectors.md: 2 CREATE TABLE block(s)"* ]]
+	# a doc that differs is named with the column: NOT NULL, type, order
+	local bad="$BATS_TEST_TMPDIR/bad.md"
+	sed 's/^\tcpu INTEGER,$/\tcpu INTEGER NOT NULL,/; s/^\tevent TEXT NOT NULL,$/\tevent INTEGER NOT NULL,/' \
+		"$REPO/docs/collectors.md" > "$bad"
+	run /usr/bin/python3 "$REPO/test/docs_sql_check.py" "$BATS_TEST_TMPDIR/schema.sql" "$bad"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"sched_stats.cpu: NOT NULL in the doc, NULL allowed in the declaration"* ]]
+	[[ "$output" == *"sched_events.event: type INTEGER, declared TEXT"* ]]
+	sed 's/^\tpid INTEGER, comm TEXT, prio INTEGER,$/\tcomm TEXT, pid INTEGER, prio INTEGER,/' \
+		"$REPO/docs/collectors.md" > "$bad"
+	run /usr/bin/python3 "$REPO/test/docs_sql_check.py" "$BATS_TEST_TMPDIR/schema.sql" "$bad"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"sched_events: columns"* ]]
+}
+
 @test "export --csv: one CSV per table, every run merged, the schema's columns" {
 	fixture a:2 b:2 c:1
 	run "$TOOL" export --csv "$BATS_TEST_TMPDIR/csv" "$FIX"
