@@ -6,8 +6,9 @@ row per sched_switch event, each trace (run) in time order,
 
   sched:          timestamp, time_diff, task_name, pid, cpu, prev_state,
                   prev_comm, workload_type, trace_id
-  sched-baseline: time, name, pid, task_code   (the baseline LSTM's form:
-                  time is time_diff, task_code a short code per task name)
+  sched-baseline: task_code, time, name, pid   (the baseline LSTM's form,
+                  in seed 003's order: task_code a short code per task
+                  name, time is time_diff)
 
 timestamp: seconds since boot, 6 decimals; time_diff: seconds since the
 previous switch of the same trace, 9 decimals (nanoseconds), 0 at each
@@ -27,7 +28,7 @@ SCHED_TABLE = "sched_events"
 STATS_TABLE = "sched_stats"
 SCHED_COLUMNS = ("timestamp", "time_diff", "task_name", "pid", "cpu", "prev_state",
                  "prev_comm", "workload_type", "trace_id")
-BASELINE_COLUMNS = ("time", "name", "pid", "task_code")
+BASELINE_COLUMNS = ("task_code", "time", "name", "pid")
 # ns: the collector's ts_ns, or its microseconds where a row has none
 SWITCHES = ("SELECT COALESCE(ts_ns, ts_uptime_us * 1000) AS ns, cpu, pid, comm, "
             "prev_state, prev_comm FROM %s WHERE run_id = ? AND event = 'switch' "
@@ -132,7 +133,7 @@ def write_split(path, parts, fmt, codes):
                 if fmt == "sched":
                     w.writerow(r)
                 else:
-                    w.writerow((r[1], r[2], r[3], codes[r[2]]))
+                    w.writerow((codes[r[2]], r[1], r[2], r[3]))
                 n += 1
     return n
 
