@@ -92,6 +92,7 @@ seed_runs() {
 	"$TOOL" dataset build --seed 1 --out "$ds" "$FIX"
 	for s in train test_seen test_unseen all; do
 		for f in "$ds/$s"/*.csv; do
+			case "$f" in */telemetry_tables.csv|*/telemetry_columns.csv) continue ;; esac
 			head -1 "$f" | tr -d '\r' | tr ',' '\n' > "$BATS_TEST_TMPDIR/cols"
 			for c in label category trace_id run_id; do
 				grep -qx "$c" "$BATS_TEST_TMPDIR/cols" || { echo "$f: no $c"; false; }
@@ -100,6 +101,14 @@ seed_runs() {
 	done
 	# all/ = every run; a row's trace_id names its label and run
 	[ "$(csv_rows "$ds/all/runs.csv")" -eq 6 ]
+	# the declarations once per split, not once per run: as many rows as
+	# the daemon declares, each made by every run of the split
+	[ "$(csv_rows "$ds/all/telemetry_columns.csv")" -eq \
+	  "$(json_get "$BATS_TEST_TMPDIR/decl.json" 'sum(len(t["columns"]) for t in m["tables"])')" ]
+	[ "$(csv_values "$ds/all/telemetry_columns.csv" runs)" = 6 ]
+	[ "$(csv_values "$ds/all/telemetry_tables.csv" runs)" = 6 ]
+	[ "$(head -1 "$ds/all/telemetry_columns.csv" | tr -d '\r')" = \
+	  "table_name,position,column_name,type,kind,draw,unit,description,source,machine_wide,overview,not_null,runs" ]
 	$PY - "$ds/all/events.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

@@ -11,8 +11,9 @@ split in time instead (the first part to train, the rest to test_seen as a
 trace of its own), and dataset_meta.json says so.
 
 --format tables (default): a directory per split (and all/) with one CSV
-per table; --format sched and sched-baseline: seed 003's CSV files of
-sched_switch events (dataset_sched.py).
+per table (the declarations, telemetry_tables and telemetry_columns, once
+per split rather than once per run); --format sched and sched-baseline:
+seed 003's CSV files of sched_switch events (dataset_sched.py).
 """
 
 import json
@@ -27,6 +28,10 @@ from .common import NO_LABEL, SPLITS, Sources, connect, die, give_back, make_dir
 # time has them in both parts
 DESCRIBE_RUN = {"meta", "runs", "tuners", "tunables", "collect_runs", "collect_tunables",
                 "telemetry_tables", "telemetry_columns", "sched_info"}
+# the declarations every run file repeats: written once per split, one row
+# per distinct declaration, with the number of the split's runs that made it
+DECLARATIONS = ("telemetry_tables", "telemetry_columns")
+PER_RUN = ("run_id", "host_id", "seq", "ts_uptime_us", "label", "category", "trace_id")
 TAIL = "_tail"
 
 
@@ -150,6 +155,24 @@ def part_rows(src, table, parts):
                 yield dict(r, trace_id=p.trace_id)
 
 
+def declaration_columns(src, table):
+    return [c for c in src.csv_columns(table) if c not in PER_RUN] + ["runs"]
+
+
+def declaration_rows(src, table, parts):
+    """A declaration table's distinct rows over the runs of @parts, in
+    first-seen order, each with how many runs declared it."""
+    cols = declaration_columns(src, table)[:-1]
+    rows = {}
+    runs = {}
+    for r in part_rows(src, table, parts):
+        key = tuple(r.get(c) for c in cols)
+        rows.setdefault(key, dict(zip(cols, key)))
+        runs.setdefault(key, set()).add(r["run_id"])
+    for key, r in rows.items():
+        yield dict(r, runs=len(runs[key]))
+
+
 def write_tables(src, out, parts, meta):
     every = [Part(r) for r in src.runs]
     for s in SPLITS + ("all",):
@@ -160,8 +183,12 @@ def write_tables(src, out, parts, meta):
         ps = every if s == "all" else parts[s]
         counts = {}
         for t in src.tables:
-            counts[t] = write_csv(os.path.join(d, t + ".csv"), src.csv_columns(t),
-                                  part_rows(src, t, ps))
+            path = os.path.join(d, t + ".csv")
+            if t in DECLARATIONS:
+                counts[t] = write_csv(path, declaration_columns(src, t),
+                                      declaration_rows(src, t, ps))
+            else:
+                counts[t] = write_csv(path, src.csv_columns(t), part_rows(src, t, ps))
         meta["splits"][s] = dict(split_meta(ps), counts=counts)
 
 
