@@ -236,7 +236,9 @@ PY
 	local differ=0 seed
 	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/a" "$FIX"
 	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/b" "$FIX"
-	diff -r "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	# the same content; the meta differs only in the command line (--out)
+	diff -r -x dataset_meta.json "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	"$TOOL" dataset verify "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
 	for seed in 1 2 3 4 5; do
 		"$TOOL" dataset build --format sched --seed "$seed" --out "$BATS_TEST_TMPDIR/s$seed" "$FIX"
 		cmp -s "$BATS_TEST_TMPDIR/a/test_unseen.csv" "$BATS_TEST_TMPDIR/s$seed/test_unseen.csv" ||
@@ -276,6 +278,107 @@ for r in csv.DictReader(open(ds + "/all.csv")):
 top = max(count, key=lambda n: (count[n], -ord(n[0])))
 assert len(codes[top]) == 1 and codes[top] == "A", (top, codes[top])
 PY
+}
+
+@test "dataset provenance: every format; built twice it verifies identical; a changed file fails verify" {
+	seed_runs
+	local fmt a b cmd
+	for fmt in tables sched sched-baseline; do
+		a="$BATS_TEST_TMPDIR/$fmt-a" b="$BATS_TEST_TMPDIR/$fmt-b"
+		"$TOOL" dataset build --format "$fmt" --out "$a" "$FIX"
+		# again, from another directory, the sources named another way
+		(cd "$BATS_TEST_TMPDIR" && "$TOOL" dataset build --format "$fmt" --out "$fmt-b" ./runs/)
+		run "$TOOL" dataset verify "$a"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"$a: OK, "*" output file(s), dataset id ds-"* ]]
+		run "$TOOL" dataset verify "$a" "$b"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"identical: both are dataset ds-"* ]]
+		$PY - "$a" "$b" "$FIX" "$fmt" "$REPO" <<'PY'
+import glob, hashlib, json, os, subprocess, sys
+a, b, fix, fmt, repo = sys.argv[1:]
+ma, mb = (json.load(open(d + "/dataset_meta.json")) for d in (a, b))
+pa, pb = ma["provenance"], mb["provenance"]
+# byte-identical outputs, each hashed in the meta as sha256sum has it
+assert pa["outputs"] == pb["outputs"] and pa["outputs"]
+for rel, e in pa["outputs"].items():
+    data = open(os.path.join(a, rel), "rb").read()
+    assert e == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}, rel
+want = {".csv"} if fmt == "tables" else {"train.csv", "test_seen.csv", "test_unseen.csv", "all.csv"}
+assert {os.path.basename(r) if fmt != "tables" else os.path.splitext(r)[1]
+        for r in pa["outputs"]} == want, pa["outputs"].keys()
+# every source file, by its absolute path
+srcs = sorted(glob.glob(fix + "/*.db"))
+assert sorted(pa["sources"]) == [os.path.abspath(f) for f in srcs]
+for f in srcs:
+    assert pa["sources"][os.path.abspath(f)]["sha256"] == \
+        hashlib.sha256(open(f, "rb").read()).hexdigest()
+# the id is the same, the when and how are the build's own
+assert pa["dataset_id"] == pb["dataset_id"] and pa["dataset_id"].startswith("ds-")
+assert pa["command_line"][-3:] == ["--out", a, fix], pa["command_line"]
+assert pb["command_line"][-2:] == [fmt + "-b", "./runs/"], pb["command_line"]
+assert pa["created_utc"].endswith("Z")
+head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
+                      text=True).stdout.strip()
+assert pa["tool"]["name"] == "bpftune-telemetry" and pa["tool"]["version"]
+assert pa["tool"]["commit"].split("+")[0] == head, (pa["tool"], head)
+# the runs' daemons, kernels and CPUs
+assert pa["daemon_versions"] and pa["kernels"] and "cpu_models" in pa
+assert sorted(pa["runs"]) == ma["splits"]["all"]["runs"]
+for r in pa["runs"].values():
+    assert r["daemon_version"] and r["kernel_release"], r
+print(fmt, "ok", pa["dataset_id"], len(pa["outputs"]), "outputs")
+PY
+	done
+	# another seed is another dataset
+	"$TOOL" dataset build --format sched --seed 5 --out "$BATS_TEST_TMPDIR/s5" "$FIX"
+	run "$TOOL" dataset verify "$BATS_TEST_TMPDIR/sched-b" "$BATS_TEST_TMPDIR/s5"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"differ: "* ]]
+	# one byte of one output changed: that file is named, exit 1
+	a="$BATS_TEST_TMPDIR/sched-a"
+	sed -i '2s/$/x/' "$a/train.csv"
+	run "$TOOL" dataset verify "$a"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"train.csv: sha256 differs from the meta's"* ]]
+	[[ "$output" == *"FAILED (1 difference(s))"* ]]
+	run "$TOOL" dataset verify "$a" "$BATS_TEST_TMPDIR/sched-b"
+	[ "$status" -eq 1 ]
+	[[ "$output" != *identical* ]]
+	# a file missing, a file added
+	a="$BATS_TEST_TMPDIR/tables-a"
+	rm "$a/test_seen/runs.csv"
+	touch "$a/notes.txt"
+	run "$TOOL" dataset verify "$a"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"test_seen/runs.csv: missing"* ]]
+	[[ "$output" == *"notes.txt: not in the meta"* ]]
+	# the meta edited: its id no longer matches
+	a="$BATS_TEST_TMPDIR/sched-baseline-a"
+	sed -i 's/"seed": 42/"seed": 7/' "$a/dataset_meta.json"
+	run "$TOOL" dataset verify "$a"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"dataset_meta.json: edited"* ]]
+	# a source changed since the build
+	a="$BATS_TEST_TMPDIR/sched-baseline-b"
+	run "$TOOL" dataset verify "$a"
+	[ "$status" -eq 0 ]
+	echo >> "$(ls "$FIX"/*.db | head -1)"
+	run "$TOOL" dataset verify "$a"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"source "*".db: sha256 differs"* ]]
+	run "$TOOL" dataset verify --no-sources "$a"
+	[ "$status" -eq 0 ]
+	# not a dataset: exit 2
+	run "$TOOL" dataset verify "$FIX"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not a dataset"* ]]
 }
 
 @test "graphs: a figure per signal with a line per category, from the built-in kinds or the file's" {

@@ -13,7 +13,9 @@ trace of its own), and dataset_meta.json says so.
 --format tables (default): a directory per split (and all/) with one CSV
 per table (the declarations, telemetry_tables and telemetry_columns, once
 per split rather than once per run); --format sched and sched-baseline:
-seed 003's CSV files of sched_switch events (dataset_sched.py).
+seed 003's CSV files of sched_switch events (dataset_sched.py).  Every format's
+dataset_meta.json has the provenance and the hashes that `dataset
+verify` rechecks (provenance.py).
 """
 
 import json
@@ -23,6 +25,7 @@ import shutil
 
 from .common import NO_LABEL, SPLITS, Sources, connect, die, give_back, make_dirs, \
     tables_of, write_csv
+from .provenance import seal
 
 # tables that describe a run rather than record its time: a run split in
 # time has them in both parts
@@ -233,7 +236,7 @@ def write_meta(out, meta):
 
 def cmd_dataset(args):
     if args.action != "build":
-        die("dataset: the only action is build")
+        die("dataset: the actions are build and verify")
     if not 0 <= args.test_fraction < 1:
         die("dataset: --test-fraction must be in [0, 1)")
     src = Sources(args.sources)
@@ -254,9 +257,11 @@ def build_tables(args, src):
     parts, notes = make_parts(src, split, single, args.test_fraction)
     meta = base_meta(args, src, src.runs, held, cats, notes)
     write_tables(src, args.out, parts, meta)
+    written = [os.path.join(args.out, s) for s in SPLITS + ("all", "dataset_meta.json")]
+    seal(meta, args.out, written, src, src.runs)
     write_meta(args.out, meta)
     report(meta, held, args)
-    return [os.path.join(args.out, s) for s in SPLITS + ("all", "dataset_meta.json")]
+    return written
 
 
 def report(meta, held, args):
@@ -268,3 +273,5 @@ def report(meta, held, args):
         print("split in time (a single run in its category): %s" %
               ", ".join(meta["event_level_split"]["categories"]))
     print("held out: %s; seed %d -> %s" % (held or "none", args.seed, args.out))
+    print("dataset id %s (bpftune-telemetry dataset verify %s)" % (
+        meta["provenance"]["dataset_id"], args.out))

@@ -23,6 +23,7 @@ import string
 from .common import NO_LABEL, SPLITS, connect, die, tables_of
 from .dataset import Part, base_meta, make_parts, report, split_meta, split_runs, \
     write_meta
+from .provenance import seal
 
 SCHED_TABLE = "sched_events"
 STATS_TABLE = "sched_stats"
@@ -167,6 +168,7 @@ def build_sched(args, src):
         n = write_split(path, ps, args.format, codes)
         written.append(path)
         meta["splits"][s] = trace_meta(ps, n)
+    seal(meta, args.out, written, src, runs)
     write_meta(args.out, meta)
     report(meta, held, args)
     return written
