@@ -438,3 +438,93 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"train:"* ]]
 }
+
+@test "load: docs/datasets.md's example runs, from the tree and as installed" {
+	$PY -c "import pandas" 2>/dev/null || skip "python3-pandas is not installed"
+	seed_runs
+	"$TOOL" dataset build --out "$BATS_TEST_TMPDIR/dataset" "$FIX"
+	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/sched" "$FIX"
+	sed -n '/^<!-- loader example: begin -->/,/^<!-- loader example: end -->/p' "$REPO/docs/datasets.md" |
+		sed -n '/^```python$/,/^```$/p' | sed '1d;$d' > "$BATS_TEST_TMPDIR/example.py"
+	[ -s "$BATS_TEST_TMPDIR/example.py" ]
+	cd "$BATS_TEST_TMPDIR"
+	local dir
+	# the source tree's package, and the one make install put in the suite's prefix
+	for dir in "$REPO/tools" "$SUITE_PREFIX/lib/bpftune/python"; do
+		[ -f "$dir/bpftune_telemetry/loader.py" ]
+		run env PYTHONPATH="$dir" $PY example.py
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"train: "*" switches in "*" traces"* ]]
+		[[ "$output" == *"dtypes: Int64 string float64"* ]]
+		[[ "$output" == *"time_diff in s"* ]]
+		[[ "$output" == *"samples_tcp: "*" rows; units: us"* ]]
+	done
+}
+
+@test "load: declared dtypes and units in every format and split, gaps and provenance from the meta" {
+	$PY -c "import pandas" 2>/dev/null || skip "python3-pandas is not installed"
+	seed_runs
+	local fmt
+	for fmt in tables sched sched-baseline; do
+		"$TOOL" dataset build --format "$fmt" --out "$BATS_TEST_TMPDIR/$fmt" "$FIX" >/dev/null
+	done
+	PYTHONPATH="$REPO/tools" $PY - "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/decl.json" <<'PY'
+import csv, json, sys
+import bpftune_telemetry
+tmp, decl = sys.argv[1:]
+DT = {"INTEGER": "Int64", "REAL": "float64", "TEXT": "string"}
+for fmt in ("sched", "sched-baseline"):
+    ds = bpftune_telemetry.load("%s/%s" % (tmp, fmt), verify=True)
+    m = json.load(open("%s/%s/dataset_meta.json" % (tmp, fmt)))
+    assert ds.splits == ("train", "test_seen", "test_unseen", "all"), ds.splits
+    assert ds.dataset_id == m["provenance"]["dataset_id"] and ds.provenance == m["provenance"]
+    for s in ds.splits:
+        df = ds[s]
+        assert list(df.columns) == m["columns"]
+        assert len(df) == m["splits"][s]["events"], (fmt, s)
+        for c in df.columns:
+            assert str(df[c].dtype) == DT[m["column_declarations"][c]["type"]], (fmt, c, df[c].dtype)
+        # the values as written: exact to the printed digits
+        rows = list(csv.DictReader(open("%s/%s/%s.csv" % (tmp, fmt, s))))
+        tcol = "time_diff" if fmt == "sched" else "time"
+        assert [float(r[tcol]) for r in rows] == list(df[tcol]), (fmt, s)
+        assert [int(r["pid"]) for r in rows] == list(df["pid"]), (fmt, s)
+        assert df.attrs["units"] == {c: "s" for c in ("timestamp", "time_diff", "time") if c in df}
+    g = ds.gaps
+    assert len(g) == sum(len(m["splits"][s]["lost_events"]) for s in ("train", "test_seen", "test_unseen"))
+    assert str(g["lost_events"].dtype) == "Int64" and (g["lost_events"] > 0).all()
+# tables: the daemon's declarations give every declared column its dtype and unit
+d = json.load(open(decl))
+ds = bpftune_telemetry.load(tmp + "/tables")
+assert ds.format == "tables" and ds.splits == ("train", "test_seen", "test_unseen", "all")
+n = 0
+for t in d["tables"]:
+    if t["table_name"] not in ds["all"]:
+        continue
+    df = ds["all"][t["table_name"]]
+    for c in t["columns"]:
+        if c["name"] in df.columns:
+            assert str(df[c["name"]].dtype) == DT[c["type"]], (t["table_name"], c, df[c["name"]].dtype)
+            if c["unit"]:
+                assert df.attrs["units"][c["name"]] == c["unit"], (t["table_name"], c)
+            n += 1
+    for c in ("label", "category", "trace_id"):
+        if c in df.columns:
+            assert str(df[c].dtype) == "string"
+assert n > 500, n
+assert not ds.undeclared - {"collect_runs", "collect_tunables"}, ds.undeclared
+assert str(ds["train"]["telemetry_columns"]["runs"].dtype) == "Int64"
+assert len(ds.gaps) > 0 and (ds.gaps["lost_events"] > 0).all()
+print("ok", n, "declared columns checked")
+PY
+	# verify=True refuses a changed file, naming it
+	echo x >> "$BATS_TEST_TMPDIR/sched/test_seen.csv"
+	run env PYTHONPATH="$REPO/tools" $PY -c 'import sys, bpftune_telemetry; bpftune_telemetry.load(sys.argv[1], verify=True)' "$BATS_TEST_TMPDIR/sched"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ValueError"*"test_seen.csv: sha256 differs"* ]]
+	run env PYTHONPATH="$REPO/tools" $PY -c 'import sys, bpftune_telemetry; bpftune_telemetry.load(sys.argv[1])' "$FIX"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not a dataset"* ]]
+}

@@ -192,7 +192,22 @@ def write_tables(src, out, parts, meta):
                                       declaration_rows(src, t, ps))
             else:
                 counts[t] = write_csv(path, src.csv_columns(t), part_rows(src, t, ps))
-        meta["splits"][s] = dict(split_meta(ps), counts=counts)
+        meta["splits"][s] = dict(split_meta(ps), counts=counts, lost_events={
+            p.trace_id: lost_events(p.run["_file"], p.run_id) for p in ps})
+
+
+def lost_events(path, run_id):
+    """Events the collector counted as lost in the run (sched_stats), or None."""
+    db = connect(path)
+    try:
+        if "sched_stats" not in tables_of(db):
+            return None
+        r = db.execute("SELECT sum(l) FROM (SELECT max(lost_ringbuf) + max(lost_writer) AS l "
+                       "FROM sched_stats WHERE run_id = ? GROUP BY cpu)",
+                       (run_id,)).fetchone()
+        return r[0]
+    finally:
+        db.close()
 
 
 def split_meta(parts):
