@@ -306,7 +306,8 @@ assert pa["outputs"] == pb["outputs"] and pa["outputs"]
 for rel, e in pa["outputs"].items():
     data = open(os.path.join(a, rel), "rb").read()
     assert e == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}, rel
-want = {".csv"} if fmt == "tables" else {"train.csv", "test_seen.csv", "test_unseen.csv", "all.csv"}
+want = {".csv"} if fmt == "tables" else {s + x for s in ("train", "test_seen", "test_unseen", "all")
+                                          for x in (".csv", "_gaps.csv")}
 assert {os.path.basename(r) if fmt != "tables" else os.path.splitext(r)[1]
         for r in pa["outputs"]} == want, pa["outputs"].keys()
 # every source file, by its absolute path
@@ -481,9 +482,9 @@ for fmt in ("sched", "sched-baseline"):
     assert ds.dataset_id == m["provenance"]["dataset_id"] and ds.provenance == m["provenance"]
     for s in ds.splits:
         df = ds[s]
-        assert list(df.columns) == m["columns"]
+        assert list(df.columns) == m["columns"] + (["in_gap"] if fmt == "sched" else [])
         assert len(df) == m["splits"][s]["events"], (fmt, s)
-        for c in df.columns:
+        for c in m["columns"]:
             assert str(df[c].dtype) == DT[m["column_declarations"][c]["type"]], (fmt, c, df[c].dtype)
         # the values as written: exact to the printed digits
         rows = list(csv.DictReader(open("%s/%s/%s.csv" % (tmp, fmt, s))))
@@ -491,9 +492,30 @@ for fmt in ("sched", "sched-baseline"):
         assert [float(r[tcol]) for r in rows] == list(df[tcol]), (fmt, s)
         assert [int(r["pid"]) for r in rows] == list(df["pid"]), (fmt, s)
         assert df.attrs["units"] == {c: "s" for c in ("timestamp", "time_diff", "time") if c in df}
-    g = ds.gaps
+    g = ds.lost
     assert len(g) == sum(len(m["splits"][s]["lost_events"]) for s in ("train", "test_seen", "test_unseen"))
     assert str(g["lost_events"].dtype) == "Int64" and (g["lost_events"] > 0).all()
+    # the gaps: every loss of sched_stats located, the rows in them marked
+    g = ds.gaps
+    assert str(g["cpu"].dtype) == "Int64" and str(g["start"].dtype) == "float64"
+    assert (g["lost_events"] == g["lost_ringbuf"] + g["lost_writer"]).all()
+    assert (g["start"] < g["end"]).all()
+    for s in ("train", "test_seen", "test_unseen"):
+        gs = g[g["split"] == s]
+        assert sorted(gs["trace_id"].unique()) == m["splits"][s]["traces_with_gaps"]
+        assert {t: int((gs["trace_id"] == t).sum()) for t in m["splits"][s]["gaps"]} == \
+            m["splits"][s]["gaps"]
+        if fmt == "sched":
+            df = ds[s]
+            assert df["in_gap"].dtype == bool and df["in_gap"].any() and not df["in_gap"].all()
+            for r in df[df["in_gap"]].sample(5, random_state=1).itertuples():
+                w = gs[(gs["trace_id"] == r.trace_id) & (gs["start"] <= r.timestamp) &
+                       (gs["end"] >= r.timestamp)]
+                assert len(w), r
+    # whole runs: the gaps add up to the losses sched_stats counted
+    ga = g[g["split"] == "all"]
+    for tid, n in m["splits"]["all"]["lost_events"].items():
+        assert int(ga[ga["trace_id"] == tid]["lost_events"].sum()) == n, (tid, n)
 # tables: the daemon's declarations give every declared column its dtype and unit
 d = json.load(open(decl))
 ds = bpftune_telemetry.load(tmp + "/tables")
@@ -515,7 +537,7 @@ for t in d["tables"]:
 assert n > 500, n
 assert not ds.undeclared - {"collect_runs", "collect_tunables"}, ds.undeclared
 assert str(ds["train"]["telemetry_columns"]["runs"].dtype) == "Int64"
-assert len(ds.gaps) > 0 and (ds.gaps["lost_events"] > 0).all()
+assert len(ds.lost) > 0 and (ds.lost["lost_events"] > 0).all()
 print("ok", n, "declared columns checked")
 PY
 	# verify=True refuses a changed file, naming it

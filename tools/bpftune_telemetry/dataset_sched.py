@@ -13,7 +13,8 @@ row per sched_switch event, each trace (run) in time order,
 timestamp: seconds since boot, 6 decimals; time_diff: seconds since the
 previous switch of the same trace, 9 decimals (nanoseconds), 0 at each
 trace's first event.  Written to train.csv, test_seen.csv, test_unseen.csv
-and all.csv, with dataset_meta.json.
+and all.csv, each with <split>_gaps.csv (where its traces lost events:
+dataset_gaps.py), and dataset_meta.json.
 """
 
 import csv
@@ -23,6 +24,7 @@ import string
 from .common import NO_LABEL, SPLITS, connect, die, tables_of
 from .dataset import Part, base_meta, lost_events, make_parts, report, split_meta, \
     split_runs, write_meta
+from .dataset_gaps import COLUMNS as GAP_COLUMNS, write_gaps
 from .provenance import seal
 
 SCHED_TABLE = "sched_events"
@@ -49,6 +51,7 @@ DECLARED = {
 SWITCHES = ("SELECT COALESCE(ts_ns, ts_uptime_us * 1000) AS ns, cpu, pid, comm, "
             "prev_state, prev_comm FROM %s WHERE run_id = ? AND event = 'switch' "
             "ORDER BY ns, seq" % SCHED_TABLE)
+GAPS_SUFFIX = "_gaps.csv"
 CODE_ALPHABET = string.ascii_uppercase + string.ascii_lowercase + string.digits
 
 
@@ -171,6 +174,15 @@ def build_sched(args, src):
         n = write_split(path, ps, args.format, codes)
         written.append(path)
         meta["splits"][s] = trace_meta(ps, n)
+        gaps = write_gaps(os.path.join(args.out, s + GAPS_SUFFIX), ps)
+        written.append(os.path.join(args.out, s + GAPS_SUFFIX))
+        meta["splits"][s]["gaps"] = gaps
+        meta["splits"][s]["traces_with_gaps"] = sorted(t for t, g in gaps.items() if g)
+    meta["gaps"] = {"file": "<split>" + GAPS_SUFFIX, "columns": list(GAP_COLUMNS),
+                    "resolution": "the sample interval: a loss is located between two "
+                    "sched_stats rows of its CPU", "mark": "a row whose timestamp is in a "
+                    "gap of its trace (any CPU) may follow dropped switches: its time_diff "
+                    "can span a hole"}
     seal(meta, args.out, written, src, runs)
     write_meta(args.out, meta)
     report(meta, held, args)

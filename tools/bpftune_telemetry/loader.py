@@ -5,13 +5,15 @@
     ds = bpftune_telemetry.load("dataset")
     train = ds["train"]            # --format sched: one DataFrame
     ds["train"]["samples_tcp"]     # --format tables: a DataFrame per table
-    ds.units, ds.gaps, ds.provenance, ds.dataset_id
+    ds.units, ds.gaps, ds.lost, ds.provenance, ds.dataset_id
 
 Every column gets its declared dtype -- INTEGER: pandas' nullable Int64,
 REAL: float64, TEXT: string -- and its unit (frame.attrs["units"] and
 ds.units): the sched formats declare theirs in dataset_meta.json
 ("column_declarations"), the tables format has the daemon's declarations
-(telemetry_columns.csv).  An empty field is NULL (NA).  A table nobody
+(telemetry_columns.csv).  An empty field is NULL (NA).  A --format
+sched frame has one more column, in_gap: its row lies in a gap of its
+trace (ds.gaps), so its time_diff may span dropped switches.  A table nobody
 declared is read as pandas guesses, and listed in ds.undeclared.
 load(..., verify=True) first rechecks the hashes as `dataset verify` does
 and raises ValueError naming what differs.
@@ -27,6 +29,8 @@ from .provenance import META, check
 DTYPES = {"INTEGER": "Int64", "REAL": "float64", "TEXT": "string"}
 # columns the tables format adds to every table
 ADDED = {"label": "TEXT", "category": "TEXT", "trace_id": "TEXT", "runs": "INTEGER"}
+GAP_TYPES = {"trace_id": "TEXT", "cpu": "INTEGER", "start": "REAL", "end": "REAL",
+             "lost_ringbuf": "INTEGER", "lost_writer": "INTEGER", "lost_events": "INTEGER"}
 
 
 def _pandas():
@@ -137,8 +141,8 @@ class Dataset(Mapping):
             if self.format == "tables":
                 self._frames[split] = Tables(self, split)
             else:
-                self._frames[split] = read_csv(os.path.join(self.path, split + ".csv"),
-                                               self.types, self.units)
+                self._frames[split] = self._mark_gaps(split, read_csv(
+                    os.path.join(self.path, split + ".csv"), self.types, self.units))
         return self._frames[split]
 
     def __iter__(self):
@@ -149,8 +153,44 @@ class Dataset(Mapping):
 
     @property
     def gaps(self):
-        """One row per trace that lost events: split, trace_id, lost_events
-        (what the collector counted; NA where a run has no sched_stats)."""
+        """Where traces lost events (the sched formats' <split>_gaps.csv):
+        split, trace_id, cpu, start and end (s), lost_ringbuf, lost_writer,
+        lost_events; empty for the tables format (its sched_stats has them)."""
+        pd = _pandas()
+        frames = []
+        for s in self.splits:
+            path = os.path.join(self.path, s + "_gaps.csv")
+            if os.path.isfile(path):
+                df = read_csv(path, GAP_TYPES, {"start": "s", "end": "s"})
+                df.insert(0, "split", pd.array([s] * len(df), dtype="string"))
+                frames.append(df)
+        if not frames:
+            return pd.DataFrame({"split": pd.array([], dtype="string")})
+        return pd.concat(frames, ignore_index=True)
+
+    def _mark_gaps(self, split, df):
+        """in_gap: the row's time is within a gap of its trace (any CPU): its
+        time_diff may span dropped switches (only where rows have times)."""
+        if "timestamp" not in df.columns or "trace_id" not in df.columns:
+            return df
+        gaps = self.gaps
+        df["in_gap"] = False
+        if "trace_id" not in gaps.columns:
+            return df
+        gaps = gaps[gaps["split"] == split]
+        for tid, g in gaps.groupby("trace_id"):
+            rows = df["trace_id"] == tid
+            ts = df.loc[rows, "timestamp"]
+            hit = ts != ts      # all False
+            for start, end in zip(g["start"], g["end"]):
+                hit |= (ts >= start) & (ts <= end)
+            df.loc[rows, "in_gap"] = hit
+        return df
+
+    @property
+    def lost(self):
+        """One row per trace: split, trace_id, lost_events (what the
+        collector counted in its run; NA where a run has no sched_stats)."""
         pd = _pandas()
         rows = []
         for s in SPLITS:
