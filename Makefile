@@ -317,6 +317,8 @@ PYTHONDIR	?= $(PREFIX)/lib/bpftune/python
 install-telemetry:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PYTHONDIR)/bpftune_telemetry
 	install -m 0644 tools/bpftune_telemetry/*.py $(DESTDIR)$(PYTHONDIR)/bpftune_telemetry/
+	sed -e 's|@VERSION@|$(VERSION)|' -e "s|@COMMIT@|$$(git rev-parse HEAD 2>/dev/null || echo unknown)|" \
+		tools/bpftune_telemetry/version.py > $(DESTDIR)$(PYTHONDIR)/bpftune_telemetry/version.py
 	sed -e 's|@PYTHONDIR@|$(PYTHONDIR)|' tools/bpftune-telemetry > \
 		$(DESTDIR)$(BINDIR)/bpftune-telemetry
 	chmod 0755 $(DESTDIR)$(BINDIR)/bpftune-telemetry

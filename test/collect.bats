@@ -119,9 +119,48 @@ PY
 	csv_values "$out/sched/test_unseen.csv" workload_type | while read -r w; do
 		[ "$(json_get "$out/sched/dataset_meta.json" "m['category_of_label']['$w']")" = "$held" ]
 	done
-	# the same seed, the same split
+	# the same seed, the same dataset: byte-identical outputs, the same id;
+	# the meta names this kernel and CPU, the daemon and every file's hash
 	"$TOOL" dataset build --format sched --seed 7 --out "$out/sched2" "$out/runs"
-	diff -r "$out/sched" "$out/sched2"
+	diff -r -x dataset_meta.json "$out/sched" "$out/sched2"
+	run "$TOOL" dataset verify "$out/sched" "$out/sched2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"identical: both are dataset ds-"* ]]
+	$PY - "$out/sched/dataset_meta.json" "$(uname -r)" "$(uname -v)" "$out"/runs/*.db <<'PY'
+import hashlib, json, os, sys
+meta, release, version, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+p = json.load(open(meta))["provenance"]
+assert p["kernels"] == [{"kernel_release": release, "kernel_version": version}], p["kernels"]
+model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+              if l.startswith("model name")), None)
+assert p["cpu_models"] == [model], (p["cpu_models"], model)
+assert len(p["daemon_versions"]) == 1 and p["daemon_versions"][0], p["daemon_versions"]
+assert sorted(p["sources"]) == sorted(os.path.abspath(f) for f in files)
+for f in files:
+    assert p["sources"][os.path.abspath(f)]["sha256"] == \
+        hashlib.sha256(open(f, "rb").read()).hexdigest(), f
+assert sorted(p["outputs"]) == sorted(s + x for s in ("train", "test_seen", "test_unseen", "all")
+                                     for x in (".csv", "_gaps.csv")), p["outputs"]
+print("provenance:", p["dataset_id"], p["kernels"], p["cpu_models"], p["tool"])
+PY
+	# every loss the collector counted is located in all_gaps.csv: per trace
+	# the gaps add up to the run's lost events, each within the run
+	$PY - "$out/sched" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/dataset_meta.json"))
+gaps = list(csv.DictReader(open(d + "/all_gaps.csv")))
+per = {}
+for g in gaps:
+    assert float(g["start"]) < float(g["end"]), g
+    assert int(g["lost_events"]) == int(g["lost_ringbuf"]) + int(g["lost_writer"]) > 0, g
+    per[g["trace_id"]] = per.get(g["trace_id"], 0) + int(g["lost_events"])
+for tid, n in m["splits"]["all"]["lost_events"].items():
+    assert per.get(tid, 0) == (n or 0), (tid, per.get(tid), n)
+assert sorted(per) == m["splits"]["all"]["traces_with_gaps"]
+print("gaps:", len(gaps), "lost:", per)
+PY
 }
 
 @test "collect leaves every global tunable the in-tree tuners manage as it found it" {

@@ -4,15 +4,16 @@
 
 usage: sched_fixture.py COLLECTORS_MD RUN_FILE_OR_DIR... [--events N] [--except LABEL,...]
 
-The sched collector (issue 14, phase 2) does not exist yet: this writes
-the tables it will write -- created from the SQL blocks of
-docs/collectors.md, so the tests read exactly the documented design --
-with made-up events.  Per run: N events (default 300) spread over the
+Writes the tables the sched collector (src/collectors/sched_collector.*)
+writes -- created from the SQL blocks of docs/collectors.md, which
+test/telemetry_tools.bats compares with the collector's declarations --
+with made-up events, for offline tests that need no kernel.  Per run: N events (default 300) spread over the
 run's span on 2 CPUs, switches with every prev_state letter, wakeups,
 wakeup_news and migrations; timestamps in nanoseconds (not multiples of
 1000); rows written in per-CPU batches, so seq order is not time order
-(as the collector's batching will do); sched_stats rows per CPU per
-second with the counts and a few lost events.  Deterministic: the random
+(as the collector's batching does); sched_stats rows per CPU per
+second with the counts and a few lost events: one lost_ringbuf on each CPU
+every 3 s, one lost_writer on CPU 1 every 5 s.  Deterministic: the random
 generator is seeded with the run id.  Runs whose label is listed after
 --except get no tables.
 """
@@ -118,8 +119,9 @@ def add_stats(db, run_id, host_id, events, start_us, end_us):
             db.execute("INSERT INTO sched_stats (run_id, host_id, seq, ts_uptime_us, cpu, "
                        "events, switch, wakeup, wakeup_new, migrate, lost_ringbuf, "
                        "lost_writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (run_id, host_id, seq, t, cpu, len(seen) + sec, counts["switch"],
-                        counts["wakeup"], counts["wakeup_new"], counts["migrate"], sec, 0))
+                       (run_id, host_id, seq, t, cpu, len(seen) + sec // 3, counts["switch"],
+                        counts["wakeup"], counts["wakeup_new"], counts["migrate"], sec // 3,
+                        sec // 5 if cpu else 0))
 
 
 def main():

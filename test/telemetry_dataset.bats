@@ -92,6 +92,7 @@ seed_runs() {
 	"$TOOL" dataset build --seed 1 --out "$ds" "$FIX"
 	for s in train test_seen test_unseen all; do
 		for f in "$ds/$s"/*.csv; do
+			case "$f" in */telemetry_tables.csv|*/telemetry_columns.csv) continue ;; esac
 			head -1 "$f" | tr -d '\r' | tr ',' '\n' > "$BATS_TEST_TMPDIR/cols"
 			for c in label category trace_id run_id; do
 				grep -qx "$c" "$BATS_TEST_TMPDIR/cols" || { echo "$f: no $c"; false; }
@@ -100,6 +101,14 @@ seed_runs() {
 	done
 	# all/ = every run; a row's trace_id names its label and run
 	[ "$(csv_rows "$ds/all/runs.csv")" -eq 6 ]
+	# the declarations once per split, not once per run: as many rows as
+	# the daemon declares, each made by every run of the split
+	[ "$(csv_rows "$ds/all/telemetry_columns.csv")" -eq \
+	  "$(json_get "$BATS_TEST_TMPDIR/decl.json" 'sum(len(t["columns"]) for t in m["tables"])')" ]
+	[ "$(csv_values "$ds/all/telemetry_columns.csv" runs)" = 6 ]
+	[ "$(csv_values "$ds/all/telemetry_tables.csv" runs)" = 6 ]
+	[ "$(head -1 "$ds/all/telemetry_columns.csv" | tr -d '\r')" = \
+	  "table_name,position,column_name,type,kind,draw,unit,description,source,machine_wide,overview,not_null,runs" ]
 	$PY - "$ds/all/events.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -227,7 +236,9 @@ PY
 	local differ=0 seed
 	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/a" "$FIX"
 	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/b" "$FIX"
-	diff -r "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	# the same content; the meta differs only in the command line (--out)
+	diff -r -x dataset_meta.json "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	"$TOOL" dataset verify "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
 	for seed in 1 2 3 4 5; do
 		"$TOOL" dataset build --format sched --seed "$seed" --out "$BATS_TEST_TMPDIR/s$seed" "$FIX"
 		cmp -s "$BATS_TEST_TMPDIR/a/test_unseen.csv" "$BATS_TEST_TMPDIR/s$seed/test_unseen.csv" ||
@@ -244,16 +255,16 @@ PY
 	[[ "$output" == *"no run has sched_events rows"* ]]
 }
 
-@test "dataset build --format sched-baseline: time, name, pid, task_code; one code per name" {
+@test "dataset build --format sched-baseline: task_code, time, name, pid (seed 003's order); one code per name" {
 	seed_runs
 	local ds="$BATS_TEST_TMPDIR/ds" sched="$BATS_TEST_TMPDIR/sched" s
 	"$TOOL" dataset build --format sched-baseline --out "$ds" "$FIX"
 	"$TOOL" dataset build --format sched --out "$sched" "$FIX"
 	for s in train test_seen test_unseen all; do
-		[ "$(head -1 "$ds/$s.csv" | tr -d '\r')" = "time,name,pid,task_code" ]
+		[ "$(head -1 "$ds/$s.csv" | tr -d '\r')" = "task_code,time,name,pid" ]
 		# the same events as the sched form, time = time_diff
 		[ "$(cut -d, -f2,3,4 "$sched/$s.csv" | tail -n +2 | md5sum)" = \
-		  "$(cut -d, -f1,2,3 "$ds/$s.csv" | tail -n +2 | md5sum)" ]
+		  "$(tr -d '\r' < "$ds/$s.csv" | cut -d, -f2,3,4 | tail -n +2 | md5sum)" ]
 	done
 	$PY - "$ds" <<'PY'
 import csv, json, sys
@@ -267,6 +278,108 @@ for r in csv.DictReader(open(ds + "/all.csv")):
 top = max(count, key=lambda n: (count[n], -ord(n[0])))
 assert len(codes[top]) == 1 and codes[top] == "A", (top, codes[top])
 PY
+}
+
+@test "dataset provenance: every format; built twice it verifies identical; a changed file fails verify" {
+	seed_runs
+	local fmt a b cmd
+	for fmt in tables sched sched-baseline; do
+		a="$BATS_TEST_TMPDIR/$fmt-a" b="$BATS_TEST_TMPDIR/$fmt-b"
+		"$TOOL" dataset build --format "$fmt" --out "$a" "$FIX"
+		# again, from another directory, the sources named another way
+		(cd "$BATS_TEST_TMPDIR" && "$TOOL" dataset build --format "$fmt" --out "$fmt-b" ./runs/)
+		run "$TOOL" dataset verify "$a"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"$a: OK, "*" output file(s), dataset id ds-"* ]]
+		run "$TOOL" dataset verify "$a" "$b"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"identical: both are dataset ds-"* ]]
+		$PY - "$a" "$b" "$FIX" "$fmt" "$REPO" <<'PY'
+import glob, hashlib, json, os, subprocess, sys
+a, b, fix, fmt, repo = sys.argv[1:]
+ma, mb = (json.load(open(d + "/dataset_meta.json")) for d in (a, b))
+pa, pb = ma["provenance"], mb["provenance"]
+# byte-identical outputs, each hashed in the meta as sha256sum has it
+assert pa["outputs"] == pb["outputs"] and pa["outputs"]
+for rel, e in pa["outputs"].items():
+    data = open(os.path.join(a, rel), "rb").read()
+    assert e == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}, rel
+want = {".csv"} if fmt == "tables" else {s + x for s in ("train", "test_seen", "test_unseen", "all")
+                                          for x in (".csv", "_gaps.csv")}
+assert {os.path.basename(r) if fmt != "tables" else os.path.splitext(r)[1]
+        for r in pa["outputs"]} == want, pa["outputs"].keys()
+# every source file, by its absolute path
+srcs = sorted(glob.glob(fix + "/*.db"))
+assert sorted(pa["sources"]) == [os.path.abspath(f) for f in srcs]
+for f in srcs:
+    assert pa["sources"][os.path.abspath(f)]["sha256"] == \
+        hashlib.sha256(open(f, "rb").read()).hexdigest()
+# the id is the same, the when and how are the build's own
+assert pa["dataset_id"] == pb["dataset_id"] and pa["dataset_id"].startswith("ds-")
+assert pa["command_line"][-3:] == ["--out", a, fix], pa["command_line"]
+assert pb["command_line"][-2:] == [fmt + "-b", "./runs/"], pb["command_line"]
+assert pa["created_utc"].endswith("Z")
+head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
+                      text=True).stdout.strip()
+assert pa["tool"]["name"] == "bpftune-telemetry" and pa["tool"]["version"]
+assert pa["tool"]["commit"].split("+")[0] == head, (pa["tool"], head)
+# the runs' daemons, kernels and CPUs
+assert pa["daemon_versions"] and pa["kernels"] and "cpu_models" in pa
+assert sorted(pa["runs"]) == ma["splits"]["all"]["runs"]
+for r in pa["runs"].values():
+    assert r["daemon_version"] and r["kernel_release"], r
+print(fmt, "ok", pa["dataset_id"], len(pa["outputs"]), "outputs")
+PY
+	done
+	# another seed is another dataset
+	"$TOOL" dataset build --format sched --seed 5 --out "$BATS_TEST_TMPDIR/s5" "$FIX"
+	run "$TOOL" dataset verify "$BATS_TEST_TMPDIR/sched-b" "$BATS_TEST_TMPDIR/s5"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"differ: "* ]]
+	# one byte of one output changed: that file is named, exit 1
+	a="$BATS_TEST_TMPDIR/sched-a"
+	sed -i '2s/$/x/' "$a/train.csv"
+	run "$TOOL" dataset verify "$a"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"train.csv: sha256 differs from the meta's"* ]]
+	[[ "$output" == *"FAILED (1 difference(s))"* ]]
+	run "$TOOL" dataset verify "$a" "$BATS_TEST_TMPDIR/sched-b"
+	[ "$status" -eq 1 ]
+	[[ "$output" != *identical* ]]
+	# a file missing, a file added
+	a="$BATS_TEST_TMPDIR/tables-a"
+	rm "$a/test_seen/runs.csv"
+	touch "$a/notes.txt"
+	run "$TOOL" dataset verify "$a"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"test_seen/runs.csv: missing"* ]]
+	[[ "$output" == *"notes.txt: not in the meta"* ]]
+	# the meta edited: its id no longer matches
+	a="$BATS_TEST_TMPDIR/sched-baseline-a"
+	sed -i 's/"seed": 42/"seed": 7/' "$a/dataset_meta.json"
+	run "$TOOL" dataset verify "$a"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"dataset_meta.json: edited"* ]]
+	# a source changed since the build
+	a="$BATS_TEST_TMPDIR/sched-baseline-b"
+	run "$TOOL" dataset verify "$a"
+	[ "$status" -eq 0 ]
+	echo >> "$(ls "$FIX"/*.db | head -1)"
+	run "$TOOL" dataset verify "$a"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"source "*".db: sha256 differs"* ]]
+	run "$TOOL" dataset verify --no-sources "$a"
+	[ "$status" -eq 0 ]
+	# not a dataset: exit 2
+	run "$TOOL" dataset verify "$FIX"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not a dataset"* ]]
 }
 
 @test "graphs: a figure per signal with a line per category, from the built-in kinds or the file's" {
@@ -325,4 +438,115 @@ PY
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"train:"* ]]
+}
+
+@test "load: docs/datasets.md's example runs, from the tree and as installed" {
+	$PY -c "import pandas" 2>/dev/null || skip "python3-pandas is not installed"
+	seed_runs
+	"$TOOL" dataset build --out "$BATS_TEST_TMPDIR/dataset" "$FIX"
+	"$TOOL" dataset build --format sched --out "$BATS_TEST_TMPDIR/sched" "$FIX"
+	sed -n '/^<!-- loader example: begin -->/,/^<!-- loader example: end -->/p' "$REPO/docs/datasets.md" |
+		sed -n '/^```python$/,/^```$/p' | sed '1d;$d' > "$BATS_TEST_TMPDIR/example.py"
+	[ -s "$BATS_TEST_TMPDIR/example.py" ]
+	cd "$BATS_TEST_TMPDIR"
+	local dir
+	# the source tree's package, and the one make install put in the suite's prefix
+	for dir in "$REPO/tools" "$SUITE_PREFIX/lib/bpftune/python"; do
+		[ -f "$dir/bpftune_telemetry/loader.py" ]
+		run env PYTHONPATH="$dir" $PY example.py
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"train: "*" switches in "*" traces"* ]]
+		[[ "$output" == *"dtypes: Int64 string float64"* ]]
+		[[ "$output" == *"time_diff in s"* ]]
+		[[ "$output" == *"samples_tcp: "*" rows; units: us"* ]]
+	done
+}
+
+@test "load: declared dtypes and units in every format and split, gaps and provenance from the meta" {
+	$PY -c "import pandas" 2>/dev/null || skip "python3-pandas is not installed"
+	seed_runs
+	local fmt
+	for fmt in tables sched sched-baseline; do
+		"$TOOL" dataset build --format "$fmt" --out "$BATS_TEST_TMPDIR/$fmt" "$FIX" >/dev/null
+	done
+	PYTHONPATH="$REPO/tools" $PY - "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/decl.json" <<'PY'
+import csv, json, sys
+import bpftune_telemetry
+tmp, decl = sys.argv[1:]
+DT = {"INTEGER": "Int64", "REAL": "float64", "TEXT": "string"}
+for fmt in ("sched", "sched-baseline"):
+    ds = bpftune_telemetry.load("%s/%s" % (tmp, fmt), verify=True)
+    m = json.load(open("%s/%s/dataset_meta.json" % (tmp, fmt)))
+    assert ds.splits == ("train", "test_seen", "test_unseen", "all"), ds.splits
+    assert ds.dataset_id == m["provenance"]["dataset_id"] and ds.provenance == m["provenance"]
+    for s in ds.splits:
+        df = ds[s]
+        assert list(df.columns) == m["columns"] + (["in_gap"] if fmt == "sched" else [])
+        assert len(df) == m["splits"][s]["events"], (fmt, s)
+        for c in m["columns"]:
+            assert str(df[c].dtype) == DT[m["column_declarations"][c]["type"]], (fmt, c, df[c].dtype)
+        # the values as written: exact to the printed digits
+        rows = list(csv.DictReader(open("%s/%s/%s.csv" % (tmp, fmt, s))))
+        tcol = "time_diff" if fmt == "sched" else "time"
+        assert [float(r[tcol]) for r in rows] == list(df[tcol]), (fmt, s)
+        assert [int(r["pid"]) for r in rows] == list(df["pid"]), (fmt, s)
+        assert df.attrs["units"] == {c: "s" for c in ("timestamp", "time_diff", "time") if c in df}
+    g = ds.lost
+    assert len(g) == sum(len(m["splits"][s]["lost_events"]) for s in ("train", "test_seen", "test_unseen"))
+    assert str(g["lost_events"].dtype) == "Int64" and (g["lost_events"] > 0).all()
+    # the gaps: every loss of sched_stats located, the rows in them marked
+    g = ds.gaps
+    assert str(g["cpu"].dtype) == "Int64" and str(g["start"].dtype) == "float64"
+    assert (g["lost_events"] == g["lost_ringbuf"] + g["lost_writer"]).all()
+    assert (g["start"] < g["end"]).all()
+    for s in ("train", "test_seen", "test_unseen"):
+        gs = g[g["split"] == s]
+        assert sorted(gs["trace_id"].unique()) == m["splits"][s]["traces_with_gaps"]
+        assert {t: int((gs["trace_id"] == t).sum()) for t in m["splits"][s]["gaps"]} == \
+            m["splits"][s]["gaps"]
+        if fmt == "sched":
+            df = ds[s]
+            assert df["in_gap"].dtype == bool and df["in_gap"].any() and not df["in_gap"].all()
+            for r in df[df["in_gap"]].sample(5, random_state=1).itertuples():
+                w = gs[(gs["trace_id"] == r.trace_id) & (gs["start"] <= r.timestamp) &
+                       (gs["end"] >= r.timestamp)]
+                assert len(w), r
+    # whole runs: the gaps add up to the losses sched_stats counted
+    ga = g[g["split"] == "all"]
+    for tid, n in m["splits"]["all"]["lost_events"].items():
+        assert int(ga[ga["trace_id"] == tid]["lost_events"].sum()) == n, (tid, n)
+# tables: the daemon's declarations give every declared column its dtype and unit
+d = json.load(open(decl))
+ds = bpftune_telemetry.load(tmp + "/tables")
+assert ds.format == "tables" and ds.splits == ("train", "test_seen", "test_unseen", "all")
+n = 0
+for t in d["tables"]:
+    if t["table_name"] not in ds["all"]:
+        continue
+    df = ds["all"][t["table_name"]]
+    for c in t["columns"]:
+        if c["name"] in df.columns:
+            assert str(df[c["name"]].dtype) == DT[c["type"]], (t["table_name"], c, df[c["name"]].dtype)
+            if c["unit"]:
+                assert df.attrs["units"][c["name"]] == c["unit"], (t["table_name"], c)
+            n += 1
+    for c in ("label", "category", "trace_id"):
+        if c in df.columns:
+            assert str(df[c].dtype) == "string"
+assert n > 500, n
+assert not ds.undeclared - {"collect_runs", "collect_tunables"}, ds.undeclared
+assert str(ds["train"]["telemetry_columns"]["runs"].dtype) == "Int64"
+assert len(ds.lost) > 0 and (ds.lost["lost_events"] > 0).all()
+print("ok", n, "declared columns checked")
+PY
+	# verify=True refuses a changed file, naming it
+	echo x >> "$BATS_TEST_TMPDIR/sched/test_seen.csv"
+	run env PYTHONPATH="$REPO/tools" $PY -c 'import sys, bpftune_telemetry; bpftune_telemetry.load(sys.argv[1], verify=True)' "$BATS_TEST_TMPDIR/sched"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ValueError"*"test_seen.csv: sha256 differs"* ]]
+	run env PYTHONPATH="$REPO/tools" $PY -c 'import sys, bpftune_telemetry; bpftune_telemetry.load(sys.argv[1])' "$FIX"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not a dataset"* ]]
 }

@@ -7,6 +7,10 @@
                                     merge runs, split them BY RUN into train,
                                     test_seen and test_unseen (one workload
                                     category held out when there are >= 3)
+  dataset verify DIR [DIR2]         recheck the sha256 of every output (and of
+                                    the sources still present) and the dataset
+                                    id; with DIR2: are both the same dataset?
+                                    exit 0 ok, 1 something differs, 2 no dataset
   plot --out DIR [SOURCE...]        one PNG per run: tunables and key signals
                                     over time, changes marked
   graphs --out DIR [SOURCE...]      one PNG per signal across runs: rates and
@@ -44,6 +48,7 @@ from .dataset import cmd_dataset
 from .export import cmd_export
 from .graphs import cmd_graphs
 from .perf_list import cmd_perf_list
+from .provenance import cmd_verify
 from .fleet import add_parser as add_fleet_parser
 from .plot import cmd_plot
 from .runs import cmd_runs
@@ -117,6 +122,13 @@ def main():
     add_dataset_options(p)
     p.add_argument("sources", nargs="*")
     p.set_defaults(fn=cmd_dataset)
+    p = dsub.add_parser("verify", help="recheck a dataset's hashes and id; with two, "
+                        "whether they are the same dataset (exit 0 ok, 1 differs, 2 not a "
+                        "dataset)")
+    p.add_argument("dirs", nargs="+", metavar="DIR")
+    p.add_argument("--no-sources", action="store_true",
+                   help="do not rehash the source run files")
+    p.set_defaults(fn=cmd_verify)
 
     p = sub.add_parser("plot", help="one PNG per run")
     p.add_argument("--out", metavar="DIR", required=True)

@@ -11,8 +11,11 @@ split in time instead (the first part to train, the rest to test_seen as a
 trace of its own), and dataset_meta.json says so.
 
 --format tables (default): a directory per split (and all/) with one CSV
-per table; --format sched and sched-baseline: seed 003's CSV files of
-sched_switch events (dataset_sched.py).
+per table (the declarations, telemetry_tables and telemetry_columns, once
+per split rather than once per run); --format sched and sched-baseline:
+seed 003's CSV files of sched_switch events (dataset_sched.py).  Every format's
+dataset_meta.json has the provenance and the hashes that `dataset
+verify` rechecks (provenance.py).
 """
 
 import json
@@ -22,11 +25,16 @@ import shutil
 
 from .common import NO_LABEL, SPLITS, Sources, connect, die, give_back, make_dirs, \
     tables_of, write_csv
+from .provenance import seal
 
 # tables that describe a run rather than record its time: a run split in
 # time has them in both parts
 DESCRIBE_RUN = {"meta", "runs", "tuners", "tunables", "collect_runs", "collect_tunables",
                 "telemetry_tables", "telemetry_columns", "sched_info"}
+# the declarations every run file repeats: written once per split, one row
+# per distinct declaration, with the number of the split's runs that made it
+DECLARATIONS = ("telemetry_tables", "telemetry_columns")
+PER_RUN = ("run_id", "host_id", "seq", "ts_uptime_us", "label", "category", "trace_id")
 TAIL = "_tail"
 
 
@@ -150,6 +158,24 @@ def part_rows(src, table, parts):
                 yield dict(r, trace_id=p.trace_id)
 
 
+def declaration_columns(src, table):
+    return [c for c in src.csv_columns(table) if c not in PER_RUN] + ["runs"]
+
+
+def declaration_rows(src, table, parts):
+    """A declaration table's distinct rows over the runs of @parts, in
+    first-seen order, each with how many runs declared it."""
+    cols = declaration_columns(src, table)[:-1]
+    rows = {}
+    runs = {}
+    for r in part_rows(src, table, parts):
+        key = tuple(r.get(c) for c in cols)
+        rows.setdefault(key, dict(zip(cols, key)))
+        runs.setdefault(key, set()).add(r["run_id"])
+    for key, r in rows.items():
+        yield dict(r, runs=len(runs[key]))
+
+
 def write_tables(src, out, parts, meta):
     every = [Part(r) for r in src.runs]
     for s in SPLITS + ("all",):
@@ -160,9 +186,28 @@ def write_tables(src, out, parts, meta):
         ps = every if s == "all" else parts[s]
         counts = {}
         for t in src.tables:
-            counts[t] = write_csv(os.path.join(d, t + ".csv"), src.csv_columns(t),
-                                  part_rows(src, t, ps))
-        meta["splits"][s] = dict(split_meta(ps), counts=counts)
+            path = os.path.join(d, t + ".csv")
+            if t in DECLARATIONS:
+                counts[t] = write_csv(path, declaration_columns(src, t),
+                                      declaration_rows(src, t, ps))
+            else:
+                counts[t] = write_csv(path, src.csv_columns(t), part_rows(src, t, ps))
+        meta["splits"][s] = dict(split_meta(ps), counts=counts, lost_events={
+            p.trace_id: lost_events(p.run["_file"], p.run_id) for p in ps})
+
+
+def lost_events(path, run_id):
+    """Events the collector counted as lost in the run (sched_stats), or None."""
+    db = connect(path)
+    try:
+        if "sched_stats" not in tables_of(db):
+            return None
+        r = db.execute("SELECT sum(l) FROM (SELECT max(lost_ringbuf) + max(lost_writer) AS l "
+                       "FROM sched_stats WHERE run_id = ? GROUP BY cpu)",
+                       (run_id,)).fetchone()
+        return r[0]
+    finally:
+        db.close()
 
 
 def split_meta(parts):
@@ -206,7 +251,7 @@ def write_meta(out, meta):
 
 def cmd_dataset(args):
     if args.action != "build":
-        die("dataset: the only action is build")
+        die("dataset: the actions are build and verify")
     if not 0 <= args.test_fraction < 1:
         die("dataset: --test-fraction must be in [0, 1)")
     src = Sources(args.sources)
@@ -227,9 +272,11 @@ def build_tables(args, src):
     parts, notes = make_parts(src, split, single, args.test_fraction)
     meta = base_meta(args, src, src.runs, held, cats, notes)
     write_tables(src, args.out, parts, meta)
+    written = [os.path.join(args.out, s) for s in SPLITS + ("all", "dataset_meta.json")]
+    seal(meta, args.out, written, src, src.runs)
     write_meta(args.out, meta)
     report(meta, held, args)
-    return [os.path.join(args.out, s) for s in SPLITS + ("all", "dataset_meta.json")]
+    return written
 
 
 def report(meta, held, args):
@@ -241,3 +288,5 @@ def report(meta, held, args):
         print("split in time (a single run in its category): %s" %
               ", ".join(meta["event_level_split"]["categories"]))
     print("held out: %s; seed %d -> %s" % (held or "none", args.seed, args.out))
+    print("dataset id %s (bpftune-telemetry dataset verify %s)" % (
+        meta["provenance"]["dataset_id"], args.out))

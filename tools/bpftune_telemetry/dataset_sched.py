@@ -6,13 +6,15 @@ row per sched_switch event, each trace (run) in time order,
 
   sched:          timestamp, time_diff, task_name, pid, cpu, prev_state,
                   prev_comm, workload_type, trace_id
-  sched-baseline: time, name, pid, task_code   (the baseline LSTM's form:
-                  time is time_diff, task_code a short code per task name)
+  sched-baseline: task_code, time, name, pid   (the baseline LSTM's form,
+                  in seed 003's order: task_code a short code per task
+                  name, time is time_diff)
 
 timestamp: seconds since boot, 6 decimals; time_diff: seconds since the
 previous switch of the same trace, 9 decimals (nanoseconds), 0 at each
 trace's first event.  Written to train.csv, test_seen.csv, test_unseen.csv
-and all.csv, with dataset_meta.json.
+and all.csv, each with <split>_gaps.csv (where its traces lost events:
+dataset_gaps.py), and dataset_meta.json.
 """
 
 import csv
@@ -20,18 +22,36 @@ import os
 import string
 
 from .common import NO_LABEL, SPLITS, connect, die, tables_of
-from .dataset import Part, base_meta, make_parts, report, split_meta, split_runs, \
-    write_meta
+from .dataset import Part, base_meta, lost_events, make_parts, report, split_meta, \
+    split_runs, write_meta
+from .dataset_gaps import COLUMNS as GAP_COLUMNS, write_gaps
+from .provenance import seal
 
 SCHED_TABLE = "sched_events"
-STATS_TABLE = "sched_stats"
 SCHED_COLUMNS = ("timestamp", "time_diff", "task_name", "pid", "cpu", "prev_state",
                  "prev_comm", "workload_type", "trace_id")
-BASELINE_COLUMNS = ("time", "name", "pid", "task_code")
+BASELINE_COLUMNS = ("task_code", "time", "name", "pid")
+# every column's type (as SQL names it), unit and meaning: in the meta, for
+# the loader (bpftune_telemetry.load) and any reader
+DECLARED = {
+    "timestamp": ("REAL", "s", "CLOCK_BOOTTIME of the switch (sched_events.ts_ns), 6 decimals"),
+    "time_diff": ("REAL", "s", "since the previous switch of the trace, 9 decimals; 0 first"),
+    "task_name": ("TEXT", None, "the task switched in (next_comm)"),
+    "pid": ("INTEGER", None, "its thread id (next_pid)"),
+    "cpu": ("INTEGER", None, "the CPU of the switch"),
+    "prev_state": ("TEXT", None, "state letter of the task switched out (R S D T t X Z P I)"),
+    "prev_comm": ("TEXT", None, "the task switched out"),
+    "workload_type": ("TEXT", None, "the run's label"),
+    "trace_id": ("TEXT", None, "the trace (run, or part of one) the row belongs to"),
+    "task_code": ("TEXT", None, "a short code per task name (meta: task_codes)"),
+    "time": ("REAL", "s", "time_diff"),
+    "name": ("TEXT", None, "task_name"),
+}
 # ns: the collector's ts_ns, or its microseconds where a row has none
 SWITCHES = ("SELECT COALESCE(ts_ns, ts_uptime_us * 1000) AS ns, cpu, pid, comm, "
             "prev_state, prev_comm FROM %s WHERE run_id = ? AND event = 'switch' "
             "ORDER BY ns, seq" % SCHED_TABLE)
+GAPS_SUFFIX = "_gaps.csv"
 CODE_ALPHABET = string.ascii_uppercase + string.ascii_lowercase + string.digits
 
 
@@ -42,20 +62,6 @@ def switch_count(path, run_id):
             return 0
         return db.execute("SELECT count(*) FROM %s WHERE run_id = ? AND event = 'switch'"
                           % SCHED_TABLE, (run_id,)).fetchone()[0]
-    finally:
-        db.close()
-
-
-def lost_events(path, run_id):
-    """Events the collector counted as lost in the run (sched_stats), or None."""
-    db = connect(path)
-    try:
-        if STATS_TABLE not in tables_of(db):
-            return None
-        r = db.execute("SELECT sum(l) FROM (SELECT max(lost_ringbuf) + max(lost_writer) AS l "
-                       "FROM %s WHERE run_id = ? GROUP BY cpu)" % STATS_TABLE,
-                       (run_id,)).fetchone()
-        return r[0]
     finally:
         db.close()
 
@@ -132,7 +138,7 @@ def write_split(path, parts, fmt, codes):
                 if fmt == "sched":
                     w.writerow(r)
                 else:
-                    w.writerow((r[1], r[2], r[3], codes[r[2]]))
+                    w.writerow((codes[r[2]], r[1], r[2], r[3]))
                 n += 1
     return n
 
@@ -154,6 +160,8 @@ def build_sched(args, src):
     meta = base_meta(args, src, runs, held, cats, notes)
     meta["table"] = SCHED_TABLE
     meta["columns"] = list(SCHED_COLUMNS if args.format == "sched" else BASELINE_COLUMNS)
+    meta["column_declarations"] = {c: dict(zip(("type", "unit", "description"), DECLARED[c]))
+                                   for c in meta["columns"]}
     meta["runs_without_sched_events"] = without
     every = [Part(r) for r in runs]
     codes = task_codes(every) if args.format == "sched-baseline" else None
@@ -166,6 +174,16 @@ def build_sched(args, src):
         n = write_split(path, ps, args.format, codes)
         written.append(path)
         meta["splits"][s] = trace_meta(ps, n)
+        gaps = write_gaps(os.path.join(args.out, s + GAPS_SUFFIX), ps)
+        written.append(os.path.join(args.out, s + GAPS_SUFFIX))
+        meta["splits"][s]["gaps"] = gaps
+        meta["splits"][s]["traces_with_gaps"] = sorted(t for t, g in gaps.items() if g)
+    meta["gaps"] = {"file": "<split>" + GAPS_SUFFIX, "columns": list(GAP_COLUMNS),
+                    "resolution": "the sample interval: a loss is located between two "
+                    "sched_stats rows of its CPU", "mark": "a row whose timestamp is in a "
+                    "gap of its trace (any CPU) may follow dropped switches: its time_diff "
+                    "can span a hole"}
+    seal(meta, args.out, written, src, runs)
     write_meta(args.out, meta)
     report(meta, held, args)
     return written
