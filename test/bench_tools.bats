@@ -4,7 +4,8 @@
 # bench/flamegraph.py from a fixed folded-stacks fixture whose names hold
 # '&', '<', '"', quotes, a control character and non-ASCII parses as XML,
 # converts to PNG with rsvg-convert and renders in headless Chromium (not
-# its "This page contains the following errors" page).  Needs no daemon.
+# its "This page contains the following errors" page); the report fails
+# loudly when a picture it promises is missing.  Needs no daemon.
 
 load helpers
 
@@ -22,6 +23,18 @@ screenshot() {
 		--hide-scrollbars --window-size=1200,400 --user-data-dir="$BATS_TEST_TMPDIR/chromium" \
 		--screenshot="$2" "file://$1" >"$BATS_TEST_TMPDIR/chromium.log" 2>&1
 	[ -s "$2" ] || { cat "$BATS_TEST_TMPDIR/chromium.log"; false; }
+}
+
+# tiny_png FILE: a 1x1 white PNG
+tiny_png() {
+	python3 - "$1" <<'EOF'
+import struct, sys, zlib
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)) + \
+    chunk(b"IDAT", zlib.compress(b"\0\xff\xff\xff")) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+EOF
 }
 
 @test "bench_tools: the flame graph is well-formed XML and keeps every name" {
@@ -106,4 +119,44 @@ bpftune;main;policy<&&>check 1" ]
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"not a rendered flame graph"* ]]
+}
+
+@test "bench_tools: the report fails and names a promised picture that is missing" {
+	local d="$BATS_TEST_TMPDIR/report"
+	mkdir -p "$d"
+	printf 'commit: fixture\n' >"$d/info.txt"
+	printf 'source,case,metric,config,value,lo,hi,n\n' >"$d/cost-summary.csv"
+	printf '## cost\n\n![cost plot](cost.png)\n' >"$d/cost.md"
+	printf '## profile\n\nFlame graph: [profile-flame.svg](profile-flame.svg)\n\n![flame graph](profile-flame.png)\n' \
+		>"$d/profile.md"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"missing picture: cost.png"* ]]
+	[[ "$output" == *"missing picture: profile-flame.svg"* ]]
+	[[ "$output" == *"missing picture: profile-flame.png"* ]]
+	# an SVG that does not parse, or a PNG that is not one, is as missing as none
+	printf '<svg>&&</svg>' >"$d/profile-flame.svg"
+	printf 'not a PNG' >"$d/cost.png"
+	tiny_png "$d/profile-flame.png"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"missing picture: profile-flame.svg (not well-formed XML"* ]]
+	[[ "$output" == *"missing picture: cost.png (not a PNG)"* ]]
+	[[ "$output" != *"profile-flame.png"* ]]
+	# a plot gnuplot could not draw is a missing picture too
+	tiny_png "$d/cost.png"
+	printf '## cost\n\n(no gnuplot: no plot)\n' >"$d/cost.md"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"missing picture: a plot (no gnuplot: no plot)"* ]]
+	printf '## cost\n\n![cost plot](cost.png)\n' >"$d/cost.md"
+	render
+	cp "$BATS_TEST_TMPDIR/f.svg" "$d/profile-flame.svg"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -s "$d/report.md" ]
 }
