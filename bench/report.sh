@@ -20,9 +20,10 @@
 #                     commit (it copies its results here)
 # With BASE=<another results directory> it then prints the comparison
 # (bench/compare.py) and flags every figure that moved beyond its interval.
-# AB_BPFTUNE/AB_PLUGINS (another build) are passed on to the cost,
-# footprint and effect parts (and make bench-matrix to the netem path):
-# same-run ratios between the two builds.
+# AB_BPFTUNE/AB_PLUGINS (another build), or AB_CMD (another daemon's whole
+# command line, e.g. one with other flags; see bench/lib.sh), are passed
+# on to the cost, footprint and effect parts (and make bench-matrix to the
+# netem path): same-run ratios between the two daemons.
 #
 # Never fails on a number; exits non-zero if no part produced anything,
 # or if a picture the report promises (a plot, the flame graph SVG or its

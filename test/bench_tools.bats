@@ -5,7 +5,8 @@
 # '&', '<', '"', quotes, a control character and non-ASCII parses as XML,
 # converts to PNG with rsvg-convert and renders in headless Chromium (not
 # its "This page contains the following errors" page); the report fails
-# loudly when a picture it promises is missing.  Needs no daemon.
+# loudly when a picture it promises is missing; an A/B daemon given as
+# AB_CMD runs its own command line.  Needs no daemon.
 
 load helpers
 
@@ -159,4 +160,44 @@ bpftune;main;policy<&&>check 1" ]
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -s "$d/report.md" ]
+}
+
+@test "bench_tools: AB_CMD runs another daemon's own command line, placeholders filled" {
+	run bash -c '
+		cd "$1" && . bench/lib.sh
+		BENCH_CG=/sys/fs/cgroup/wl PLUGIN_DIR=/run/x/plugins BENCH_TMP=/run/x
+		AB_NAME=ref AB_PLUGINS=build/lib/bpftune
+		AB_CMD="/bin/true -s -c {cgroup} -l {plugins} --log \"{tmp}/a log\""
+		bench_ab_init
+		bench_use_build ref
+		bench_daemon_argv --observe -a tcp_buffer
+		printf "<%s>" "${BENCH_ARGV[@]}"; echo
+		bench_ready_re
+		bench_query metrics && echo queried
+		bench_ab_desc
+		# the other configurations still run this build, with its flags
+		bench_use_build all
+		bench_daemon_argv --observe
+		printf "<%s>" "${BENCH_ARGV[@]}"; echo
+		bench_ready_re
+	' _ "$REPO"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "</bin/true><-s><-c></sys/fs/cgroup/wl><-l></run/x/plugins><--log></run/x/a log>" ]
+	[ "${lines[1]}" = "bpftune running" ]
+	[ "${lines[2]}" = '; ref: /bin/true -s -c {cgroup} -l {plugins} --log "{tmp}/a log"' ]
+	[ "${lines[3]}" = "<build/bin/bpftune><-s><-l></run/x/plugins><--socket></run/x/bpftune.sock><--journal></run/x/journal><--observe>" ]
+	[ "${lines[4]}" = "bpftune running" ]
+}
+
+@test "bench_tools: a bad A/B setting stops the benchmark with a clear error" {
+	run bash -c 'cd "$1" && . bench/lib.sh && AB_CMD="/nonexistent/bpftune -s" && bench_ab_init' _ "$REPO"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"AB_CMD: /nonexistent/bpftune is not an executable"* ]]
+	run bash -c 'cd "$1" && . bench/lib.sh && AB_CMD="/bin/true -l {plugins}" && bench_ab_init' _ "$REPO"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"AB_PLUGINS must name the plugin directory"* ]]
+	run bash -c 'cd "$1" && . bench/lib.sh && AB_CMD="/bin/true" AB_BPFTUNE=/bin/true && bench_ab_init' _ "$REPO"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"AB_CMD and AB_BPFTUNE: set one or the other"* ]]
 }
