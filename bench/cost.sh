@@ -32,7 +32,10 @@
 # Knobs (environment):
 #   BLOCKS=12 RUNS=3         blocks, runs per case and block
 #   CASES="iperf qperf sock switch"
-#   CONFIGS="baseline all"   also tuner names (-a TUNER), and AB_NAME
+#   CONFIGS="baseline all"   also tuner names (-a TUNER), AB_NAME, and
+#                            "frozen": all tuners, the daemon stopped
+#                            (SIGSTOP) while the block's runs go on: its
+#                            BPF programs without its threads
 #   STATS_RUNS=3             runs per case in the BPF statistics pass (0: none)
 #   AB_BPFTUNE=PATH AB_PLUGINS=DIR [AB_NAME=other]
 #                            another daemon binary and its plugin directory:
@@ -118,7 +121,7 @@ daemon_up() {
 	bench_use_build "$cfg"
 	[ "$OBSERVE" = 1 ] && args+=(--observe)
 	case "$cfg" in
-	all | "$AB_NAME") ;;
+	all | frozen | "$AB_NAME") ;;
 	*) args+=(-a "$cfg") ;;
 	esac
 	bench_plugin_dir
@@ -158,11 +161,14 @@ run_block() {
 		dc0="$(bench_ctxt "$DAEMON_PID")"
 		t0="$(date +%s%N)"
 	fi
+	# frozen: continued before its figures are read and before it stops
+	[ "$cfg" = frozen ] && kill -STOP "$DAEMON_PID"
 	for c in $CASES; do
 		for r in $(seq 1 "$RUNS"); do
 			measure_run "$blk" "$cfg" "$c" "$r"
 		done
 	done
+	[ "$cfg" = frozen ] && kill -CONT "$DAEMON_PID"
 	if [ "$cfg" != baseline ]; then
 		daemon_rows "$blk" "$cfg" "$du0" "$dc0" "$t0"
 		bench_daemon_stop "$OUT-$cfg.log"
