@@ -216,7 +216,8 @@ bench_in_cg() {
 #       one whose flags differ (e.g. Oracle's bpftune: no --socket,
 #       --journal, --telemetry-dir, --observe).  Parsed like a shell
 #       command line (quotes work); in it {cgroup} is the workload's
-#       cgroup, {plugins} a trusted (root-owned 0755) copy of AB_PLUGINS
+#       cgroup (one of its own, empty, in a part that has none, e.g.
+#       footprint.sh), {plugins} a trusted (root-owned 0755) copy of AB_PLUGINS
 #       (set it if the command needs one) and {tmp} the run's scratch
 #       directory.  Nothing is added: not our -s -l --socket --journal
 #       --telemetry-dir, not BENCH_DAEMON_FLAGS, not the script's own
@@ -291,6 +292,9 @@ bench_daemon_argv() {
 
 	BENCH_ARGV=()
 	if [ ${#DAEMON_CMD[@]} -gt 0 ]; then
+		if [[ "${DAEMON_CMD[*]}" == *"{cgroup}"* ]] && [ -z "$BENCH_CG" ]; then
+			bench_cgroup
+		fi
 		for w in "${DAEMON_CMD[@]}"; do
 			w="${w//\{cgroup\}/$BENCH_CG}"
 			w="${w//\{plugins\}/$PLUGIN_DIR}"
