@@ -32,11 +32,18 @@
 # Knobs (environment):
 #   BLOCKS=12 RUNS=3         blocks, runs per case and block
 #   CASES="iperf qperf sock switch"
-#   CONFIGS="baseline all"   also tuner names (-a TUNER), and AB_NAME
+#   CONFIGS="baseline all"   also tuner names (-a TUNER), AB_NAME, and
+#                            "frozen": all tuners, the daemon stopped
+#                            (SIGSTOP) while the block's runs go on: its
+#                            BPF programs without its threads
 #   STATS_RUNS=3             runs per case in the BPF statistics pass (0: none)
 #   AB_BPFTUNE=PATH AB_PLUGINS=DIR [AB_NAME=other]
 #                            another daemon binary and its plugin directory:
 #                            the configuration AB_NAME (added to CONFIGS)
+#   AB_CMD="CMD ARGS..." [AB_PLUGINS=DIR] [AB_READY=ERE]
+#                            instead: another daemon's whole command line,
+#                            e.g. AB_CMD="/opt/bpftune/bpftune -s -c {cgroup}"
+#                            (placeholders and limits: bench/lib.sh, A/B)
 #   OBSERVE=1                BENCH_DAEMON_FLAGS="-L"
 #   COST_OUT=PATH            results prefix (default bench/results/cost-<time>)
 #   and the workload knobs of bench/workloads.sh (WL_CPU, WL_RT, sizes)
@@ -53,10 +60,8 @@ CASES="${CASES:-iperf qperf sock switch}"
 CONFIGS="${CONFIGS:-baseline all}"
 STATS_RUNS="${STATS_RUNS:-3}"
 OBSERVE="${OBSERVE:-1}"
-AB_NAME="${AB_NAME:-other}"
-if [ -n "${AB_BPFTUNE:-}" ]; then
-	[ -x "$AB_BPFTUNE" ] || bench_die "AB_BPFTUNE=$AB_BPFTUNE is not an executable"
-	[ -d "${AB_PLUGINS:-}" ] || bench_die "AB_PLUGINS must name the other build's plugin directory"
+bench_ab_init
+if bench_ab; then
 	[[ " $CONFIGS " == *" $AB_NAME "* ]] || CONFIGS="$CONFIGS $AB_NAME"
 fi
 
@@ -113,15 +118,10 @@ measure_run() {
 daemon_up() {
 	local cfg="$1" args=(-c "$BENCH_CG")
 
-	DAEMON_BIN="$BPFTUNE"
-	PLUGIN_SRC="$BUILD_PLUGINS"
-	if [ "$cfg" = "$AB_NAME" ] && [ -n "${AB_BPFTUNE:-}" ]; then
-		DAEMON_BIN="$AB_BPFTUNE"
-		PLUGIN_SRC="$AB_PLUGINS"
-	fi
+	bench_use_build "$cfg"
 	[ "$OBSERVE" = 1 ] && args+=(--observe)
 	case "$cfg" in
-	all | "$AB_NAME") ;;
+	all | frozen | "$AB_NAME") ;;
 	*) args+=(-a "$cfg") ;;
 	esac
 	bench_plugin_dir
@@ -137,7 +137,7 @@ daemon_mem() {
 
 # what the daemon did during a block
 daemon_rows() {
-	local blk="$1" cfg="$2" du0="$3" dc0="$4" t0="$5" m i
+	local blk="$1" cfg="$2" du0="$3" dc0="$4" t0="$5" m i ev
 	local names=(vm_hwm vm_rss rss_anon rss_file rss_shmem)
 
 	row "$blk" "$cfg" daemon - startup ms "$DAEMON_STARTUP_MS"
@@ -148,8 +148,8 @@ daemon_rows() {
 	for i in "${!names[@]}"; do
 		row "$blk" "$cfg" daemon - "${names[$i]}" kB "${m[$i]:-0}"
 	done
-	row "$blk" "$cfg" daemon - events count \
-		"$(bench_query metrics 2>/dev/null | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}')"
+	ev="$(bench_events_total)"
+	[ "$ev" = - ] || row "$blk" "$cfg" daemon - events count "$ev"
 }
 
 run_block() {
@@ -161,11 +161,14 @@ run_block() {
 		dc0="$(bench_ctxt "$DAEMON_PID")"
 		t0="$(date +%s%N)"
 	fi
+	# frozen: continued before its figures are read and before it stops
+	[ "$cfg" = frozen ] && kill -STOP "$DAEMON_PID"
 	for c in $CASES; do
 		for r in $(seq 1 "$RUNS"); do
 			measure_run "$blk" "$cfg" "$c" "$r"
 		done
 	done
+	[ "$cfg" = frozen ] && kill -CONT "$DAEMON_PID"
 	if [ "$cfg" != baseline ]; then
 		daemon_rows "$blk" "$cfg" "$du0" "$dc0" "$t0"
 		bench_daemon_stop "$OUT-$cfg.log"
@@ -218,7 +221,7 @@ read -ra CFG <<<"$CONFIGS"
 		"iperf3 -n $WL_IPERF_BYTES, qperf tcp_lat ${WL_QPERF_SECS}s ${WL_QPERF_SIZE} B," \
 		"stress-ng sock $WL_SOCK_OPS ops, switch $WL_SWITCH_OPS ops"
 	echo "# daemon: $( [ "$OBSERVE" = 1 ] && echo "--observe, ")-c <workload cgroup> ${BENCH_DAEMON_FLAGS:-}" \
-		"$( [ -n "${AB_BPFTUNE:-}" ] && echo "; $AB_NAME: $AB_BPFTUNE with $AB_PLUGINS")"
+		"$(bench_ab_desc)"
 	echo "# machine: $(bench_machine)"
 	echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -21,7 +21,9 @@
 # the host-kernel lock):
 #   bench/footprint.sh
 # Knobs: REPS=3 SETTLE_SECS=5 IDLE_SECS=10 FOOTPRINT_OUT=PATH
-#   BENCH_DAEMON_FLAGS="-L"; AB_BPFTUNE/AB_PLUGINS/AB_NAME as in cost.sh
+#   BENCH_DAEMON_FLAGS="-L"; AB_BPFTUNE/AB_PLUGINS/AB_NAME or AB_CMD/AB_READY
+#   as in cost.sh (an AB_CMD daemon runs its own command line in both
+#   telemetry settings)
 #   (the other daemon is measured the same way, as more rows)
 # Results: OUT.csv (rep,config,case,metric,unit,value), OUT-timeline.dat,
 # OUT.md, OUT.png (memory during start-up).
@@ -32,7 +34,7 @@ cd "$(dirname "$0")/.."
 REPS="${REPS:-3}"
 SETTLE_SECS="${SETTLE_SECS:-5}"
 IDLE_SECS="${IDLE_SECS:-10}"
-AB_NAME="${AB_NAME:-other}"
+bench_ab_init
 
 bench_need python3
 bench_init
@@ -54,29 +56,20 @@ mem_now() {
 		"/proc/$1/status" 2>/dev/null || true
 }
 
-use_build() {
-	DAEMON_BIN="$BPFTUNE"
-	PLUGIN_SRC="$BUILD_PLUGINS"
-	if [ "$1" = "$AB_NAME" ]; then
-		DAEMON_BIN="$AB_BPFTUNE"
-		PLUGIN_SRC="$AB_PLUGINS"
-	fi
-}
-
 # one start: follow the memory until SETTLE_SECS after "bpftune running"
 memory_run() {
-	local cfg="$1" rep="$2" t0 now m up="" last="" load="" i names
+	local cfg="$1" rep="$2" t0 now m up="" last="" load="" i names ready
 	shift 2
 	names=(vm_hwm vm_rss rss_anon rss_file rss_shmem)
 
-	use_build "${cfg%%,*}"
+	bench_use_build "${cfg%%,*}"
 	bench_plugin_dir
+	bench_daemon_argv "$@"
+	ready="$(bench_ready_re)"
 	DAEMON_LOG="$BENCH_TMP/daemon.log"
 	: >"$DAEMON_LOG"
 	t0="$(date +%s%N)"
-	# shellcheck disable=SC2086
-	"$DAEMON_BIN" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR" --socket "$BENCH_TMP/bpftune.sock" \
-		--journal "$BENCH_TMP/journal" "$@" >>"$DAEMON_LOG" 2>&1 &
+	"${BENCH_ARGV[@]}" >>"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	DAEMON_SOCK="$BENCH_TMP/bpftune.sock"
 	while :; do
@@ -85,7 +78,7 @@ memory_run() {
 		[ -n "$m" ] || { cat "$DAEMON_LOG" >&2; bench_die "the daemon exited during start-up"; }
 		echo "$cfg $rep $now $m" >>"$TL"
 		last="$m"
-		if [ -z "$up" ] && grep -q "bpftune running" "$DAEMON_LOG"; then
+		if [ -z "$up" ] && grep -qE -- "$ready" "$DAEMON_LOG"; then
 			up=$now
 			load="$m"
 		fi
@@ -109,13 +102,13 @@ idle_run() {
 	local cfg="$1"
 	shift
 
-	use_build "${cfg%%,*}"
+	bench_use_build "${cfg%%,*}"
 	bench_plugin_dir
 	bench_idle row "$cfg" "$@"
 }
 
 BUILDS=(this)
-[ -n "${AB_BPFTUNE:-}" ] && BUILDS+=("$AB_NAME")
+bench_ab && BUILDS+=("$AB_NAME")
 {
 	echo "# footprint: all tuners, $REPS starts per setting, ${SETTLE_SECS}s after 'bpftune running'; idle ${IDLE_SECS}s ${BENCH_DAEMON_FLAGS:-}"
 	echo "# kernel BTF: $(stat -c %s /sys/kernel/btf/vmlinux 2>/dev/null || echo -) bytes"

@@ -32,6 +32,11 @@ BENCH_CG=""
 # comparison points them at another build (bench/cost.sh AB_BPFTUNE=...)
 DAEMON_BIN="$BPFTUNE"
 PLUGIN_SRC="$BUILD_PLUGINS"
+# a whole command line for another daemon (AB_CMD), empty for ours
+DAEMON_CMD=()
+# when the daemon was seen up (epoch seconds), set by bench_daemon_start
+DAEMON_READY_AT=""
+AB_NAME="${AB_NAME:-other}"
 # a cgroup for the daemon itself (bench_cgroup_daemon): its CPU time in us
 DAEMON_CG=""
 
@@ -201,6 +206,116 @@ bench_in_cg() {
 	fi
 }
 
+# ---- A/B: another daemon ------------------------------------------------
+#
+# One more configuration, AB_NAME (default "other"), runs another daemon in
+# the same blocks as this build:
+#   AB_BPFTUNE=PATH AB_PLUGINS=DIR  another build of this daemon, started
+#                                   exactly like this one (same flags)
+#   AB_CMD="COMMAND ARGS..."        another daemon's whole command line, for
+#       one whose flags differ (e.g. Oracle's bpftune: no --socket,
+#       --journal, --telemetry-dir, --observe).  Parsed like a shell
+#       command line (quotes work); in it {cgroup} is the workload's
+#       cgroup (one of its own, empty, in a part that has none, e.g.
+#       footprint.sh), {plugins} a trusted (root-owned 0755) copy of AB_PLUGINS
+#       (set it if the command needs one) and {tmp} the run's scratch
+#       directory.  Nothing is added: not our -s -l --socket --journal
+#       --telemetry-dir, not BENCH_DAEMON_FLAGS, not the script's own
+#       -c/--observe/-a/--no-telemetry; the command line is the same in
+#       every setting of the script.  It must log to stdout or stderr.
+#   AB_READY=ERE                    what AB_CMD's log prints once it is up
+#                                   (default "bpftune running"); start-up
+#                                   time is when the line is seen
+#   AB_SETTLE=SECS                  then wait this long (default 0): for a
+#                                   daemon whose last start-up line comes
+#                                   before its tuners are loaded
+# An AB_CMD daemon is never queried (bpftune -q): its events, sampler and
+# telemetry figures are missing from the results, not zero.
+
+# bench_ab_init: check the A/B settings; AB_ARGV is AB_CMD's words
+bench_ab_init() {
+	AB_ARGV=()
+	if [ -n "${AB_CMD:-}" ]; then
+		[ -z "${AB_BPFTUNE:-}" ] || bench_die "AB_CMD and AB_BPFTUNE: set one or the other"
+		eval "AB_ARGV=($AB_CMD)" || bench_die "AB_CMD=$AB_CMD does not parse as a command line"
+		[ ${#AB_ARGV[@]} -gt 0 ] || bench_die "AB_CMD is empty"
+		command -v "${AB_ARGV[0]}" >/dev/null ||
+			bench_die "AB_CMD: ${AB_ARGV[0]} is not an executable"
+		if [[ "$AB_CMD" == *"{plugins}"* ]] && [ ! -d "${AB_PLUGINS:-}" ]; then
+			bench_die "AB_CMD uses {plugins}: AB_PLUGINS must name the plugin directory"
+		fi
+	elif [ -n "${AB_BPFTUNE:-}" ]; then
+		[ -x "$AB_BPFTUNE" ] || bench_die "AB_BPFTUNE=$AB_BPFTUNE is not an executable"
+		[ -d "${AB_PLUGINS:-}" ] ||
+			bench_die "AB_PLUGINS=${AB_PLUGINS:-} must name the other build's plugin directory"
+	fi
+	return 0
+}
+
+# true when an A/B configuration is asked for
+bench_ab() {
+	[ -n "${AB_BPFTUNE:-}${AB_CMD:-}" ]
+}
+
+# the A/B configuration in words, for the results' headers ("" without)
+bench_ab_desc() {
+	if [ -n "${AB_CMD:-}" ]; then
+		echo "; $AB_NAME: $AB_CMD"
+	elif [ -n "${AB_BPFTUNE:-}" ]; then
+		echo "; $AB_NAME: $AB_BPFTUNE with $AB_PLUGINS"
+	fi
+}
+
+# bench_use_build CFG: the daemon of configuration CFG (DAEMON_BIN,
+# PLUGIN_SRC, DAEMON_CMD): AB_NAME's if CFG is it, this build's otherwise
+bench_use_build() {
+	DAEMON_BIN="$BPFTUNE"
+	PLUGIN_SRC="$BUILD_PLUGINS"
+	DAEMON_CMD=()
+	if [ "$1" != "$AB_NAME" ] || ! bench_ab; then
+		return 0
+	elif [ -n "${AB_CMD:-}" ]; then
+		DAEMON_CMD=("${AB_ARGV[@]}")
+		DAEMON_BIN="${AB_ARGV[0]}"
+		PLUGIN_SRC="${AB_PLUGINS:-}"
+	else
+		DAEMON_BIN="$AB_BPFTUNE"
+		PLUGIN_SRC="$AB_PLUGINS"
+	fi
+}
+
+# bench_daemon_argv [ARGS...]: the daemon's command line in BENCH_ARGV.
+# Ours: -s, BENCH_DAEMON_FLAGS, -l $PLUGIN_DIR, its own socket and journal,
+# then ARGS; an AB_CMD's: its words with {cgroup} {plugins} {tmp} replaced.
+bench_daemon_argv() {
+	local w
+
+	BENCH_ARGV=()
+	if [ ${#DAEMON_CMD[@]} -gt 0 ]; then
+		if [[ "${DAEMON_CMD[*]}" == *"{cgroup}"* ]] && [ -z "$BENCH_CG" ]; then
+			bench_cgroup
+		fi
+		for w in "${DAEMON_CMD[@]}"; do
+			w="${w//\{cgroup\}/$BENCH_CG}"
+			w="${w//\{plugins\}/$PLUGIN_DIR}"
+			BENCH_ARGV+=("${w//\{tmp\}/$BENCH_TMP}")
+		done
+		return 0
+	fi
+	# shellcheck disable=SC2206
+	BENCH_ARGV=("$DAEMON_BIN" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR"
+		--socket "$BENCH_TMP/bpftune.sock" --journal "$BENCH_TMP/journal" "$@")
+}
+
+# what the daemon's log prints once it is up (an ERE)
+bench_ready_re() {
+	if [ ${#DAEMON_CMD[@]} -gt 0 ]; then
+		echo "${AB_READY:-bpftune running}"
+	else
+		echo "bpftune running"
+	fi
+}
+
 # ---- the daemon ----------------------------------------------------------
 
 # bench_plugin_dir [TUNER|FILE...]: a trusted plugin directory (root-owned,
@@ -212,7 +327,9 @@ bench_plugin_dir() {
 	PLUGIN_DIR="$BENCH_TMP/plugins"
 	rm -rf "$PLUGIN_DIR"
 	mkdir -m 0755 "$PLUGIN_DIR"
-	if [ $# -eq 0 ]; then
+	if [ -z "$PLUGIN_SRC" ]; then
+		:	# an AB_CMD daemon without AB_PLUGINS: it finds its own
+	elif [ $# -eq 0 ]; then
 		cp "$PLUGIN_SRC"/*_tuner.so "$PLUGIN_DIR/"
 	else
 		for t in "$@"; do
@@ -226,7 +343,7 @@ bench_plugin_dir() {
 			fi
 		done
 	fi
-	chmod 0755 "$PLUGIN_DIR"/*.so
+	chmod 0755 "$PLUGIN_DIR"/*.so 2>/dev/null || [ -z "$PLUGIN_SRC" ]
 }
 
 # tuner names in the build, one per line
@@ -242,37 +359,47 @@ bench_tuners() {
 # bench_daemon_start [ARGS...]: start the daemon on $PLUGIN_DIR with its own
 # control socket, journal and telemetry directory (unless ARGS choose) and
 # wait until it logs "bpftune running" (all tuners loaded).  Sets
-# DAEMON_PID, DAEMON_LOG, DAEMON_SOCK and DAEMON_STARTUP_MS (from the fork to
-# the time stamp of that log line).  BENCH_DAEMON_FLAGS (e.g. -L) are added.
+# DAEMON_PID, DAEMON_LOG, DAEMON_SOCK, DAEMON_READY_AT and
+# DAEMON_STARTUP_MS (from the fork to the time stamp of that log line).
+# BENCH_DAEMON_FLAGS (e.g. -L) are added.  An AB_CMD daemon (DAEMON_CMD)
+# runs its own command line instead, ARGS left out, up when its log
+# matches AB_READY (start-up: when that was seen).
 bench_daemon_start() {
-	local t0 t1 i telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
+	local t0 t1 i ready telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
 
 	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && telargs=()
+	bench_daemon_argv "${telargs[@]}" "$@"
+	ready="$(bench_ready_re)"
 	DAEMON_LOG="$BENCH_TMP/daemon.log"
 	DAEMON_SOCK="$BENCH_TMP/bpftune.sock"
 	: >"$DAEMON_LOG"
 	t0="$(date +%s.%N)"
-	# shellcheck disable=SC2086
 	(
 		[ -z "$DAEMON_CG" ] || echo "$BASHPID" >"$DAEMON_CG/cgroup.procs"
-		exec "$DAEMON_BIN" -s ${BENCH_DAEMON_FLAGS:-} -l "$PLUGIN_DIR" \
-			--socket "$DAEMON_SOCK" --journal "$BENCH_TMP/journal" \
-			"${telargs[@]}" "$@" >>"$DAEMON_LOG" 2>&1
+		exec "${BENCH_ARGV[@]}" >>"$DAEMON_LOG" 2>&1
 	) &
 	DAEMON_PID=$!
 	# BENCH_START_TIMEOUT: qemu TCG guests load BPF objects slowly
 	for i in $(seq 1 $((${BENCH_START_TIMEOUT:-120} * 20))); do
-		grep -q "bpftune running" "$DAEMON_LOG" && break
+		grep -qE -- "$ready" "$DAEMON_LOG" && break
 		if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
 			cat "$DAEMON_LOG" >&2
 			DAEMON_PID=""
-			bench_die "the daemon exited during start-up"
+			bench_die "the daemon exited during start-up: ${BENCH_ARGV[*]}"
 		fi
 		sleep 0.05
 	done
-	t1="$(sed -n 's/^bpftune\[\([0-9.]*\)\] info: bpftune running.*/\1/p' "$DAEMON_LOG")"
-	[ -n "$t1" ] || { cat "$DAEMON_LOG" >&2; bench_die "the daemon did not start in time"; }
+	if [ ${#DAEMON_CMD[@]} -gt 0 ]; then
+		grep -qE -- "$ready" "$DAEMON_LOG" && t1="$(date +%s.%N)" || t1=""
+	else
+		t1="$(sed -n 's/^bpftune\[\([0-9.]*\)\] info: bpftune running.*/\1/p' "$DAEMON_LOG")"
+	fi
+	[ -n "$t1" ] || { cat "$DAEMON_LOG" >&2; bench_die "the daemon did not start in time (no '$ready' in its log)"; }
+	DAEMON_READY_AT="$t1"
 	DAEMON_STARTUP_MS="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", (b - a) * 1000}')"
+	if [ ${#DAEMON_CMD[@]} -gt 0 ] && [ "${AB_SETTLE:-0}" != 0 ]; then
+		sleep "$AB_SETTLE"
+	fi
 }
 
 # bench_daemon_stop [SAVE]: SIGTERM, wait; the log is copied to SAVE
@@ -285,14 +412,17 @@ bench_daemon_stop() {
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	wait "$DAEMON_PID" 2>/dev/null
+	# its exit status is not ours: another daemon (AB_CMD) may die of the
+	# SIGTERM (143), which set -e would take for the benchmark's failure
+	wait "$DAEMON_PID" 2>/dev/null || true
 	DAEMON_PID=""
 	[ -n "${1:-}" ] && cp "$DAEMON_LOG" "$1"
 	return 0
 }
 
-# ask the running daemon
+# ask the running daemon (fails for an AB_CMD daemon: not ours to ask)
 bench_query() {
+	[ ${#DAEMON_CMD[@]} -eq 0 ] || return 1
 	"$DAEMON_BIN" --socket "$DAEMON_SOCK" -q "$@"
 }
 
@@ -340,9 +470,12 @@ bench_ctxt_threads() {
 
 # ---- idle wake-ups (footprint.sh, overhead.sh) ---------------------------------
 
-# events the daemon handled so far (all tuners)
+# events the daemon handled so far (all tuners); "-" if it cannot be asked
 bench_events_total() {
-	bench_query metrics 2>/dev/null | awk '/^bpftune_events_total/ {n += $2} END {print n + 0}'
+	local m
+
+	m="$(bench_query metrics 2>/dev/null)" || { echo -; return 0; }
+	awk '/^bpftune_events_total/ {n += $2} END {print n + 0}' <<<"$m"
 }
 
 # bench_idle ROWFN LABEL [DAEMON ARGS...]: start the daemon on $PLUGIN_DIR,
@@ -373,7 +506,7 @@ bench_idle() {
 		"$rowfn" idle "$label" "idle:$t" wakeups_per_s 1/s \
 			"$(awk -v a="$v" -v b="$n" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / s}')"
 	done <"$BENCH_TMP/idle.dat"
-	"$rowfn" idle "$label" idle events_per_s 1/s \
+	[ "$e0" = - ] || [ "$e1" = - ] || "$rowfn" idle "$label" idle events_per_s 1/s \
 		"$(awk -v a="$e0" -v b="$e1" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / (s + 1)}')"
 	bench_daemon_stop
 }

@@ -26,6 +26,7 @@
 #   bench/netem_effect.sh
 # Knobs: N=1 (repetitions of the phases), PHASE_SECS=30 CONN_SECS=2
 #   DELAY=10ms SMALL_RMEM STATIC_RMEM AB_BPFTUNE AB_PLUGINS AB_NAME=other
+#   (or AB_CMD AB_READY: another daemon's command line, see bench/lib.sh)
 #   NETEM_OUT=PATH (results prefix; default bench/results/netem-<time>)
 #   NETEM_PRINT_CSV=1: print the raw CSV on stdout between marker lines
 #   (how bench/matrix.sh gets it out of a guest)
@@ -40,7 +41,7 @@ CONN_SECS="${CONN_SECS:-2}"
 DELAY="${DELAY:-10ms}"
 SMALL_RMEM="${SMALL_RMEM:-4096 131072 131072}"
 STATIC_RMEM="${STATIC_RMEM:-4096 131072 6291456}"
-AB_NAME="${AB_NAME:-other}"
+bench_ab_init
 
 bench_need iperf3 tc python3 sqlite3
 bench_init
@@ -103,12 +104,7 @@ phase() {
 	*) ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="$SMALL_RMEM" ;;
 	esac
 	if [ "$cfg" != small ] && [ "$cfg" != static ]; then
-		DAEMON_BIN="$BPFTUNE"
-		PLUGIN_SRC="$BUILD_PLUGINS"
-		if [ "$cfg" = "$AB_NAME" ]; then
-			DAEMON_BIN="$AB_BPFTUNE"
-			PLUGIN_SRC="$AB_PLUGINS"
-		fi
+		bench_use_build "$cfg"
 		rm -rf "$BENCH_TMP/telemetry"
 		bench_plugin_dir tcp_buffer sysctl
 		if [ "$cfg" = observed ]; then
@@ -138,7 +134,7 @@ phase() {
 }
 
 CONFIGS="small static observed tuned"
-[ -n "${AB_BPFTUNE:-}" ] && CONFIGS="$CONFIGS $AB_NAME"
+bench_ab && CONFIGS="$CONFIGS $AB_NAME"
 {
 	echo "# netem effect: $N repetitions; RTT 2 x $DELAY; a new ${CONN_SECS}s iperf3 connection after another for ${PHASE_SECS}s per phase: $CONFIGS"
 	echo "# receiver tcp_rmem: small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tcp_buffer and sysctl, writing ${BENCH_DAEMON_FLAGS:-}"

@@ -5,16 +5,19 @@
 # --observe, default telemetry) while stress-ng --sock runs in a namespace
 # of its own for PROFILE_SECS, under perf record -e cpu-clock (a software
 # event: no PMU needed) with call graphs.  Writes a flame graph whose
-# title names the commit (flamegraph from npm, and a PNG of it when
-# rsvg-convert is there, to look at), and a per-function table: samples
-# in each function itself (self) and below it (total), as markdown.
+# title names the commit (bench/flamegraph.py: well-formed SVG, checked
+# by parsing it back) and a PNG of it (rsvg-convert), and a per-function
+# table: samples in each function itself (self) and below it (total), as
+# markdown.  Exits non-zero, naming the picture, when either cannot be
+# drawn.
 #
 # Usage (root, from the top of the tree, after make; on a shared host
 # under the host-kernel lock):
 #   bench/profile.sh
 # Knobs: PROFILE_SECS=8 PERF_FREQ=4000 PERF_CALLGRAPH=dwarf (or fp)
 #   PROFILE_OUT=PATH PROFILE_TITLE="..." STRESS_WORKERS=<CPUs>
-# Results: OUT-flame.svg (and .png), OUT.md, OUT-functions.csv, OUT-perf.txt
+# Results: OUT-flame.svg and .png, OUT.md, OUT-functions.csv, OUT-perf.txt,
+# OUT-folded.txt (the stacks, folded: flamegraph.py --folded redraws them)
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -24,7 +27,7 @@ PERF_FREQ="${PERF_FREQ:-4000}"
 PERF_CALLGRAPH="${PERF_CALLGRAPH:-dwarf}"
 STRESS_WORKERS="${STRESS_WORKERS:-$(nproc)}"
 
-bench_need perf stress-ng python3 flamegraph
+bench_need perf stress-ng python3 rsvg-convert
 bench_init
 bench_cgroup
 bench_netns_one prof
@@ -49,13 +52,14 @@ bench_daemon_stop "$OUT-daemon.log"
 
 perf script -i "$BENCH_TMP/perf.data" 2>/dev/null >"$OUT-perf.txt" || true
 samples="$(grep -c ' cpu-clock' "$OUT-perf.txt" || true)"
-if [ -s "$OUT-perf.txt" ]; then
-	flamegraph -t perf --titletext "$TITLE" <"$OUT-perf.txt" >"$OUT-flame.svg" 2>/dev/null ||
-		echo "flamegraph failed" >&2
-	if [ -s "$OUT-flame.svg" ] && command -v rsvg-convert >/dev/null; then
-		rsvg-convert -w 1200 -b white "$OUT-flame.svg" -o "$OUT-flame.png" 2>/dev/null ||
-			echo "rsvg-convert failed" >&2
-	fi
-fi
+rm -f "$OUT-flame.svg" "$OUT-flame.png"
 python3 bench/profile_report.py "$OUT-perf.txt" "$OUT" "$TITLE" \
 	"daemon CPU $((cpu1 - cpu0)) ms in $((PROFILE_SECS + 1)) s, $samples samples at $PERF_FREQ Hz, $events events handled"
+if [ "${samples:-0}" -gt 0 ]; then
+	# any failure here fails the run, naming the picture (set -e)
+	python3 bench/flamegraph.py --title "$TITLE" --fold-out "$OUT-folded.txt" \
+		"$OUT-perf.txt" "$OUT-flame.svg" ||
+		bench_die "flame graph $OUT-flame.svg: bench/flamegraph.py failed"
+	rsvg-convert -w 1200 -b white "$OUT-flame.svg" -o "$OUT-flame.png" ||
+		bench_die "flame graph $OUT-flame.png: rsvg-convert failed"
+fi

@@ -8,7 +8,9 @@ Each sample's stack (perf script: the event line, then one frame per line,
 leaf first) counts once for its leaf function (self) and once for every
 distinct function on its stack (total).  Writes OUT.md (markdown: thread
 split and the top functions, the way a CI perf report lists them) and
-OUT-functions.csv (function, self, total, self_pct, total_pct).
+OUT-functions.csv (function, self, total, self_pct, total_pct).  With
+samples, OUT.md links OUT-flame.svg and shows OUT-flame.png (drawn by
+bench/profile.sh), whether or not they exist: bench/report_md.py checks.
 """
 import csv
 import os
@@ -57,11 +59,11 @@ def main():
                 total_n[fn] = total_n.get(fn, 0) + 1
     lines = ["## %s" % title, "", note + ".", ""]
     svg = os.path.basename(out + "-flame.svg")
-    if os.path.exists(out + "-flame.png"):
+    if n:
+        # promised whether or not they were drawn: bench/report_md.py fails
+        # on a picture that is not there, rather than leaving it out quietly
         lines += ["Flame graph: [%s](%s)" % (svg, svg), "",
                   "![flame graph](%s)" % os.path.basename(out + "-flame.png"), ""]
-    elif os.path.exists(out + "-flame.svg"):
-        lines += ["Flame graph: [%s](%s)" % (svg, svg), ""]
     if not n:
         lines.append("No samples: the daemon used no CPU while the load ran.")
     else:

@@ -20,12 +20,14 @@
 #                     commit (it copies its results here)
 # With BASE=<another results directory> it then prints the comparison
 # (bench/compare.py) and flags every figure that moved beyond its interval.
-# AB_BPFTUNE/AB_PLUGINS (another build) are passed on to the cost,
-# footprint and effect parts (and make bench-matrix to the netem path):
-# same-run ratios between the two builds.
+# AB_BPFTUNE/AB_PLUGINS (another build), or AB_CMD (another daemon's whole
+# command line, e.g. one with other flags; see bench/lib.sh), are passed
+# on to the cost, footprint and effect parts (and make bench-matrix to the
+# netem path): same-run ratios between the two daemons.
 #
-# Never fails on a number; exits non-zero only if no part produced
-# anything.  Full set about 10 minutes here, --ci about 3.
+# Never fails on a number; exits non-zero if no part produced anything,
+# or if a picture the report promises (a plot, the flame graph SVG or its
+# PNG) is missing or broken: bench/report_md.py names each on stderr.  Full set about 10 minutes here, --ci about 3.
 #
 # Usage (root, from the top of the tree, after make; on a shared host under
 # the host-kernel lock):
@@ -92,9 +94,13 @@ if ! ls "$DIR"/*-summary.csv >/dev/null 2>&1; then
 	echo "bench-report: no part produced results" >&2
 	exit 1
 fi
-python3 bench/report_md.py "$DIR"
+rc=0
+python3 bench/report_md.py "$DIR" || rc=1
 echo "report: $DIR/report.md" >&2
 if [ -n "${BASE:-}" ]; then
 	python3 bench/compare.py "$DIR" "$BASE"
 fi
-exit 0
+if [ "$rc" != 0 ]; then
+	echo "bench-report: FAILED: the report promises pictures that are missing (above)" >&2
+fi
+exit "$rc"

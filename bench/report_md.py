@@ -10,11 +10,20 @@ PART-summary.csv for PART in cost, footprint, profile, effect and netem-*
 source column: what bench/compare.py reads) and DIR/report.md: the header
 (machine, kernel, mode, commit, date), the targets with the figures that
 answer them, then each part's own report.
+
+Every picture the report promises (a markdown image or a link to a local
+.png or .svg) must be there: non-empty, a PNG that starts as one, an SVG
+that parses as XML; a part whose plot could not be drawn ("(no gnuplot",
+"(gnuplot failed") has broken its promise too.  Each broken promise is
+one "report_md.py: missing picture: NAME (why)" line on stderr and the
+exit status is 1 (report.md is still written, to be read).
 """
 import csv
 import glob
 import os
+import re
 import sys
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report_common import fmt, num  # noqa: E402
@@ -138,6 +147,43 @@ def targets(rows):
     return lines
 
 
+PICTURE = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+NO_PLOT = re.compile(r"\((no gnuplot|gnuplot failed)[^)]*\)?")
+
+
+def picture_problem(path):
+    """why the picture at path cannot be shown, or None"""
+    if not os.path.exists(path) or not os.path.getsize(path):
+        return "not there" if not os.path.exists(path) else "empty"
+    if path.endswith(".svg"):
+        try:
+            ET.parse(path)
+        except ET.ParseError as e:
+            return "not well-formed XML: %s" % e
+    elif path.endswith(".png"):
+        with open(path, "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                return "not a PNG"
+    return None
+
+
+def missing_pictures(d, lines):
+    """"NAME (why)" for every picture the lines promise that cannot be shown"""
+    bad, seen = [], set()
+    for line in lines:
+        for name in PICTURE.findall(line):
+            if "://" in name or not name.endswith((".png", ".svg")) or name in seen:
+                continue
+            seen.add(name)
+            why = picture_problem(os.path.join(d, name))
+            if why:
+                bad.append("%s (%s)" % (name, why))
+        m = NO_PLOT.search(line)
+        if m:
+            bad.append("a plot (%s)" % m.group(0).strip("()"))
+    return bad
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -164,10 +210,15 @@ def main():
             lines += [l.rstrip("\n") for l in open(p)]
     lines += ["", "---", "", "Files: summary.csv (every figure with its interval; "
               "`make bench-report BASE=<dir>` compares two), each part's raw CSV, the "
-              "PNG plots, profile-flame.svg."]
+              "PNG plots and the flame graph they link."]
     with open(os.path.join(d, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     sys.stdout.write("\n".join(lines[:4 + len(info)] + [""] + targets(rows)) + "\n")
+    bad = missing_pictures(d, lines)
+    for b in bad:
+        print("report_md.py: missing picture: %s" % b, file=sys.stderr)
+    if bad:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
 # `bpftune -q metrics`).  Then one more run with the daemon under
 # `perf record -e cpu-clock -g` (no PMU needed) and the kernel's BPF run-time
 # statistics on (kernel.bpf_stats_enabled, restored after), rendered as a
-# flame graph SVG with the flamegraph renderer from npm; the BPF programs'
+# flame graph SVG by bench/flamegraph.py; the BPF programs'
 # run time is what the tuners cost the workload inside the kernel, where
 # the daemon's own CPU time does not show it.
 #
@@ -35,7 +35,7 @@ PERF_CALLGRAPH="${PERF_CALLGRAPH:-fp}"
 BPF_STATS="${BPF_STATS:-1}"
 
 bench_need stress-ng python3
-[ "$PROFILE" = 1 ] && bench_need perf flamegraph bpftool
+[ "$PROFILE" = 1 ] && bench_need perf bpftool
 bench_init
 bench_cgroup
 bench_netns_one stress
@@ -142,8 +142,8 @@ profile_run() {
 	row profile profile profile perf_samples count \
 		"$(grep -c ' cpu-clock' "$OUT-perf.txt" || true)"
 	if [ -s "$OUT-perf.txt" ]; then
-		flamegraph -t perf <"$OUT-perf.txt" >"$OUT-flame.svg" 2>/dev/null ||
-			echo "flamegraph failed" >&2
+		python3 bench/flamegraph.py --title "bpftune daemon under stress-ng --sock" \
+			"$OUT-perf.txt" "$OUT-flame.svg" || echo "flame graph: flamegraph.py failed" >&2
 	fi
 }
 

@@ -27,6 +27,7 @@
 # Knobs (environment): N=5 repetitions, SECS=3 per measurement,
 #   CONVERGE_SECS=12, SMALL_RMEM="4096 8192 16384", STATIC_RMEM=...,
 #   BENCH_DAEMON_FLAGS="-L", AB_BPFTUNE=PATH AB_PLUGINS=DIR [AB_NAME=other]
+#   or AB_CMD/AB_READY as in cost.sh (it must load its tcp_buffer tuner)
 # Results: bench/results/tcp_buffer_effect-<time>.{csv,md,png},
 # -summary.csv, -timeline.dat (rep, config, s after bpftune running,
 # Mbit/s) and the daemon's log of each repetition (-[CONFIG-]repN.log).
@@ -38,11 +39,7 @@ N="${1:-${N:-5}}"
 SECS="${2:-${SECS:-3}}"
 CONVERGE_SECS="${CONVERGE_SECS:-12}"
 SMALL_RMEM="${SMALL_RMEM:-4096 8192 16384}"
-AB_NAME="${AB_NAME:-other}"
-if [ -n "${AB_BPFTUNE:-}" ]; then
-	[ -x "$AB_BPFTUNE" ] || bench_die "AB_BPFTUNE=$AB_BPFTUNE is not an executable"
-	[ -d "${AB_PLUGINS:-}" ] || bench_die "AB_PLUGINS=${AB_PLUGINS:-} is not a directory"
-fi
+bench_ab_init
 
 bench_need iperf3 python3
 bench_init
@@ -100,16 +97,11 @@ converge() {
 
 	set_rmem "$SMALL_RMEM"
 	bench_tcp_sysctls_set "$CLI" "$CLI_DEFAULTS"
-	DAEMON_BIN="$BPFTUNE"
-	PLUGIN_SRC="$BUILD_PLUGINS"
-	if [ "$cfg" = "$AB_NAME" ]; then
-		DAEMON_BIN="$AB_BPFTUNE"
-		PLUGIN_SRC="$AB_PLUGINS"
-		log="$OUT-$cfg-rep$rep.log"
-	fi
+	bench_use_build "$cfg"
+	[ "$cfg" = "$AB_NAME" ] && log="$OUT-$cfg-rep$rep.log"
 	bench_plugin_dir tcp_buffer sysctl
 	bench_daemon_start
-	t_run="$(sed -n 's/^bpftune\[\([0-9.]*\)\] info: bpftune running.*/\1/p' "$DAEMON_LOG")"
+	t_run="$DAEMON_READY_AT"
 	t_cli="$(date +%s.%N)"
 	iperf_json "$CONVERGE_SECS" -i 0.5 | python3 -c 'import json,sys
 off = float(sys.argv[2]) - float(sys.argv[1])
@@ -133,7 +125,7 @@ except Exception:
 
 {
 	echo "# tcp_buffer effect: $N repetitions of ${SECS}s iperf3 (IPv4, one stream) into a netns over veth"
-	echo "# receiver tcp_rmem: too small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tuners tcp_buffer and sysctl, convergence run ${CONVERGE_SECS}s ${BENCH_DAEMON_FLAGS:-}$( [ -n "${AB_BPFTUNE:-}" ] && echo "; $AB_NAME: $AB_BPFTUNE with $AB_PLUGINS")"
+	echo "# receiver tcp_rmem: too small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tuners tcp_buffer and sysctl, convergence run ${CONVERGE_SECS}s ${BENCH_DAEMON_FLAGS:-}$(bench_ab_desc)"
 	echo "# machine: $(bench_machine)"
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 } | tee "$OUT.info" >&2
@@ -146,7 +138,7 @@ for rep in $(seq 1 "$N"); do
 	set_rmem "$STATIC_RMEM"
 	row "$rep" static iperf-v4-up throughput Mbit/s "$(measure)"
 	converge "$rep" tuned
-	[ -z "${AB_BPFTUNE:-}" ] || converge "$rep" "$AB_NAME"
+	! bench_ab || converge "$rep" "$AB_NAME"
 done
 echo "done in $((SECONDS - start)) s" >&2
 

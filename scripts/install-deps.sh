@@ -6,8 +6,9 @@
 #                                  the packages under systemd (make deb, make test-systemd)
 #   scripts/install-deps.sh --deb  also Debian packaging (make deb)
 #   scripts/install-deps.sh --bench  also the benchmarks (make bench): qperf,
-#                                  stress-ng, perf, gnuplot, and the flame graph
-#                                  renderer from npm (flamegraph)
+#                                  stress-ng, perf, gnuplot, rsvg-convert, and
+#                                  headless Chromium (test/bench_tools.bats
+#                                  screenshots the flame graph with it)
 #
 # Debian/Ubuntu: installed with apt-get.  On Fedora/RHEL the same packages are:
 #   dnf install gcc make clang llvm bpftool libbpf-devel elfutils-libelf-devel \
@@ -18,7 +19,7 @@
 #       qperf rt-tests sysbench \
 #       hiredis-devel python3-redis python3-hiredis redis
 #   (--vm: qemu-system-x86 busybox cpio; make deb is Debian-only)
-#   (--bench: qperf stress-ng perf gnuplot librsvg2-tools nodejs npm)
+#   (--bench: qperf stress-ng perf gnuplot librsvg2-tools chromium)
 set -eu
 
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
@@ -37,21 +38,14 @@ VM_PKGS="qemu-system-x86 busybox-static cpio"
 # make deb: Debian's packaging tools and lintian
 DEB_PKGS="dpkg-dev debhelper fakeroot lintian"
 # benchmarks: linux-perf is Debian's perf (Ubuntu: linux-tools-*)
-BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox librsvg2-bin time"
-# no flame graph renderer is packaged in Debian: the npm package, pinned
-BENCH_NPM="flamegraph@1.3.0"
+# (the flame graph is drawn by bench/flamegraph.py: no renderer to install)
+BENCH_PKGS="qperf stress-ng linux-perf gnuplot-nox librsvg2-bin time chromium"
 
-BENCH=0
 for arg in "$@"; do
 	case "$arg" in
 	--vm) APT_PKGS="$APT_PKGS $VM_PKGS $DEB_PKGS" ;;
 	--deb) APT_PKGS="$APT_PKGS $DEB_PKGS" ;;
-	--bench)
-		APT_PKGS="$APT_PKGS $BENCH_PKGS"
-		BENCH=1
-		# an npm already there (e.g. NodeSource's nodejs) is kept
-		command -v npm >/dev/null 2>&1 || APT_PKGS="$APT_PKGS nodejs npm"
-		;;
+	--bench) APT_PKGS="$APT_PKGS $BENCH_PKGS" ;;
 	*) echo "usage: $0 [--vm] [--deb] [--bench]" >&2; exit 1 ;;
 	esac
 done
@@ -74,9 +68,6 @@ if command -v apt-get >/dev/null 2>&1; then
 	fi
 	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends $APT_PKGS
-	if [ "$BENCH" = 1 ] && ! command -v flamegraph >/dev/null 2>&1; then
-		npm install -g "$BENCH_NPM"
-	fi
 elif command -v dnf >/dev/null 2>&1; then
 	echo "dnf detected: install the packages listed at the top of $0" >&2
 	exit 1

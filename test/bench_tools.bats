@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The benchmark tooling's pictures open: a flame graph rendered by
+# bench/flamegraph.py from a fixed folded-stacks fixture whose names hold
+# '&', '<', '"', quotes, a control character and non-ASCII parses as XML,
+# converts to PNG with rsvg-convert and renders in headless Chromium (not
+# its "This page contains the following errors" page); the report fails
+# loudly when a picture it promises is missing; an A/B daemon given as
+# AB_CMD runs its own command line.  Needs no daemon.
+
+load helpers
+
+FOLDED="$REPO/test/fixtures/flame.folded"
+
+render() {
+	python3 "$REPO/bench/flamegraph.py" --folded \
+		--title 'fixture: a && b < "c" > d' "$FOLDED" "$BATS_TEST_TMPDIR/f.svg"
+}
+
+# screenshot SVG PNG: headless Chromium's picture of the file
+screenshot() {
+	# as root Chromium needs --no-sandbox; no GPU, no /dev/shm in a small VM
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+		--hide-scrollbars --window-size=1200,400 --user-data-dir="$BATS_TEST_TMPDIR/chromium" \
+		--screenshot="$2" "file://$1" >"$BATS_TEST_TMPDIR/chromium.log" 2>&1
+	[ -s "$2" ] || { cat "$BATS_TEST_TMPDIR/chromium.log"; false; }
+}
+
+# tiny_png FILE: a 1x1 white PNG
+tiny_png() {
+	python3 - "$1" <<'EOF'
+import struct, sys, zlib
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)) + \
+    chunk(b"IDAT", zlib.compress(b"\0\xff\xff\xff")) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+EOF
+}
+
+@test "bench_tools: the flame graph is well-formed XML and keeps every name" {
+	render
+	run python3 - "$BATS_TEST_TMPDIR/f.svg" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+titles = [t.text for t in root.iter(ns + "title")]
+for want in ('policy<&&>check', '"quoted" name & co', "a && b < c \" d",
+             "std::vector<int>::push_back", "'single' > greater", "ctrl\ufffdchar",
+             "caf\u00e9_\u00fcnicode"):
+    if not any(t.startswith(want + " (") for t in titles):
+        sys.exit("no frame titled %r" % want)
+print(len(titles), "frames")
+EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# "all", the 2 threads and the 25 distinct frames under them
+	[ "$output" = "28 frames" ]
+}
+
+@test "bench_tools: flamegraph.py reads perf script output and refuses bad folded input" {
+	cat >"$BATS_TEST_TMPDIR/perf.txt" <<'EOF'
+bpftune 100 [000] 1.000: 250000 cpu-clock:
+	ffffffff81000000 do_epoll_wait+0x10 ([kernel.kallsyms])
+	5555 event_loop+0x20 (/usr/bin/bpftune)
+	5556 main+0x30 (/usr/bin/bpftune)
+
+bpftune 100 [000] 1.001: 250000 cpu-clock:
+	5557 policy<&&>check+0x1 (/usr/bin/bpftune)
+	5556 main+0x30 (/usr/bin/bpftune)
+
+EOF
+	python3 "$REPO/bench/flamegraph.py" --fold-out "$BATS_TEST_TMPDIR/out.folded" \
+		"$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/p.svg"
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' \
+		"$BATS_TEST_TMPDIR/p.svg"
+	run cat "$BATS_TEST_TMPDIR/out.folded"
+	[ "$output" = "bpftune;main;event_loop;do_epoll_wait 1
+bpftune;main;policy<&&>check 1" ]
+	printf 'a;b;c twelve\n' >"$BATS_TEST_TMPDIR/bad.folded"
+	run python3 "$REPO/bench/flamegraph.py" --folded "$BATS_TEST_TMPDIR/bad.folded" \
+		"$BATS_TEST_TMPDIR/bad.svg"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bad.folded:1: not a folded stack"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/bad.svg" ]
+}
+
+@test "bench_tools: rsvg-convert makes a PNG of the flame graph" {
+	command -v rsvg-convert >/dev/null || skip "rsvg-convert not installed (scripts/install-deps.sh --bench)"
+	render
+	rsvg-convert -w 1200 -b white "$BATS_TEST_TMPDIR/f.svg" -o "$BATS_TEST_TMPDIR/f.png"
+	run python3 "$REPO/bench/png_stats.py" --min-coloured 20 --max-error-pink 1 \
+		"$BATS_TEST_TMPDIR/f.png"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "bench_tools: headless Chromium renders the flame graph, not an XML error page" {
+	command -v chromium >/dev/null || skip "chromium not installed (scripts/install-deps.sh --bench)"
+	render
+	screenshot "$BATS_TEST_TMPDIR/f.svg" "$BATS_TEST_TMPDIR/shot.png"
+	run python3 "$REPO/bench/png_stats.py" --min-coloured 10 --max-error-pink 1 \
+		"$BATS_TEST_TMPDIR/shot.png"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "bench_tools: the screenshot check catches Chromium's error page for a broken SVG" {
+	command -v chromium >/dev/null || skip "chromium not installed (scripts/install-deps.sh --bench)"
+	render
+	# what the npm renderer wrote: a raw '&&' inside an attribute
+	sed 's/<text class="title"/<text class="title" data-x="a \&\& b"/' \
+		"$BATS_TEST_TMPDIR/f.svg" >"$BATS_TEST_TMPDIR/bad.svg"
+	run python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' \
+		"$BATS_TEST_TMPDIR/bad.svg"
+	[ "$status" -ne 0 ]
+	screenshot "$BATS_TEST_TMPDIR/bad.svg" "$BATS_TEST_TMPDIR/bad.png"
+	run python3 "$REPO/bench/png_stats.py" --min-coloured 10 --max-error-pink 1 \
+		"$BATS_TEST_TMPDIR/bad.png"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not a rendered flame graph"* ]]
+}
+
+@test "bench_tools: the report fails and names a promised picture that is missing" {
+	local d="$BATS_TEST_TMPDIR/report"
+	mkdir -p "$d"
+	printf 'commit: fixture\n' >"$d/info.txt"
+	printf 'source,case,metric,config,value,lo,hi,n\n' >"$d/cost-summary.csv"
+	printf '## cost\n\n![cost plot](cost.png)\n' >"$d/cost.md"
+	printf '## profile\n\nFlame graph: [profile-flame.svg](profile-flame.svg)\n\n![flame graph](profile-flame.png)\n' \
+		>"$d/profile.md"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"missing picture: cost.png"* ]]
+	[[ "$output" == *"missing picture: profile-flame.svg"* ]]
+	[[ "$output" == *"missing picture: profile-flame.png"* ]]
+	# an SVG that does not parse, or a PNG that is not one, is as missing as none
+	printf '<svg>&&</svg>' >"$d/profile-flame.svg"
+	printf 'not a PNG' >"$d/cost.png"
+	tiny_png "$d/profile-flame.png"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"missing picture: profile-flame.svg (not well-formed XML"* ]]
+	[[ "$output" == *"missing picture: cost.png (not a PNG)"* ]]
+	[[ "$output" != *"profile-flame.png"* ]]
+	# a plot gnuplot could not draw is a missing picture too
+	tiny_png "$d/cost.png"
+	printf '## cost\n\n(no gnuplot: no plot)\n' >"$d/cost.md"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"missing picture: a plot (no gnuplot: no plot)"* ]]
+	printf '## cost\n\n![cost plot](cost.png)\n' >"$d/cost.md"
+	render
+	cp "$BATS_TEST_TMPDIR/f.svg" "$d/profile-flame.svg"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -s "$d/report.md" ]
+}
+
+@test "bench_tools: AB_CMD runs another daemon's own command line, placeholders filled" {
+	run bash -c '
+		cd "$1" && . bench/lib.sh
+		BENCH_CG=/sys/fs/cgroup/wl PLUGIN_DIR=/run/x/plugins BENCH_TMP=/run/x
+		AB_NAME=ref AB_PLUGINS=build/lib/bpftune
+		AB_CMD="/bin/true -s -c {cgroup} -l {plugins} --log \"{tmp}/a log\""
+		bench_ab_init
+		bench_use_build ref
+		bench_daemon_argv --observe -a tcp_buffer
+		printf "<%s>" "${BENCH_ARGV[@]}"; echo
+		bench_ready_re
+		bench_query metrics && echo queried
+		bench_ab_desc
+		# the other configurations still run this build, with its flags
+		bench_use_build all
+		bench_daemon_argv --observe
+		printf "<%s>" "${BENCH_ARGV[@]}"; echo
+		bench_ready_re
+	' _ "$REPO"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "</bin/true><-s><-c></sys/fs/cgroup/wl><-l></run/x/plugins><--log></run/x/a log>" ]
+	[ "${lines[1]}" = "bpftune running" ]
+	[ "${lines[2]}" = '; ref: /bin/true -s -c {cgroup} -l {plugins} --log "{tmp}/a log"' ]
+	[ "${lines[3]}" = "<build/bin/bpftune><-s><-l></run/x/plugins><--socket></run/x/bpftune.sock><--journal></run/x/journal><--observe>" ]
+	[ "${lines[4]}" = "bpftune running" ]
+}
+
+@test "bench_tools: a bad A/B setting stops the benchmark with a clear error" {
+	run bash -c 'cd "$1" && . bench/lib.sh && AB_CMD="/nonexistent/bpftune -s" && bench_ab_init' _ "$REPO"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"AB_CMD: /nonexistent/bpftune is not an executable"* ]]
+	run bash -c 'cd "$1" && . bench/lib.sh && AB_CMD="/bin/true -l {plugins}" && bench_ab_init' _ "$REPO"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"AB_PLUGINS must name the plugin directory"* ]]
+	run bash -c 'cd "$1" && . bench/lib.sh && AB_CMD="/bin/true" AB_BPFTUNE=/bin/true && bench_ab_init' _ "$REPO"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"AB_CMD and AB_BPFTUNE: set one or the other"* ]]
+}
