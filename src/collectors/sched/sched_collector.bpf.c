@@ -41,7 +41,6 @@ static __always_inline struct sched_record *record_new(__u8 kind)
 	c = bpf_map_lookup_elem(&sched_counts, &zero);
 	if (!c)
 		return NULL;
-	c->events++;
 	if (kind < SCHED_EV_NUM)
 		c->kind[kind]++;
 	r = bpf_ringbuf_reserve(&sched_ringbuf, sizeof(*r), 0);

@@ -102,6 +102,16 @@ static void drain(struct bpftune_tuner *t, void *priv)
 	bpftune_timer_set(t, st->more ? RETRY_MS : DRAIN_MS);
 }
 
+static uint64_t events_of(const struct sched_counts *c)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < SCHED_EV_NUM; k++)
+		n += c->kind[k];
+	return n;
+}
+
 /* sched_stats: one row per CPU, from the BPF counters (telemetry thread) */
 static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 {
@@ -119,7 +129,7 @@ static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 	}
 	for (cpu = 0; cpu < st->ncpus; cpu++)
 		bpftune_sample_row(s, (const struct bpftune_value[]){
-			BPFTUNE_VALUE_INT(cpu), BPFTUNE_VALUE_INT(c[cpu].events),
+			BPFTUNE_VALUE_INT(cpu), BPFTUNE_VALUE_INT(events_of(&c[cpu])),
 			BPFTUNE_VALUE_INT(c[cpu].kind[SCHED_EV_SWITCH]),
 			BPFTUNE_VALUE_INT(c[cpu].kind[SCHED_EV_WAKEUP]),
 			BPFTUNE_VALUE_INT(c[cpu].kind[SCHED_EV_WAKEUP_NEW]),

@@ -45,9 +45,13 @@ struct sched_record {
 };
 
 /* Per-CPU counters (a PERCPU_ARRAY of one), cumulative since load. */
+/*
+ * No separate total: userspace copies a CPU's counters while that CPU's
+ * programs may be updating them, and a total bumped apart from its kind
+ * could disagree with the kinds in the copy.  The total is their sum.
+ */
 struct sched_counts {
-	__u64 events;			/* every event the programs saw */
-	__u64 kind[SCHED_EV_NUM];	/* of those, per kind */
+	__u64 kind[SCHED_EV_NUM];	/* every event the programs saw, per kind */
 	__u64 lost_ringbuf;		/* found the ring buffer full */
 };
 
