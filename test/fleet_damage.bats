@@ -12,11 +12,7 @@ load helpers
 load fleet_helpers
 
 setup() {
-	SHIPPERS=()
-	command -v redis-server >/dev/null || skip "redis-server is not installed"
-	start_redis
-	RUNS="$BATS_TEST_TMPDIR/runs"
-	OUT="$BATS_TEST_TMPDIR/dump"
+	fleet_setup
 }
 
 teardown() {

@@ -164,6 +164,16 @@ fleet() {
 	$PY "$TOOL" fleet "$@"
 }
 
+# the setup of a test against its own redis-server, with run files in
+# $RUNS and dumps in $OUT (fleet.bats, fleet_damage.bats)
+fleet_setup() {
+	SHIPPERS=()
+	command -v redis-server >/dev/null || skip "redis-server is not installed"
+	start_redis
+	RUNS="$BATS_TEST_TMPDIR/runs"
+	OUT="$BATS_TEST_TMPDIR/dump"
+}
+
 fleet_teardown() {
 	stop_shippers
 	kill_redis KILL
