@@ -3,8 +3,9 @@
 # Crash consistency: SIGKILL at a random moment while tuners change values
 # in several namespaces, then bpftune --restore (odd rounds) or a restart
 # with -R (even rounds): every namespace back to its original values,
-# every round.  CRASH_ROUNDS rounds (default 20), CRASH_SEED for the
-# random moments (default: random, printed).
+# every round.  CRASH_ROUNDS rounds (default 12, six of each restore path;
+# a soak takes more), CRASH_SEED for the random moments (default: random,
+# printed).
 
 load helpers
 load operate_helpers
@@ -45,7 +46,7 @@ changes_made() {
 }
 
 @test "SIGKILL at random moments while tuning 3 namespaces and the global one: every round restored" {
-	local rounds="${CRASH_ROUNDS:-20}" seed="${CRASH_SEED:-$RANDOM}" r ns i
+	local rounds="${CRASH_ROUNDS:-12}" seed="${CRASH_SEED:-$RANDOM}" r ns i
 	local -a nss orig
 	local mid=0 total=0
 	RANDOM=$seed

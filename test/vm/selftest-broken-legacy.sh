@@ -29,6 +29,15 @@ rm -rf "$WORK"
 mkdir -p "$TREE" || die "cannot create $TREE"
 (cd "$TOP" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$TREE" ||
 	die "cannot copy the tracked tree"
+# and the tree's build, times kept: make then redoes only what the patched
+# source feeds (one BPF object, its skeleton, the library) instead of all
+# of it (minutes of the CI's guest CPU)
+if [ -x "$TOP/build/bin/bpftune" ]; then
+	(cd "$TOP" && tar --exclude=./build/asan --exclude=./build/fuzz \
+		--exclude=./build/deb --exclude=./build/bench --exclude=./build/ci \
+		-cf - ./build) | tar -xf - -C "$TREE" ||
+		die "cannot copy the build of the tree"
+fi
 
 # legacy object only: the full one keeps the right target
 awk -v bad="$BAD_TARGET" '
