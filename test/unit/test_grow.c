@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Growth and shrink steps (src/lib/kit/grow.c), hex CPU-mask sysctl values
- * (src/lib/core/sysctl_value.c), softnet_stat parser (src/lib/kit/softnet_parse.c)
+ * (src/lib/core/sysctl_value.c), softnet_stat parser (src/lib/telemetry/telemetry_proc.c)
  * net_buffer's squeeze classification (src/tuners/net_buffer/net_buffer_tuner.h), and
  * the correlation guards' decision (src/lib/kit/grow.c) as net_buffer's CPU
  * wait guard uses it.
@@ -14,7 +14,7 @@
 
 #include "core/internal.h"
 #include <bpftune/grow.h>
-#include "kit/softnet_parse.h"
+#include "telemetry/telemetry_schema.h"
 #include "../../src/tuners/net_buffer/net_buffer_tuner.h"
 #include "unit.h"
 
@@ -327,11 +327,6 @@ static void test_cpumask_format(void **state)
 
 /* ---- /proc counters --------------------------------------------------- */
 
-static FILE *text(const char *s)
-{
-	return fmemopen((void *)s, strlen(s), "r");
-}
-
 static void test_softnet(void **state)
 {
 	const char *stat =
@@ -339,28 +334,24 @@ static void test_softnet(void **state)
 		"00ffc5fb 00000001 0000000a 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000003 00000000 00000000\n";
 	uint64_t v[4];
 	unsigned int cpus[4];
-	FILE *f = text(stat);
 
 	(void)state;
-	assert_int_equal(bpftune_softnet_parse(f, 1, v, cpus, 4), 2);
-	fclose(f);
+	assert_int_equal(bpftune_softnet_rows(stat, 1, v, cpus, 4), 2);
 	assert_int_equal(v[0], 16);
 	assert_int_equal(cpus[0], 0);
 	assert_int_equal(v[1], 1);
 	assert_int_equal(cpus[1], 3);	/* the row names its CPU */
 	/* old kernels: no CPU column, the position is the CPU */
-	f = text("00000001 00000002 00000003\n00000004 00000005 00000006\n");
-	assert_int_equal(bpftune_softnet_parse(f, 2, v, cpus, 4), 2);
-	fclose(f);
+	assert_int_equal(bpftune_softnet_rows("00000001 00000002 00000003\n00000004 00000005 00000006\n",
+					      2, v, cpus, 4), 2);
 	assert_int_equal(v[1], 6);
 	assert_int_equal(cpus[1], 1);
-	/* a column the rows do not have */
-	f = text("00000001 00000002\n");
-	assert_int_equal(bpftune_softnet_parse(f, 5, v, cpus, 4), -EINVAL);
-	fclose(f);
-	f = text("");
-	assert_int_equal(bpftune_softnet_parse(f, 1, v, cpus, 4), 0);
-	fclose(f);
+	/* a column the rows do not have, a value that is not hex */
+	assert_int_equal(bpftune_softnet_rows("00000001 00000002\n", 5, v, cpus, 4), -EINVAL);
+	assert_int_equal(bpftune_softnet_rows("00000001 zz\n", 1, v, cpus, 4), -EINVAL);
+	assert_int_equal(bpftune_softnet_rows("", 1, v, cpus, 4), 0);
+	/* at most @max rows */
+	assert_int_equal(bpftune_softnet_rows("1 2\n3 4\n5 6\n", 1, v, cpus, 2), 2);
 }
 
 /* ---- net_buffer: which limit ended a round ---------------------------- */

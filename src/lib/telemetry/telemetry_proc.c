@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Parsers for the /proc files the telemetry sampler reads.  Each takes
- * the whole file as one NUL-terminated string and a key naming one value
- * (see enum bpftune_proc_format).  They never write to the text and never
- * read past its end, whatever it contains: unit- and fuzz-tested.
+ * The library's one family of /proc parsers: the files the telemetry
+ * sampler reads, by a declaration's key (see enum bpftune_proc_format),
+ * and the ones the tuner kit reads (<bpftune/proc.h>): protocol memory,
+ * per-CPU softnet_stat, CPU wait.  Each takes the whole file as one
+ * NUL-terminated string.  They never write to the text and never read past
+ * its end, whatever it contains: unit- and fuzz-tested.  They live here,
+ * below the kit, because both the sampler and the kit use them and
+ * telemetry may not call the kit (scripts/check-layers.sh).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -476,6 +481,94 @@ int bpftune_proc_lookup(enum bpftune_proc_format fmt, const char *text,
 	default:
 		return -EINVAL;
 	}
+}
+
+/* ---- the tuner kit's files ---------------------------------------------- */
+
+int bpftune_protocols_parse(const char *text, const char *proto, long *pages,
+			    bool *pressure)
+{
+	struct span line, tok, mem, press;
+	struct bpftune_proc_value v;
+	const char *pos = text;
+	size_t n;
+
+	if (!text || !proto || !pages || !pressure)
+		return -EINVAL;
+	n = strlen(proto);
+	while (next_line(&pos, &line)) {
+		/* protocol size sockets memory press ... */
+		if (!next_token(&line, &tok) || !tok_eq(&tok, proto, n))
+			continue;
+		if (!nth_token(&line, 2, &mem) || !next_token(&line, &press) ||
+		    parse_number(&mem, &v) || v.real)
+			continue;
+		*pages = (long)v.i;
+		*pressure = tok_eq(&press, "yes", 3);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int bpftune_schedstat_wait(const char *text, double *total)
+{
+	struct span line, tok;
+	struct bpftune_proc_value v;
+	const char *pos = text;
+	int found = -ENOENT;
+
+	if (!text || !total)
+		return -EINVAL;
+	*total = 0;
+	while (next_line(&pos, &line)) {
+		if (!next_token(&line, &tok) || tok.len < 4 ||
+		    memcmp(tok.p, "cpu", 3) || tok.p[3] < '0' || tok.p[3] > '9')
+			continue;
+		/* cpuN and 8 fields: the 8th is the time spent waiting to run */
+		if (!nth_token(&line, 7, &tok) || parse_number(&tok, &v) ||
+		    v.real || v.i < 0)
+			continue;
+		*total += (double)v.i;
+		found = 0;
+	}
+	return found;
+}
+
+/* Column @col of one softnet_stat row and the row's CPU (column 12). */
+static int softnet_row(struct span line, unsigned int col, uint64_t *value,
+		       uint64_t *cpu)
+{
+	struct span tok;
+	unsigned int n;
+	bool got = false;
+
+	for (n = 0; next_token(&line, &tok); n++) {
+		if (n != col && n != 12)
+			continue;
+		if (parse_hex(&tok, n == col ? value : cpu))
+			return -EINVAL;
+		got |= n == col;
+	}
+	return got ? 0 : -EINVAL;
+}
+
+int bpftune_softnet_rows(const char *text, unsigned int col, uint64_t *values,
+			 unsigned int *cpus, unsigned int max)
+{
+	const char *pos = text;
+	unsigned int rows = 0;
+	struct span line;
+
+	if (!text || !values || !cpus || col >= 16)
+		return -EINVAL;
+	while (rows < max && next_line(&pos, &line)) {
+		uint64_t cpu = rows;
+
+		if (softnet_row(line, col, &values[rows], &cpu) || cpu > UINT_MAX)
+			return -EINVAL;
+		cpus[rows++] = (unsigned int)cpu;
+	}
+	return (int)rows;
 }
 
 int bpftune_gauge_value(const struct bpftune_gauge *g, enum bpftune_gauge_agg agg,

@@ -34,9 +34,9 @@ FUZZ_LIBS_journal	:= -lz
 # the policy file (/etc/bpftune/bpftune.conf and its drop-ins)
 FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 FUZZ_LIBS_policy	:= -linih
-# /proc parsers of the tuner kit
-FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c \
-			   src/lib/kit/proc_parse.c
+# /proc parsers of the tuner kit (the one family, in telemetry_proc.c)
+FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/telemetry/telemetry_proc.c
+FUZZ_LIBS_proc		:= -lm
 # bpftune-ship's run-file reader: SQLite files, maybe damaged
 FUZZ_SRCS_runfile	:= tools/ship/runfile.c tools/ship/encode.c tools/ship/url.c
 FUZZ_LIBS_runfile	:= -lsqlite3 -lm
