@@ -177,6 +177,57 @@ static void test_guard_trips(void **state)
 	assert_int_equal(v.hold_ms, 960000);
 }
 
+/* the same guard with a benefit window (tcp_buffer's throughput) */
+static void test_guard_benefit(void **state)
+{
+	const double x[] = { 8, 10, 12, 15 };
+	const double rising[] = { 80, 100, 120, 150 };
+	const double flat[] = { 100, 100, 100, 100 };
+	const double gaining[] = { 100, 125, 150, 190 };
+	const double slight[] = { 100, 101, 102, 103 };
+	struct bpftune_guard_policy p = nb_guard;
+	struct bpftune_corr cost, benefit;
+	struct bpftune_guard_input in = {
+		.cost = &cost, .benefit = &benefit, .cur = 18,
+		.raised_from = 15, .floor = 8, .rate = 4,
+	};
+	struct bpftune_guard_result res;
+
+	(void)state;
+	p.min_gain = 0.1;
+	window(&cost, x, rising, 4);
+	/* the benefit grew with the value: the cost bought something */
+	window(&benefit, x, gaining, 4);
+	assert_false(bpftune_guard_check(&p, &in, &res));
+	assert_true(res.have_fit && res.have_gain && res.gain >= 0.1);
+	assert_true(res.v.r > 0.99 && res.rise >= p.min_rise);
+	assert_int_equal(res.samples, 4);
+	/* it did not, or too little: trips as without one */
+	window(&benefit, x, flat, 4);
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_true(res.have_gain && res.gain == 0);
+	assert_int_equal(res.v.back, 15);
+	assert_int_equal(res.v.hold_ms, 60000);
+	window(&benefit, x, slight, 4);
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_true(res.have_gain && res.gain > 0 && res.gain < 0.1);
+	/* a benefit window with no line: the cost alone decides */
+	bpftune_corr_reset(&benefit);
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_false(res.have_gain);
+	/* none at all: min_gain is not read */
+	in.benefit = NULL;
+	p.min_gain = 1e9;
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_false(res.have_gain);
+	/* no cost line: nothing seen, nothing decided */
+	window(&cost, x, rising, 3);
+	assert_false(bpftune_guard_check(&p, &in, &res));
+	assert_false(res.have_fit);
+	assert_int_equal(res.samples, 3);
+	assert_true(res.v.r == 0);
+}
+
 static void test_counter_rate(void **state)
 {
 	double rate = -1;
@@ -388,6 +439,7 @@ int unit_run_grow(void)
 		cmocka_unit_test(test_grow_shrink_roundtrip),
 		cmocka_unit_test(test_quiet_for),
 		cmocka_unit_test(test_guard_trips),
+		cmocka_unit_test(test_guard_benefit),
 		cmocka_unit_test(test_counter_rate),
 		cmocka_unit_test(test_net_buffer_wait_guard),
 		cmocka_unit_test(test_cpumask_is),
