@@ -421,15 +421,17 @@ fixtures test test-bats: $(BTF_MIN_CHECK)
 
 # ---- bpftune-ship (tools/ship/): run files' rows to Redis Streams ------
 SHIP		:= $(B)/bin/bpftune-ship
-SHIP_SRCS	:= $(wildcard tools/ship/*.c)
+# the atomic file replace is the library's own, compiled in (a leaf)
+SHIP_SRCS	:= $(wildcard tools/ship/*.c) src/lib/core/file_replace.c
 # the parts that parse what comes from outside: unit-tested and fuzzed
-SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c
+SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c \
+		   src/lib/core/file_replace.c
 SHIP_LIBS	:= -lhiredis -lsqlite3 -lm
 .PHONY: install-ship uninstall-ship
 
 all: $(SHIP)
 
-$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h)
+$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h) src/lib/core/file_replace.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(LDFLAGS) -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
 

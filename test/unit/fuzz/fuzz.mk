@@ -41,7 +41,8 @@ FUZZ_LIBS_proc		:= -lm
 FUZZ_SRCS_runfile	:= tools/ship/runfile.c tools/ship/encode.c tools/ship/url.c
 FUZZ_LIBS_runfile	:= -lsqlite3 -lm
 # bpftune-ship: its Redis URL, watermark files and stream values
-FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c
+FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c \
+			   src/lib/core/file_replace.c
 FUZZ_LIBS_ship		:= -lm
 # sysctl values and names
 FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c
