@@ -31,6 +31,7 @@ int main(void)
 	failed += unit_run_tcp_conn_policy();
 	failed += unit_run_udp_buffer_policy();
 	failed += unit_run_route_table_policy();
+	failed += unit_run_neigh_table_policy();
 	failed += unit_run_kit();
 	failed += unit_run_refusal();
 	failed += unit_run_btf_min();

@@ -33,6 +33,7 @@ int unit_run_tcp_buffer_policy(void);
 int unit_run_tcp_conn_policy(void);
 int unit_run_udp_buffer_policy(void);
 int unit_run_route_table_policy(void);
+int unit_run_neigh_table_policy(void);
 int unit_run_kit(void);
 int unit_run_refusal(void);
 int unit_run_btf_min(void);
