@@ -421,15 +421,17 @@ fixtures test test-bats: $(BTF_MIN_CHECK)
 
 # ---- bpftune-ship (tools/ship/): run files' rows to Redis Streams ------
 SHIP		:= $(B)/bin/bpftune-ship
-SHIP_SRCS	:= $(wildcard tools/ship/*.c)
+# the atomic file replace is the library's own, compiled in (a leaf)
+SHIP_SRCS	:= $(wildcard tools/ship/*.c) src/lib/core/file_replace.c
 # the parts that parse what comes from outside: unit-tested and fuzzed
-SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c
+SHIP_PURE	:= tools/ship/url.c tools/ship/encode.c tools/ship/watermark.c \
+		   src/lib/core/file_replace.c
 SHIP_LIBS	:= -lhiredis -lsqlite3 -lm
 .PHONY: install-ship uninstall-ship
 
 all: $(SHIP)
 
-$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h)
+$(SHIP): $(SHIP_SRCS) $(wildcard tools/ship/*.h) src/lib/core/file_replace.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(LDFLAGS) -o $@ $(SHIP_SRCS) $(SHIP_LIBS)
 
@@ -469,10 +471,11 @@ UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c src/lib/telemetry/ids.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
-	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp_buffer_mem_plan.c \
-	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/udp_buffer/udp_buffer_policy.c
+	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/udp_buffer/udp_buffer_policy.c \
+	     src/tuners/route_table/route_table_policy.c \
+	     src/tuners/neigh_table/neigh_table_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/btf/kbtf.c src/lib/btf/btf_min.c src/lib/btf/core_relo.c \
 	     src/lib/core/bpf_btf.c

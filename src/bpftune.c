@@ -155,21 +155,9 @@ static void start_tuner(const char *file, const struct bpftune_tuner_ops *ops,
 			void *handle, int fd, void *ctx)
 {
 	struct start_ctx *sc = ctx;
-	struct bpftune_tuner *t;
 
-	if (!ops)
-		return;
-	t = bpftune_tuner_add(ops, handle, fd, file);
-	if (!t) {
-		dlclose(handle);
-		close(fd);
-		return;
-	}
-	if (bpftune_tuner_start(t, &sc->bpf)) {
-		bpftune_tuner_remove(t);
-		return;
-	}
-	sc->running++;
+	if (ops && bpftune_plugin_start(file, ops, handle, fd, &sc->bpf))
+		sc->running++;
 }
 
 /*

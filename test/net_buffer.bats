@@ -16,6 +16,7 @@
 # rounds, so a test can assert that first).
 
 load helpers
+load buffer_helpers
 
 GLOBALS="net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs
 	net.core.flow_limit_cpu_bitmap net.core.high_order_alloc_disable
@@ -27,52 +28,22 @@ setup() {
 	FANOUT_OBJ="$REPO/build/test/bpf/fanout_rx.bpf.o"
 	[ -f "$SLOW_OBJ" ] && [ -f "$FANOUT_OBJ" ] && [ -x "$REPO/build/test/rx_round" ] ||
 		skip "run make fixtures first"
-	make_plugin_dir sysctl net_buffer
-	save_globals $GLOBALS
+	buffer_setup net_buffer $GLOBALS
 	RX_CPU=$(( $(nproc) - 1 ))
-	PIDS=
 }
 
 teardown() {
-	local pid
-	log_on_failure "net_buffer|error|warning"
-	for pid in $PIDS; do
-		kill "$pid" 2>/dev/null || true
-	done
-	PIDS=
-	common_teardown
-	restore_globals
-}
-
-start_tuner() {
-	start_daemon -a sysctl -a net_buffer "$@"
+	buffer_teardown
 }
 
 # $CLI (192.168.76.1) -- veth -- $SRV (192.168.76.2): RPS to $RX_CPU and
 # the slow classifier on the receiving side
 make_slow_pair() {
-	CLI="$(make_netns)"
-	SRV="$(make_netns)"
-	ip link add nbc netns "$CLI" type veth peer name nbs netns "$SRV"
-	ip -n "$CLI" addr add 192.168.76.1/24 dev nbc
-	ip -n "$SRV" addr add 192.168.76.2/24 dev nbs
-	ip -n "$CLI" link set nbc up
-	ip -n "$SRV" link set nbs up
+	veth_pair nbc nbs 192.168.76
 	ip netns exec "$SRV" sh -c "printf '%x' $((1 << RX_CPU)) > /sys/class/net/nbs/queues/rx-0/rps_cpus"
 	ip netns exec "$SRV" tc qdisc add dev nbs clsact
 	ip netns exec "$SRV" tc filter add dev nbs ingress bpf direct-action obj "$SLOW_OBJ" sec tc
-	cat >"$BATS_TEST_TMPDIR/blast.py" <<'PY'
-# small UDP datagrams as fast as possible for SECS seconds
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-msg, end = b'x' * 64, time.time() + float(sys.argv[2])
-while time.time() < end:
-    for _ in range(200):
-        try:
-            s.sendto(msg, (sys.argv[1], 9))
-        except OSError:
-            pass
-PY
+	blast_tool
 }
 
 # make_fanout_pair: make_slow_pair, but the packets RPS brings to $RX_CPU
@@ -108,7 +79,7 @@ make_fanout_pair() {
 traffic_until() {
 	local i
 	for i in $(seq 1 "${2:-10}"); do
-		ip netns exec "$CLI" taskset -c 0 python3 "$BATS_TEST_TMPDIR/blast.py" 192.168.76.2 "${3:-1}"
+		ip netns exec "$CLI" taskset -c 0 python3 "$BATS_TEST_TMPDIR/blast.py" "$SRV_IP" 9 "${3:-1}" 1 64
 		grep -qE -- "$1" "$LOG" && return 0
 	done
 	return 1

@@ -9,40 +9,16 @@
 # this tuner (-a) and restores what changed.
 
 load helpers
+load buffer_helpers
 
 GLOBALS="net.core.rmem_default net.core.rmem_max net.ipv4.udp_mem"
 
 setup() {
-	make_plugin_dir sysctl udp_buffer
-	save_globals $GLOBALS
-	PIDS=
+	buffer_setup udp_buffer $GLOBALS
 }
 
 teardown() {
-	local pid
-	log_on_failure "udp_buffer|error|warning"
-	for pid in $PIDS; do
-		kill "$pid" 2>/dev/null || true
-	done
-	PIDS=
-	common_teardown
-	restore_globals
-}
-
-start_tuner() {
-	start_daemon -a sysctl -a udp_buffer "$@"
-}
-
-# $CLI (192.168.71.1) -- veth -- $SRV (192.168.71.2)
-make_pair() {
-	CLI="$(make_netns)"
-	SRV="$(make_netns)"
-	ip link add ubc netns "$CLI" type veth peer name ubs netns "$SRV"
-	ip -n "$CLI" addr add 192.168.71.1/24 dev ubc
-	ip -n "$SRV" addr add 192.168.71.2/24 dev ubs
-	ip -n "$CLI" link set ubc up
-	ip -n "$SRV" link set ubs up
-	SRV_IP=192.168.71.2
+	buffer_teardown
 }
 
 # udp_tools: a receiver that never reads (optionally with SO_RCVBUF) and
@@ -63,20 +39,7 @@ for i in range(count):
 open(sys.argv[5], 'w').write('%d\n' % s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
 time.sleep(float(sys.argv[4]))
 PY
-	cat >"$BATS_TEST_TMPDIR/blast.py" <<'PY'
-# send 1400-byte datagrams as fast as possible for SECS seconds, to
-# COUNT ports from PORT in turn
-import socket, sys, time
-count = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-msg, end = b'x' * 1400, time.time() + float(sys.argv[3])
-while time.time() < end:
-    for i in range(200):
-        try:
-            s.sendto(msg, (sys.argv[1], int(sys.argv[2]) + i % count))
-        except OSError:
-            pass
-PY
+	blast_tool
 }
 
 # sink NS PORT RCVBUF SECS [COUNT]: start non-reading receivers, wait
@@ -108,7 +71,7 @@ rcvbuf_errors_in() {
 @test "rmem_default and rmem_max at 16 KB grow when an iperf3 UDP receiver drops" {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
 	local port=$((5400 + RANDOM % 400)) i
-	make_pair
+	veth_pair ubc ubs 192.168.71
 	sysctl -qw net.core.rmem_max=16384
 	sysctl -qw net.core.rmem_default=16384
 	start_tuner
@@ -128,7 +91,7 @@ rcvbuf_errors_in() {
 
 @test "a receiver that sets SO_RCVBUF drops without rmem_default being touched" {
 	local before after
-	make_pair
+	veth_pair ubc ubs 192.168.71
 	udp_tools
 	sysctl -qw net.core.rmem_max=16384
 	sysctl -qw net.core.rmem_default=16384
@@ -147,7 +110,7 @@ rcvbuf_errors_in() {
 }
 
 @test "the rmem caps hold: rmem_default stops at 4 MiB, rmem_max follows it" {
-	make_pair
+	veth_pair ubc ubs 192.168.71
 	udp_tools
 	sysctl -qw net.core.rmem_max=4000000
 	sysctl -qw net.core.rmem_default=4000000
@@ -168,7 +131,7 @@ rcvbuf_errors_in() {
 # bats test_tags=hooks
 @test "tiny udp_mem grows when the kernel refuses UDP memory, never past its cap" {
 	local cap n
-	make_pair
+	veth_pair ubc ubs 192.168.71
 	udp_tools
 	sysctl -qw net.ipv4.udp_mem="8 16 24"
 	start_tuner
@@ -190,7 +153,7 @@ rcvbuf_errors_in() {
 # file: make test-matrix runs it, the CI subset skips it
 # bats test_tags=slow
 @test "raised UDP buffers step back once no drop has needed them for 30 s" {
-	make_pair
+	veth_pair ubc ubs 192.168.71
 	udp_tools
 	sysctl -qw net.core.rmem_max=16384
 	sysctl -qw net.core.rmem_default=16384

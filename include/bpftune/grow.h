@@ -47,10 +47,12 @@ static inline bool bpftune_quiet_for(uint64_t now, uint64_t last,
 }
 
 /*
- * A correlation guard (net_buffer's CPU wait guard, ip_frag's flood guard):
- * every raise adds (value in force, cost seen while it was) to a window;
- * when the cost rises with the value, the last raise is taken back and
- * further raises are refused for a while, longer after each trip.
+ * A correlation guard (net_buffer's CPU wait guard, ip_frag's flood guard,
+ * tcp_buffer's latency guard): every raise adds (value in force, cost seen
+ * while it was) to a window; when the cost rises with the value, the last
+ * raise is taken back and further raises are refused for a while, longer
+ * after each trip.  An optional benefit window (value, what the raises
+ * are for: throughput, say) spares a value whose cost bought enough.
  */
 struct bpftune_guard_policy {
 	unsigned int min_samples;	/* samples before it may trip */
@@ -58,6 +60,12 @@ struct bpftune_guard_policy {
 	double min_rise;		/* rise across the window / mean cost */
 	uint64_t hold_ms;		/* hold after the first trip */
 	uint64_t hold_max_ms;		/* doubled per trip up to this */
+	/*
+	 * With a benefit window: a benefit rise across it (/ its mean) of at
+	 * least this clears the value.  Read only by bpftune_guard_check()
+	 * with a benefit window, so policies built before it stay valid.
+	 */
+	double min_gain;
 };
 
 struct bpftune_guard_verdict {
@@ -77,6 +85,40 @@ bool bpftune_guard_trips(const struct bpftune_guard_policy *p,
 			 const struct bpftune_corr *w, long cur,
 			 long raised_from, long floor, unsigned int trips,
 			 unsigned int rate, struct bpftune_guard_verdict *v);
+
+/* What bpftune_guard_check() looks at. */
+struct bpftune_guard_input {
+	const struct bpftune_corr *cost;	/* (value, cost seen at it) */
+	const struct bpftune_corr *benefit;	/* NULL: no benefit window */
+	long cur;		/* the value in force */
+	long raised_from;	/* before our last raise; <= 0 unknown */
+	long floor;		/* never step back below it */
+	unsigned int trips;	/* earlier trips: the hold doubles per trip */
+	unsigned int rate;	/* learning rate of the shrink step */
+};
+
+/* Its verdict, and what it saw on the way (for the decision's inputs). */
+struct bpftune_guard_result {
+	struct bpftune_guard_verdict v;	/* r always; back, hold_ms on a trip */
+	unsigned int samples;	/* settings in the cost window */
+	bool have_fit;		/* the cost window had a line: v.r, rise */
+	double rise;		/* the cost's rise across the window / mean */
+	bool have_gain;		/* the benefit window had a line, or was flat */
+	double gain;		/* the benefit's rise across it / mean (flat: 0) */
+};
+
+/*
+ * bpftune_guard_trips() with an optional benefit window: the guard trips
+ * when the cost rose with the value (p->min_samples, p->min_r,
+ * p->min_rise) and, if in->benefit has a line or is flat, the benefit
+ * rose by less than p->min_gain.  A benefit window without a line (too
+ * few samples, the value never moved) does not count: the cost decides.
+ * On a trip, res->v as bpftune_guard_trips() gives it.  @res is filled in
+ * both cases.
+ */
+bool bpftune_guard_check(const struct bpftune_guard_policy *p,
+			 const struct bpftune_guard_input *in,
+			 struct bpftune_guard_result *res);
 
 /*
  * How fast a cumulative counter (CPU wait, say) grew per ms between two

@@ -18,6 +18,7 @@ int main(void)
 	failed += unit_run_plugin_name();
 	failed += unit_run_control_proto();
 	failed += unit_run_journal_record();
+	failed += unit_run_file_replace();
 	failed += unit_run_proc_file();
 	failed += unit_run_netns_priv();
 	failed += unit_run_telemetry();
@@ -29,6 +30,8 @@ int main(void)
 	failed += unit_run_tcp_buffer_policy();
 	failed += unit_run_tcp_conn_policy();
 	failed += unit_run_udp_buffer_policy();
+	failed += unit_run_route_table_policy();
+	failed += unit_run_neigh_table_policy();
 	failed += unit_run_kit();
 	failed += unit_run_refusal();
 	failed += unit_run_btf_min();

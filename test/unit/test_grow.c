@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Growth and shrink steps (src/lib/kit/grow.c), hex CPU-mask sysctl values
- * (src/lib/core/sysctl_value.c), softnet_stat parser (src/lib/kit/softnet_parse.c)
+ * (src/lib/core/sysctl_value.c), softnet_stat parser (src/lib/telemetry/telemetry_proc.c)
  * net_buffer's squeeze classification (src/tuners/net_buffer/net_buffer_tuner.h), and
  * the correlation guards' decision (src/lib/kit/grow.c) as net_buffer's CPU
  * wait guard uses it.
@@ -14,7 +14,7 @@
 
 #include "core/internal.h"
 #include <bpftune/grow.h>
-#include "kit/softnet_parse.h"
+#include "telemetry/telemetry_schema.h"
 #include "../../src/tuners/net_buffer/net_buffer_tuner.h"
 #include "unit.h"
 
@@ -177,6 +177,57 @@ static void test_guard_trips(void **state)
 	assert_int_equal(v.hold_ms, 960000);
 }
 
+/* the same guard with a benefit window (tcp_buffer's throughput) */
+static void test_guard_benefit(void **state)
+{
+	const double x[] = { 8, 10, 12, 15 };
+	const double rising[] = { 80, 100, 120, 150 };
+	const double flat[] = { 100, 100, 100, 100 };
+	const double gaining[] = { 100, 125, 150, 190 };
+	const double slight[] = { 100, 101, 102, 103 };
+	struct bpftune_guard_policy p = nb_guard;
+	struct bpftune_corr cost, benefit;
+	struct bpftune_guard_input in = {
+		.cost = &cost, .benefit = &benefit, .cur = 18,
+		.raised_from = 15, .floor = 8, .rate = 4,
+	};
+	struct bpftune_guard_result res;
+
+	(void)state;
+	p.min_gain = 0.1;
+	window(&cost, x, rising, 4);
+	/* the benefit grew with the value: the cost bought something */
+	window(&benefit, x, gaining, 4);
+	assert_false(bpftune_guard_check(&p, &in, &res));
+	assert_true(res.have_fit && res.have_gain && res.gain >= 0.1);
+	assert_true(res.v.r > 0.99 && res.rise >= p.min_rise);
+	assert_int_equal(res.samples, 4);
+	/* it did not, or too little: trips as without one */
+	window(&benefit, x, flat, 4);
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_true(res.have_gain && res.gain == 0);
+	assert_int_equal(res.v.back, 15);
+	assert_int_equal(res.v.hold_ms, 60000);
+	window(&benefit, x, slight, 4);
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_true(res.have_gain && res.gain > 0 && res.gain < 0.1);
+	/* a benefit window with no line: the cost alone decides */
+	bpftune_corr_reset(&benefit);
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_false(res.have_gain);
+	/* none at all: min_gain is not read */
+	in.benefit = NULL;
+	p.min_gain = 1e9;
+	assert_true(bpftune_guard_check(&p, &in, &res));
+	assert_false(res.have_gain);
+	/* no cost line: nothing seen, nothing decided */
+	window(&cost, x, rising, 3);
+	assert_false(bpftune_guard_check(&p, &in, &res));
+	assert_false(res.have_fit);
+	assert_int_equal(res.samples, 3);
+	assert_true(res.v.r == 0);
+}
+
 static void test_counter_rate(void **state)
 {
 	double rate = -1;
@@ -327,11 +378,6 @@ static void test_cpumask_format(void **state)
 
 /* ---- /proc counters --------------------------------------------------- */
 
-static FILE *text(const char *s)
-{
-	return fmemopen((void *)s, strlen(s), "r");
-}
-
 static void test_softnet(void **state)
 {
 	const char *stat =
@@ -339,28 +385,24 @@ static void test_softnet(void **state)
 		"00ffc5fb 00000001 0000000a 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000003 00000000 00000000\n";
 	uint64_t v[4];
 	unsigned int cpus[4];
-	FILE *f = text(stat);
 
 	(void)state;
-	assert_int_equal(bpftune_softnet_parse(f, 1, v, cpus, 4), 2);
-	fclose(f);
+	assert_int_equal(bpftune_softnet_rows(stat, 1, v, cpus, 4), 2);
 	assert_int_equal(v[0], 16);
 	assert_int_equal(cpus[0], 0);
 	assert_int_equal(v[1], 1);
 	assert_int_equal(cpus[1], 3);	/* the row names its CPU */
 	/* old kernels: no CPU column, the position is the CPU */
-	f = text("00000001 00000002 00000003\n00000004 00000005 00000006\n");
-	assert_int_equal(bpftune_softnet_parse(f, 2, v, cpus, 4), 2);
-	fclose(f);
+	assert_int_equal(bpftune_softnet_rows("00000001 00000002 00000003\n00000004 00000005 00000006\n",
+					      2, v, cpus, 4), 2);
 	assert_int_equal(v[1], 6);
 	assert_int_equal(cpus[1], 1);
-	/* a column the rows do not have */
-	f = text("00000001 00000002\n");
-	assert_int_equal(bpftune_softnet_parse(f, 5, v, cpus, 4), -EINVAL);
-	fclose(f);
-	f = text("");
-	assert_int_equal(bpftune_softnet_parse(f, 1, v, cpus, 4), 0);
-	fclose(f);
+	/* a column the rows do not have, a value that is not hex */
+	assert_int_equal(bpftune_softnet_rows("00000001 00000002\n", 5, v, cpus, 4), -EINVAL);
+	assert_int_equal(bpftune_softnet_rows("00000001 zz\n", 1, v, cpus, 4), -EINVAL);
+	assert_int_equal(bpftune_softnet_rows("", 1, v, cpus, 4), 0);
+	/* at most @max rows */
+	assert_int_equal(bpftune_softnet_rows("1 2\n3 4\n5 6\n", 1, v, cpus, 2), 2);
 }
 
 /* ---- net_buffer: which limit ended a round ---------------------------- */
@@ -397,6 +439,7 @@ int unit_run_grow(void)
 		cmocka_unit_test(test_grow_shrink_roundtrip),
 		cmocka_unit_test(test_quiet_for),
 		cmocka_unit_test(test_guard_trips),
+		cmocka_unit_test(test_guard_benefit),
 		cmocka_unit_test(test_counter_rate),
 		cmocka_unit_test(test_net_buffer_wait_guard),
 		cmocka_unit_test(test_cpumask_is),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The tuner kit's readers: the pure parsers of /proc/net/protocols,
- * /proc/pressure/cpu and /proc/schedstat (src/lib/kit/proc_parse.c), and
+ * /proc/pressure/cpu and /proc/schedstat (src/lib/telemetry/telemetry_proc.c), and
  * the rtnetlink walkers (src/lib/kit/netlink.c) against the running
  * kernel, in the test's own netns (event NULL): its loopback device,
  * 127.0.0.1/8 and the ARP table, whose thresholds must read as
@@ -47,18 +47,29 @@ static void test_protocols(void **state)
 			 -ENOENT);
 }
 
+/* the kit's CPU wait: the "some" line's total (bpftune_proc_cpu_wait) */
+static int psi_some_total(const char *text, double *total)
+{
+	struct bpftune_proc_value v;
+	int err = bpftune_proc_lookup(BPFTUNE_PROC_PSI, text, "some.total", &v);
+
+	if (!err)
+		*total = v.d;
+	return err;
+}
+
 static void test_psi(void **state)
 {
 	double total = 0;
 
 	(void)state;
-	assert_int_equal(bpftune_psi_some_total(
+	assert_int_equal(psi_some_total(
 		"some avg10=0.12 avg60=0.05 avg300=0.01 total=123456\n"
 		"full avg10=0.00 avg60=0.00 avg300=0.00 total=99\n", &total), 0);
 	assert_true(total == 123456);
-	assert_int_equal(bpftune_psi_some_total("full avg10=0.00 avg60=0.00 avg300=0.00 total=99\n",
-						&total), -ENOENT);
-	assert_int_equal(bpftune_psi_some_total("", &total), -ENOENT);
+	assert_int_equal(psi_some_total("full avg10=0.00 avg60=0.00 avg300=0.00 total=99\n",
+					&total), -ENOENT);
+	assert_int_equal(psi_some_total("", &total), -ENOENT);
 }
 
 static void test_schedstat(void **state)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/file_replace.h"
 #include "ship.h"
 
 #define WM_MAGIC	"bpftune-ship watermark 1"
@@ -220,7 +221,7 @@ out:
 int ship_wm_save(const char *path, const struct ship_wm *wm)
 {
 	char tmp[4096 + 8], *buf = malloc(WM_FILE_MAX);
-	int fd, n, err = 0;
+	int n, err;
 
 	if (!buf)
 		return -ENOMEM;
@@ -229,19 +230,8 @@ int ship_wm_save(const char *path, const struct ship_wm *wm)
 		free(buf);
 		return -E2BIG;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		err = -errno;
-	} else {
-		if (write(fd, buf, n) != n)
-			err = errno ? -errno : -EIO;
-		if (close(fd) && !err)
-			err = -errno;
-		if (!err && rename(tmp, path))
-			err = -errno;
-		if (err)
-			unlink(tmp);
-	}
+	err = bpftune_file_replace(path, buf, n,
+				   &(struct bpftune_replace){ .tmp = tmp, .mode = 0600 });
 	free(buf);
 	return err;
 }

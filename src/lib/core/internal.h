@@ -272,6 +272,15 @@ BPFTUNE_DAEMON struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tune
 BPFTUNE_DAEMON void bpftune_tuner_remove(struct bpftune_tuner *tuner);
 BPFTUNE_DAEMON int bpftune_tuner_start(struct bpftune_tuner *tuner,
 			const struct bpftune_bpf_opts *opts);
+/*
+ * The one start sequence of a plugin opened from @file (daemon start, hot
+ * plug): add it, then start it.  Takes @handle and @fd in every case (closed
+ * when it does not start, logged).  The running tuner, or NULL.
+ */
+BPFTUNE_DAEMON struct bpftune_tuner *bpftune_plugin_start(const char *file,
+					const struct bpftune_tuner_ops *ops,
+					void *handle, int fd,
+					const struct bpftune_bpf_opts *opts);
 /* fini() and what the library made for the plugin (lifecycle.c) */
 void bpftune_tuner_stop(struct bpftune_tuner *tuner);
 /* tell the plugin about a netns state change (its netns_state()) */

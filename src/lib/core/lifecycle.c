@@ -6,10 +6,12 @@
  * scenario's handler), netns state changes for that plugin only, its
  * timer, and stop (fini(), then everything the library made for it).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/internal.h"
 #include "core/loop.h"
@@ -290,4 +292,23 @@ void bpftune_dispatch(const struct bpftune_event *ev, size_t size)
 		handle(t, t->priv, ev);
 	/* no netns fd outlives the event: it would pin the netns */
 	bpftune_netns_release();
+}
+
+struct bpftune_tuner *bpftune_plugin_start(const char *file,
+					   const struct bpftune_tuner_ops *ops,
+					   void *handle, int fd,
+					   const struct bpftune_bpf_opts *opts)
+{
+	struct bpftune_tuner *t = bpftune_tuner_add(ops, handle, fd, file);
+
+	if (!t) {
+		dlclose(handle);
+		close(fd);
+		return NULL;
+	}
+	if (bpftune_tuner_start(t, opts)) {
+		bpftune_tuner_remove(t);	/* closes handle and fd */
+		return NULL;
+	}
+	return t;
 }

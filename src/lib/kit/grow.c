@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Growth and shrink steps (see grow.h). */
+#include <errno.h>
+#include <string.h>
+
 #include "core/internal.h"
 #include <bpftune/grow.h>
 
@@ -47,22 +50,68 @@ unsigned int bpftune_shrink_toward(const long *cur, const long *orig,
 	return moved;
 }
 
+/* Did the benefit window rise by p->min_gain?  Sets res's gain. */
+static bool benefit_clears(const struct bpftune_guard_policy *p,
+			   const struct bpftune_corr *benefit,
+			   struct bpftune_guard_result *res)
+{
+	double r;
+	int err;
+
+	if (!benefit)
+		return false;
+	err = bpftune_corr_fit(benefit, &r, &res->gain);
+	if (err == -EDOM)
+		res->gain = 0;	/* the benefit did not move at all */
+	else if (err)
+		return false;	/* no line: the cost alone decides */
+	res->have_gain = true;
+	return res->gain >= p->min_gain;
+}
+
+bool bpftune_guard_check(const struct bpftune_guard_policy *p,
+			 const struct bpftune_guard_input *in,
+			 struct bpftune_guard_result *res)
+{
+	uint64_t hold = p->hold_ms;
+	long cur = in->cur;
+	unsigned int i;
+
+	memset(res, 0, sizeof(*res));
+	res->samples = in->cost->n;
+	if (in->cost->n < p->min_samples ||
+	    bpftune_corr_fit(in->cost, &res->v.r, &res->rise)) {
+		res->v.r = 0;
+		return false;
+	}
+	res->have_fit = true;
+	if (res->v.r < p->min_r || res->rise < p->min_rise ||
+	    benefit_clears(p, in->benefit, res))
+		return false;
+	res->v.back = in->raised_from > 0 && in->raised_from < cur ?
+		      in->raised_from : bpftune_shrink_step(cur, in->floor, in->rate);
+	for (i = 0; i < in->trips && hold < p->hold_max_ms; i++)
+		hold *= 2;
+	res->v.hold_ms = hold < p->hold_max_ms ? hold : p->hold_max_ms;
+	return true;
+}
+
 bool bpftune_guard_trips(const struct bpftune_guard_policy *p,
 			 const struct bpftune_corr *w, long cur,
 			 long raised_from, long floor, unsigned int trips,
 			 unsigned int rate, struct bpftune_guard_verdict *v)
 {
-	uint64_t hold = p->hold_ms;
-	unsigned int i;
+	const struct bpftune_guard_input in = {
+		.cost = w, .cur = cur, .raised_from = raised_from,
+		.floor = floor, .trips = trips, .rate = rate,
+	};
+	struct bpftune_guard_result res;
 
-	v->r = 0;
-	if (!bpftune_corr_rising(w, p->min_samples, p->min_r, p->min_rise, &v->r))
+	if (!bpftune_guard_check(p, &in, &res)) {
+		v->r = res.v.r;
 		return false;
-	v->back = raised_from > 0 && raised_from < cur ? raised_from :
-		  bpftune_shrink_step(cur, floor, rate);
-	for (i = 0; i < trips && hold < p->hold_max_ms; i++)
-		hold *= 2;
-	v->hold_ms = hold < p->hold_max_ms ? hold : p->hold_max_ms;
+	}
+	*v = res.v;
 	return true;
 }
 

@@ -10,7 +10,6 @@
 
 #include "core/internal.h"
 #include "kit/proc_file.h"
-#include "kit/softnet_parse.h"
 
 /* Look @n keys of /proc/thread-self/net/@file up in @ev's netns. */
 static int netns_lookup(const struct bpftune_event *ev, const char *file,
@@ -103,16 +102,15 @@ int bpftune_proc_protocol_memory(const char *proto, long *pages,
 
 int bpftune_proc_softnet(unsigned int col, uint64_t *values, unsigned int max)
 {
+	char *text = bpftune_proc_file_read("/proc/net/softnet_stat", NULL);
 	uint64_t vals[256];
 	unsigned int cpus[256];
 	int rows, i;
-	FILE *f;
 
-	f = fopen("/proc/net/softnet_stat", "re");
-	if (!f)
+	if (!text)
 		return -errno;
-	rows = bpftune_softnet_parse(f, col, vals, cpus, BPFTUNE_ARRAY_SIZE(vals));
-	fclose(f);
+	rows = bpftune_softnet_rows(text, col, vals, cpus, BPFTUNE_ARRAY_SIZE(vals));
+	free(text);
 	if (rows < 0)
 		return rows;
 	memset(values, 0, max * sizeof(*values));
@@ -125,12 +123,14 @@ int bpftune_proc_softnet(unsigned int col, uint64_t *values, unsigned int max)
 int bpftune_proc_cpu_wait(double *wait, const char **source)
 {
 	char *text = bpftune_proc_file_read("/proc/pressure/cpu", NULL);
+	struct bpftune_proc_value v;
 	int err = -ENOENT;
 
 	if (text) {
-		err = bpftune_psi_some_total(text, wait);
+		err = bpftune_proc_lookup(BPFTUNE_PROC_PSI, text, "some.total", &v);
 		free(text);
 		if (!err) {
+			*wait = v.d;
 			if (source)
 				*source = "PSI";
 			return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reading /proc files whole and looking values up in them: the library's
- * side of <bpftune/proc.h> (the schema formats' parsers are in
- * telemetry_proc.c, the others in proc_parse.c).
+ * side of <bpftune/proc.h>.  The parsers, pure, are one family in
+ * telemetry_proc.c (telemetry_schema.h), below the kit.
  */
 #ifndef BPFTUNE_PROC_FILE_H
 #define BPFTUNE_PROC_FILE_H
@@ -33,14 +33,5 @@ char *bpftune_proc_file_read(const char *path, size_t *len);
 int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_format fmt,
 			     const char *const keys[],
 			     struct bpftune_proc_value vals[], unsigned int n);
-
-/* ---- pure parsers of whole files (proc_parse.c) ---- */
-/* /proc/net/protocols: memory (pages) and pressure of @proto; -ENOENT */
-int bpftune_protocols_parse(const char *text, const char *proto, long *pages,
-			    bool *pressure);
-/* /proc/pressure/cpu: the "some" line's total (us); -ENOENT */
-int bpftune_psi_some_total(const char *text, double *total);
-/* /proc/schedstat: run delay (ns) summed over the cpuN lines; -ENOENT */
-int bpftune_schedstat_wait(const char *text, double *total);
 
 #endif /* BPFTUNE_PROC_FILE_H */

@@ -93,13 +93,27 @@ static void unload(const char *file, const char *why)
 	bpftune_metrics_dirty();
 }
 
+/* The library's start sequence, and the hot plug's log line. */
+static struct bpftune_tuner *start(const char *file,
+				   const struct bpftune_tuner_ops *ops,
+				   void *handle, int fd)
+{
+	struct bpftune_tuner *t = bpftune_plugin_start(file, ops, handle, fd,
+						       &bpf_opts);
+
+	if (t)
+		bpftune_log(LOG_NOTICE, "hot plug: tuner %s loaded from %s/%s",
+			    ops->name, dir, file);
+	return t;
+}
+
 static void load(const char *file)
 {
 	const struct bpftune_tuner_ops *ops;
 	struct bpftune_tuner *t;
 	char why[512] = "";
 	void *handle;
-	int dfd, pfd, err;
+	int dfd, pfd;
 
 	if (!bpftune_plugin_allowed(allow, file)) {
 		bpftune_log(LOG_INFO, "plugin %s not loaded: not in the -a allow-list", file);
@@ -118,20 +132,10 @@ static void load(const char *file)
 		return;
 	}
 	was_refused(file, true);
-	t = bpftune_tuner_add(ops, handle, pfd, file);
-	if (!t) {
-		dlclose(handle);
-		close(pfd);
-		return;
-	}
-	err = bpftune_tuner_start(t, &bpf_opts);
+	t = start(file, ops, handle, pfd);
 	bpftune_kernel_btf_release();	/* loaded: the BTF index goes */
-	if (err) {
-		bpftune_tuner_remove(t);
+	if (!t)
 		return;
-	}
-	bpftune_log(LOG_NOTICE, "hot plug: tuner %s loaded from %s/%s", ops->name, dir,
-		    file);
 	bpftune_check_learning_rate(t);
 	bpftune_metrics_dirty();
 }
@@ -160,8 +164,6 @@ static void resync(void)
 static void resync_load(const char *file, const struct bpftune_tuner_ops *ops,
 			void *handle, int fd, void *ctx)
 {
-	struct bpftune_tuner *t;
-
 	(void)ctx;
 	if (!ops)
 		return;
@@ -170,17 +172,7 @@ static void resync_load(const char *file, const struct bpftune_tuner_ops *ops,
 		close(fd);
 		return;
 	}
-	t = bpftune_tuner_add(ops, handle, fd, file);
-	if (!t) {
-		dlclose(handle);
-		close(fd);
-		return;
-	}
-	if (bpftune_tuner_start(t, &bpf_opts))
-		bpftune_tuner_remove(t);
-	else
-		bpftune_log(LOG_NOTICE, "hot plug: tuner %s loaded from %s/%s",
-			    ops->name, dir, file);
+	start(file, ops, handle, fd);
 }
 
 static void handle_event(const struct inotify_event *ev)

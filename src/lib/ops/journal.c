@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ops/journal.h"
+#include "core/file_replace.h"
 #include "core/observer.h"
 #include "core/operate.h"
 
@@ -322,10 +323,10 @@ static bool of_gone_netns(const struct bpftune_jrec *r, void *ctx)
 /* Rewrite the journal without the records of namespaces that are gone. */
 static void compact(void)
 {
-	char tmp[PATH_MAX + 16], dcopy[PATH_MAX];
+	char tmp[PATH_MAX + 16];
 	size_t len = 0, n;
 	char *buf;
-	int fd, dfd, err = 0;
+	int fd, err;
 
 	buf = read_all(&len);
 	if (!buf) {
@@ -339,25 +340,14 @@ static void compact(void)
 		return;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.compact", jpath);
-	snprintf(dcopy, sizeof(dcopy), "%s", jpath);
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, buf, n) != (ssize_t)n || fdatasync(fd) ||
-	    flock(fd, LOCK_EX | LOCK_NB) || rename(tmp, jpath))
-		err = -errno ?: -EIO;
+	/* durable, and locked like the journal it replaces */
+	err = bpftune_file_replace(jpath, buf, n, &(struct bpftune_replace){
+		.tmp = tmp, .mode = 0600, .sync = true, .lock = true, .fd = &fd });
 	free(buf);
 	if (err) {
 		bpftune_log(LOG_WARNING, "journal: cannot compact %s: %s; it keeps the records of namespaces that are gone",
 			    jpath, strerror(-err));
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
 		return;
-	}
-	/* the rename must survive a power cut too */
-	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
 	}
 	close(jfd);
 	jfd = fd;

@@ -18,6 +18,7 @@
 
 #include <bpftune/sampling.h>
 #include "ops/control.h"
+#include "core/file_replace.h"
 #include "core/loop.h"
 #include "core/observer.h"
 #include "core/operate.h"
@@ -338,9 +339,7 @@ static int write_file(void)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	struct bpftune_buf b;
-	ssize_t n = 0;
-	size_t off = 0;
-	int fd, err;
+	int err;
 
 	bpftune_buf_init(&b, BPFTUNE_CTL_MAX_REPLY);
 	err = bpftune_metrics_format(&b);
@@ -351,28 +350,8 @@ static int write_file(void)
 	/* a dot file: the collector reads *.prom only */
 	snprintf(tmp, sizeof(tmp), "%s/." METRICS_FILE ".%d.tmp", metrics_dir,
 		 (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	while (off < b.len) {
-		n = write(fd, b.data + off, b.len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += n;
-	}
-	err = off == b.len ? 0 : n < 0 ? -errno : -EIO;
-	if (!err && fchmod(fd, 0644))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+	err = bpftune_file_replace(path, b.data, b.len,
+				   &(struct bpftune_replace){ .tmp = tmp, .mode = 0644 });
 out:
 	bpftune_buf_free(&b);
 	if (err) {

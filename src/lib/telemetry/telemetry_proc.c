@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Parsers for the /proc files the telemetry sampler reads.  Each takes
- * the whole file as one NUL-terminated string and a key naming one value
- * (see enum bpftune_proc_format).  They never write to the text and never
- * read past its end, whatever it contains: unit- and fuzz-tested.
+ * The library's one family of /proc parsers: the files the telemetry
+ * sampler reads, by a declaration's key (see enum bpftune_proc_format),
+ * and the ones the tuner kit reads (<bpftune/proc.h>): protocol memory,
+ * per-CPU softnet_stat, CPU wait.  Each takes the whole file as one
+ * NUL-terminated string.  They never write to the text and never read past
+ * its end, whatever it contains: unit- and fuzz-tested.  They live here,
+ * below the kit, because both the sampler and the kit use them and
+ * telemetry may not call the kit (scripts/check-layers.sh).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -172,6 +177,16 @@ static bool take_prefix(struct span *line, const struct span *sec)
 	return true;
 }
 
+/* The next line of section "<sec>:", past its prefix; false at the end. */
+static bool next_in_section(const char **pos, const struct span *sec,
+			    struct span *line)
+{
+	while (next_line(pos, line))
+		if (take_prefix(line, sec))
+			return true;
+	return false;
+}
+
 /* /proc/net/snmp, /proc/net/netstat: a header line and a value line. */
 static int lookup_snmp(const char *text, const char *key,
 		       struct bpftune_proc_value *v)
@@ -182,9 +197,7 @@ static int lookup_snmp(const char *text, const char *key,
 
 	if (split_key(key, &sec, &field))
 		return -EINVAL;
-	while (next_line(&pos, &hdr)) {
-		if (!take_prefix(&hdr, &sec))
-			continue;
+	while (next_in_section(&pos, &sec, &hdr)) {
 		if (!next_line(&pos, &val) || !take_prefix(&val, &sec))
 			return -EINVAL;
 		idx = token_index(&hdr, field);
@@ -208,14 +221,11 @@ static int lookup_sockstat(const char *text, const char *key,
 	if (split_key(key, &sec, &field))
 		return -EINVAL;
 	flen = strlen(field);
-	while (next_line(&pos, &line)) {
-		if (!take_prefix(&line, &sec))
-			continue;
-		while (next_token(&line, &name) && next_token(&line, &val))
-			if (tok_eq(&name, field, flen))
-				return parse_number(&val, v);
+	if (!next_in_section(&pos, &sec, &line))
 		return -ENOENT;
-	}
+	while (next_token(&line, &name) && next_token(&line, &val))
+		if (tok_eq(&name, field, flen))
+			return parse_number(&val, v);
 	return -ENOENT;
 }
 
@@ -295,28 +305,20 @@ static int lookup_psi(const char *text, const char *key,
 }
 
 /*
- * /proc/net/stat/arp_cache and ndisc_cache: a header of names, then one
- * row of hex counters per CPU, summed.  "entries" is the table's size,
- * printed the same on every row, so it is read from the first row.
+ * Hex column @col summed over the rows from *@pos on (the first only if
+ * @first_only); rows without it are skipped.  -ENOENT if none has it.
  */
-static int lookup_stathdr(const char *text, const char *key,
+static int sum_hex_column(const char *pos, long col, bool first_only,
 			  struct bpftune_proc_value *v)
 {
 	struct span line, tok;
-	const char *pos = text;
-	bool first_only = !strcmp(key, "entries"), found = false;
+	bool found = false;
 	uint64_t sum = 0;
-	int idx;
 
-	if (!next_line(&pos, &line))
-		return -ENOENT;
-	idx = token_index(&line, key);
-	if (idx < 0)
-		return -ENOENT;
 	while (next_line(&pos, &line)) {
 		uint64_t x;
 
-		if (!nth_token(&line, idx, &tok))
+		if (!nth_token(&line, col, &tok))
 			continue;
 		if (parse_hex(&tok, &x))
 			return -EINVAL;
@@ -331,14 +333,30 @@ static int lookup_stathdr(const char *text, const char *key,
 	return 0;
 }
 
+/*
+ * /proc/net/stat/arp_cache and ndisc_cache: a header of names, then one
+ * row of hex counters per CPU, summed.  "entries" is the table's size,
+ * printed the same on every row, so it is read from the first row.
+ */
+static int lookup_stathdr(const char *text, const char *key,
+			  struct bpftune_proc_value *v)
+{
+	const char *pos = text;
+	struct span line;
+	int idx;
+
+	if (!next_line(&pos, &line))
+		return -ENOENT;
+	idx = token_index(&line, key);
+	if (idx < 0)
+		return -ENOENT;
+	return sum_hex_column(pos, idx, !strcmp(key, "entries"), v);
+}
+
 /* /proc/net/softnet_stat: hex columns, one row per CPU; key "N". */
 static int lookup_softnet(const char *text, const char *key,
 			  struct bpftune_proc_value *v)
 {
-	struct span line, tok;
-	const char *pos = text;
-	bool found = false;
-	uint64_t sum = 0;
 	char *end;
 	long col;
 
@@ -346,20 +364,7 @@ static int lookup_softnet(const char *text, const char *key,
 	col = strtol(key, &end, 10);
 	if (errno || end == key || *end || col < 0)
 		return -EINVAL;
-	while (next_line(&pos, &line)) {
-		uint64_t x;
-
-		if (!nth_token(&line, col, &tok))
-			continue;
-		if (parse_hex(&tok, &x))
-			return -EINVAL;
-		sum += x;
-		found = true;
-	}
-	if (!found)
-		return -ENOENT;
-	set_int(v, (int64_t)sum);
-	return 0;
+	return sum_hex_column(text, col, false, v);
 }
 
 static const char *const netdev_fields[] = {
@@ -451,31 +456,116 @@ static int lookup_loadavg(const char *text, const char *key,
 	return -EINVAL;
 }
 
+typedef int (*lookup_fn)(const char *text, const char *key,
+			 struct bpftune_proc_value *v);
+
+static const lookup_fn lookups[] = {
+	[BPFTUNE_PROC_SNMP]	= lookup_snmp,
+	[BPFTUNE_PROC_SOCKSTAT]	= lookup_sockstat,
+	[BPFTUNE_PROC_KEYVAL]	= lookup_keyval,
+	[BPFTUNE_PROC_PSI]	= lookup_psi,
+	[BPFTUNE_PROC_STATHDR]	= lookup_stathdr,
+	[BPFTUNE_PROC_SOFTNET]	= lookup_softnet,
+	[BPFTUNE_PROC_NETDEV]	= lookup_netdev,
+	[BPFTUNE_PROC_LOADAVG]	= lookup_loadavg,
+};
+
 int bpftune_proc_lookup(enum bpftune_proc_format fmt, const char *text,
 			const char *key, struct bpftune_proc_value *v)
 {
-	if (!text || !key || !*key || !v)
+	if (!text || !key || !*key || !v ||
+	    (unsigned int)fmt >= sizeof(lookups) / sizeof(lookups[0]) ||
+	    !lookups[fmt])
 		return -EINVAL;
-	switch (fmt) {
-	case BPFTUNE_PROC_SNMP:
-		return lookup_snmp(text, key, v);
-	case BPFTUNE_PROC_SOCKSTAT:
-		return lookup_sockstat(text, key, v);
-	case BPFTUNE_PROC_KEYVAL:
-		return lookup_keyval(text, key, v);
-	case BPFTUNE_PROC_PSI:
-		return lookup_psi(text, key, v);
-	case BPFTUNE_PROC_STATHDR:
-		return lookup_stathdr(text, key, v);
-	case BPFTUNE_PROC_SOFTNET:
-		return lookup_softnet(text, key, v);
-	case BPFTUNE_PROC_NETDEV:
-		return lookup_netdev(text, key, v);
-	case BPFTUNE_PROC_LOADAVG:
-		return lookup_loadavg(text, key, v);
-	default:
+	return lookups[fmt](text, key, v);
+}
+
+/* ---- the tuner kit's files ---------------------------------------------- */
+
+int bpftune_protocols_parse(const char *text, const char *proto, long *pages,
+			    bool *pressure)
+{
+	struct span line, tok, mem, press;
+	struct bpftune_proc_value v;
+	const char *pos = text;
+	size_t n;
+
+	if (!text || !proto || !pages || !pressure)
 		return -EINVAL;
+	n = strlen(proto);
+	while (next_line(&pos, &line)) {
+		/* protocol size sockets memory press ... */
+		if (!next_token(&line, &tok) || !tok_eq(&tok, proto, n))
+			continue;
+		if (!nth_token(&line, 2, &mem) || !next_token(&line, &press) ||
+		    parse_number(&mem, &v) || v.real)
+			continue;
+		*pages = (long)v.i;
+		*pressure = tok_eq(&press, "yes", 3);
+		return 0;
 	}
+	return -ENOENT;
+}
+
+int bpftune_schedstat_wait(const char *text, double *total)
+{
+	struct span line, tok;
+	struct bpftune_proc_value v;
+	const char *pos = text;
+	int found = -ENOENT;
+
+	if (!text || !total)
+		return -EINVAL;
+	*total = 0;
+	while (next_line(&pos, &line)) {
+		if (!next_token(&line, &tok) || tok.len < 4 ||
+		    memcmp(tok.p, "cpu", 3) || tok.p[3] < '0' || tok.p[3] > '9')
+			continue;
+		/* cpuN and 8 fields: the 8th is the time spent waiting to run */
+		if (!nth_token(&line, 7, &tok) || parse_number(&tok, &v) ||
+		    v.real || v.i < 0)
+			continue;
+		*total += (double)v.i;
+		found = 0;
+	}
+	return found;
+}
+
+/* Column @col of one softnet_stat row and the row's CPU (column 12). */
+static int softnet_row(struct span line, unsigned int col, uint64_t *value,
+		       uint64_t *cpu)
+{
+	struct span tok;
+	unsigned int n;
+	bool got = false;
+
+	for (n = 0; next_token(&line, &tok); n++) {
+		if (n != col && n != 12)
+			continue;
+		if (parse_hex(&tok, n == col ? value : cpu))
+			return -EINVAL;
+		got |= n == col;
+	}
+	return got ? 0 : -EINVAL;
+}
+
+int bpftune_softnet_rows(const char *text, unsigned int col, uint64_t *values,
+			 unsigned int *cpus, unsigned int max)
+{
+	const char *pos = text;
+	unsigned int rows = 0;
+	struct span line;
+
+	if (!text || !values || !cpus || col >= 16)
+		return -EINVAL;
+	while (rows < max && next_line(&pos, &line)) {
+		uint64_t cpu = rows;
+
+		if (softnet_row(line, col, &values[rows], &cpu) || cpu > UINT_MAX)
+			return -EINVAL;
+		cpus[rows++] = (unsigned int)cpu;
+	}
+	return (int)rows;
 }
 
 int bpftune_gauge_value(const struct bpftune_gauge *g, enum bpftune_gauge_agg agg,

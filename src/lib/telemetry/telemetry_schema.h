@@ -224,6 +224,23 @@ int bpftune_proc_lookup(enum bpftune_proc_format fmt, const char *text,
 int bpftune_gauge_value(const struct bpftune_gauge *g, enum bpftune_gauge_agg agg,
 			struct bpftune_proc_value *v);
 
+/* The tuner kit's files (<bpftune/proc.h>); the same parsers' family. */
+/* /proc/net/protocols: memory (pages) and pressure of @proto; -ENOENT */
+int bpftune_protocols_parse(const char *text, const char *proto, long *pages,
+			    bool *pressure);
+/* /proc/schedstat: run delay (ns) summed over the cpuN lines; -ENOENT */
+int bpftune_schedstat_wait(const char *text, double *total);
+/*
+ * Per-CPU rows of /proc/net/softnet_stat (hex columns): column @col of
+ * each row into values[i] and the row's CPU into cpus[i], for at most @max
+ * rows.  The CPU is column 12 when present (kernels >= 5.10 list only
+ * online CPUs, so row i is not always CPU i), else the row's position.
+ * Returns the number of rows read, or -EINVAL (a row without @col, a
+ * value that is not hex).  The sum over CPUs: bpftune_proc_lookup().
+ */
+int bpftune_softnet_rows(const char *text, unsigned int col, uint64_t *values,
+			 unsigned int *cpus, unsigned int max);
+
 /* ---- retention of old run files (telemetry_retention.c) ------------------ */
 
 enum bpftune_tfile_kind {

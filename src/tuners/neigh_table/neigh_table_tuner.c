@@ -37,23 +37,13 @@
 #include <bpf/bpf.h>
 #include <bpftune/libbpftune.h>
 #include <bpftune/netlink.h>
-#include <bpftune/table_policy.h>
 
+#include "neigh_table_policy.h"
 #include "neigh_table_tuner.h"
 #include "neigh_table_tables.h"
 #include "neigh_table_tuner.skel.h"
 #include "neigh_table_tuner.legacy.skel.h"
 
-/*
- * Hard cap for every threshold.  An entry costs about half a KiB of
- * unswappable kernel memory (struct neighbour, its hash slot, queued
- * skbs): 65536 of them is ~32 MiB.  An L2 domain with more neighbours
- * than that is something to configure by hand.
- */
-#define NEIGH_HARD_CAP		65536
-#define NEIGH_CAP_REASON	"65536 neighbours cost ~32 MiB of unswappable kernel memory; " \
-				"larger L2 domains are configured by hand; growth is also " \
-				"bounded by what the configured prefixes can hold"
 /* a shrink step every this often while the table stays a quarter full */
 #define SHRINK_PERIOD_MS	1000
 /* devices without ARP/ND whose prefixes hold no neighbours, per dump */
@@ -101,12 +91,6 @@ static int fam_af(unsigned int i)
 static const char *fam_table(unsigned int i)
 {
 	return i == NEIGH_TABLE_ARP ? "arp_cache" : "ndisc_cache";
-}
-
-/* delta as a percentage of the value, for the log */
-static double delta_pct(void)
-{
-	return 100.0 / (double)(1u << (6 - bpftune_learning_rate()));
 }
 
 /* ---- rtnetlink, through the kit ----------------------------------------- */
@@ -158,13 +142,9 @@ static int link_cb(const struct bpftune_link *l, void *data)
 static int addr_cb(const struct bpftune_addr *a, void *data)
 {
 	struct capacity *c = data;
-	unsigned int i;
 
-	if (a->scope == RT_SCOPE_HOST)
+	if (!nt_addr_counts(a->scope, a->ifindex, c->noarp, c->num_noarp))
 		return 0;
-	for (i = 0; i < c->num_noarp; i++)
-		if (c->noarp[i] == a->ifindex)
-			return 0;
 	c->sum = bpftune_add_capped(c->sum,
 				    bpftune_prefix_hosts(c->family, a->prefixlen,
 							 c->limit), c->limit);
@@ -177,7 +157,7 @@ static int neigh_cb(const struct bpftune_neigh *nb, void *data)
 	struct capacity *c = data;
 
 	/* multicast and the like need no resolution: not on-link hosts */
-	if (!(nb->state & NUD_NOARP))
+	if (nt_neigh_counts(nb->state))
 		c->entries++;
 	return 0;
 }
@@ -302,15 +282,10 @@ static void refused(struct nt_state *s, const struct bpftune_event *ev,
 		    const struct bpftune_neigh_grow_in *in, long bound,
 		    const struct bpftune_value *inputs, const char *where)
 {
-	static const char *const actions[] = {
-		[BPFTUNE_NEIGH_NS_OVER_PREFIX] = "none: netns holds more entries than its prefixes",
-		[BPFTUNE_NEIGH_AT_PREFIX_CAP] = "none: at what the prefixes can hold",
-		[BPFTUNE_NEIGH_AT_HARD_CAP] = "none: at the hard cap",
-	};
 	char why[320];
 
 	bpftune_decide_values(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
-			      "grow-near-limit", inputs, GROW_NUM_INPUTS, actions[v]);
+			      "grow-near-limit", inputs, GROW_NUM_INPUTS, nt_grow_action(v));
 	if (v == BPFTUNE_NEIGH_NS_OVER_PREFIX)
 		snprintf(why, sizeof(why), "%s holds %ld %s entries, at least the %ld neighbours its prefixes can hold: more room would not be for on-link neighbours",
 			 where, in->ns_entries, fam_name(fam), in->ns_capacity);
@@ -343,7 +318,7 @@ static void grow_reason(const struct bpftune_event *ev,
 			 room);
 	else
 		snprintf(reason, len, "%d entries of the %s table count against gc_thresh3 %ld, within %g%% of it (new entry on %.16s in %s); %s",
-			 e->gc_entries, fam_table(fam), in->cur.t3, delta_pct(),
+			 e->gc_entries, fam_table(fam), in->cur.t3, nt_delta_pct(bpftune_learning_rate()),
 			 e->dev, where, room);
 }
 
@@ -372,39 +347,28 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 		 const struct neigh_table_event *e, unsigned int fam)
 {
 	static const unsigned int order[3] = { 2, 1, 0 };	/* t3 first */
-	struct bpftune_neigh_grow_in in = {
-		.hard_cap = NEIGH_HARD_CAP, .orig = s->fam[fam].orig,
-	};
 	struct bpftune_value inputs[GROW_NUM_INPUTS];
 	char reason[400], where[128], dev[NEIGH_TABLE_IFNAMSIZ + 1];
+	struct bpftune_neigh_thresh cur, out;
+	struct bpftune_neigh_grow_in in;
 	enum bpftune_neigh_verdict v;
-	struct bpftune_neigh_thresh out;
 	struct capacity c;
 	long bound = 0;
 	int err;
 
-	err = read_thresh(s, NULL, fam, &in.cur);
+	err = read_thresh(s, NULL, fam, &cur);
 	if (err) {
 		bpftune_log(LOG_WARNING, "tuner neigh_table: cannot read the %s thresholds: %s",
 			    fam_name(fam), strerror(-err));
 		return;
 	}
-	in.entries = e->entries;
 	bpftune_netns_describe(ev->netns_cookie, where, sizeof(where));
 	err = netns_view(ev, fam, &c);
-	if (err) {
-		/* cannot see its prefixes: only the hard cap applies */
+	if (err)	/* cannot see its prefixes: only the hard cap applies */
 		bpftune_log(LOG_DEBUG, "tuner neigh_table: prefixes of %s unknown: %s",
 			    where, strerror(-err));
-		c.sum = NEIGH_HARD_CAP;
-		c.entries = 0;
-	}
-	in.ns_entries = c.entries;
-	in.ns_capacity = c.sum;
-	/* the netns' entries are part of the table (one may lag the other) */
-	if (in.entries < in.ns_entries)
-		in.entries = in.ns_entries;
-	in.delta = bpftune_delta(in.cur.t3);
+	nt_grow_in(&cur, &s->fam[fam].orig, e->entries, c.entries, err ? -1 : c.sum,
+		   bpftune_learning_rate(), &in);
 	v = bpftune_neigh_grow(&in, &out, &bound);
 	grow_inputs(e, fam, &in, err ? -1 : c.sum, c.prefixes, bound, dev, inputs);
 	if (v != BPFTUNE_NEIGH_GROW) {
@@ -412,7 +376,7 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 		return;
 	}
 	bpftune_decide_values(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
-			      "grow-near-limit", inputs, GROW_NUM_INPUTS, "raise");
+			      "grow-near-limit", inputs, GROW_NUM_INPUTS, nt_grow_action(v));
 	grow_reason(ev, e, fam, &in, bound, where, reason, sizeof(reason));
 	if (apply(s, ev, fam, ev->scenario_id, &in.cur, &out, order, reason) > 0)
 		set_grown(s, fam, true);
@@ -439,8 +403,8 @@ static void shrink(struct nt_state *s, const struct bpftune_event *ev,
 	struct bpftune_neigh_thresh cur, out;
 	struct bpftune_value inputs[8];
 	char reason[256];
+	enum nt_shrink step;
 	long entries;
-	bool step;
 	int err;
 
 	if (!fs->grown) {
@@ -452,7 +416,7 @@ static void shrink(struct nt_state *s, const struct bpftune_event *ev,
 		fs->shrinking = false;
 		return;
 	}
-	step = bpftune_neigh_shrink(&cur, entries, &fs->orig, bpftune_delta(cur.t3), &out);
+	step = nt_shrink_decide(&cur, entries, &fs->orig, bpftune_learning_rate(), &out);
 	inputs[0] = BPFTUNE_VALUE_TEXT(fam_name(fam));
 	inputs[1] = BPFTUNE_VALUE_INT(entries);
 	inputs[2] = BPFTUNE_VALUE_INT(cur.t1);
@@ -462,11 +426,10 @@ static void shrink(struct nt_state *s, const struct bpftune_event *ev,
 	inputs[6] = BPFTUNE_VALUE_INT(fs->orig.t2);
 	inputs[7] = BPFTUNE_VALUE_INT(fs->orig.t3);
 	bpftune_decide_values(s->tuner, ev, NEIGH_TABLE_EMPTYING, fam * 3 + 2,
-			      "shrink-when-empty", inputs, 8,
-			      step ? "lower" : "none: table not a quarter empty");
-	if (!step) {
+			      "shrink-when-empty", inputs, 8, nt_shrink_action(step));
+	if (step == NT_SHRINK_WAIT || step == NT_SHRINK_DONE) {
 		fs->shrinking = false;
-		if (cur.t3 <= fs->orig.t3)
+		if (step == NT_SHRINK_DONE)
 			set_grown(s, fam, false);
 		return;
 	}
@@ -478,7 +441,7 @@ static void shrink(struct nt_state *s, const struct bpftune_event *ev,
 		fs->shrinking = false;
 		return;
 	}
-	fs->shrinking = out.t3 > fs->orig.t3;
+	fs->shrinking = step == NT_SHRINK_LOWER;
 	if (!fs->shrinking)
 		set_grown(s, fam, false);
 	/* a later refusal at the same value is news again */

@@ -60,38 +60,26 @@ enum net_buffer_tunable {
 #define NB_USECS_CAP	20000
 #define NB_MAX_CPUS	64
 
+/* every net_buffer tunable: one value within [lo, hi], for the reason given */
+#define NB_TUNABLE(sysctl, lo, hi, why) \
+	{ .name = (sysctl), .num_values = 1, .min = (lo), .max = (hi), .cap_reason = (why) }
+
 /* not const: init() sets the flow-limit mask from the CPUs present */
 static struct bpftune_tunable_desc tunables[] = {
-	[NB_MAX_BACKLOG] = {
-		.name = "net.core.netdev_max_backlog", .num_values = 1,
-		.min = 16, .max = NB_BACKLOG_CAP,
-		.cap_reason = "packets queued per CPU: 32768 full-size frames are 4 ms "
-			      "of a 100 Gbit/s link and up to ~75 MB of memory per CPU; "
-			      "a longer queue only adds delay",
-	},
-	[NB_FLOW_LIMIT] = {
-		.name = "net.core.flow_limit_cpu_bitmap", .num_values = 1,
-		.min = 0, .max = 0,	/* every CPU present: set in init() */
-		.cap_reason = "one bit per CPU present (machines with up to 63 CPUs)",
-	},
-	[NB_BUDGET] = {
-		.name = "net.core.netdev_budget", .num_values = 1,
-		.min = 8, .max = NB_BUDGET_CAP,
-		.cap_reason = "10 times the default of 300 packets per receive round; "
-			      "netdev_budget_usecs still bounds the round, more packets "
-			      "only delay everything else on the CPU",
-	},
-	[NB_BUDGET_USECS] = {
-		.name = "net.core.netdev_budget_usecs", .num_values = 1,
-		.min = 100, .max = NB_USECS_CAP,
-		.cap_reason = "20 ms: a receive round longer than that delays every "
-			      "task on its CPU by as much (the default is 2 jiffies, "
-			      "8 ms at HZ=250)",
-	},
-	[NB_HIGH_ORDER_OFF] = {
-		.name = "net.core.high_order_alloc_disable", .num_values = 1,
-		.min = 0, .max = 1, .cap_reason = "boolean",
-	},
+	[NB_MAX_BACKLOG] = NB_TUNABLE("net.core.netdev_max_backlog", 16, NB_BACKLOG_CAP,
+		"packets queued per CPU: 32768 full-size frames are 4 ms of a 100 Gbit/s "
+		"link and up to ~75 MB of memory per CPU; a longer queue only adds delay"),
+	/* max: every CPU present, set in init() */
+	[NB_FLOW_LIMIT] = NB_TUNABLE("net.core.flow_limit_cpu_bitmap", 0, 0,
+		"one bit per CPU present (machines with up to 63 CPUs)"),
+	[NB_BUDGET] = NB_TUNABLE("net.core.netdev_budget", 8, NB_BUDGET_CAP,
+		"10 times the default of 300 packets per receive round; netdev_budget_usecs "
+		"still bounds the round, more packets only delay everything else on the CPU"),
+	[NB_BUDGET_USECS] = NB_TUNABLE("net.core.netdev_budget_usecs", 100, NB_USECS_CAP,
+		"20 ms: a receive round longer than that delays every task on its CPU by as "
+		"much (the default is 2 jiffies, 8 ms at HZ=250)"),
+	[NB_HIGH_ORDER_OFF] = NB_TUNABLE("net.core.high_order_alloc_disable", 0, 1,
+		"boolean"),
 };
 
 

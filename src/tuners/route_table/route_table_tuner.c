@@ -23,19 +23,13 @@
 #include <bpf/bpf.h>
 #include <bpftune/libbpftune.h>
 #include <bpftune/proc.h>
-#include <bpftune/table_policy.h>
 
+#include "route_table_policy.h"
 #include "route_table_tuner.h"
 #include "route_table_tables.h"
 #include "route_table_tuner.skel.h"
 #include "route_table_tuner.legacy.skel.h"
 
-/*
- * A full IPv6 Internet table is ~230k routes (2025); 1M leaves four times
- * that.  Each route and cached dst costs a few hundred bytes of kernel
- * memory: past 1M the limit no longer protects anything.
- */
-#define ROUTE_HARD_CAP		(1L << 20)
 #define MAX_NETNS		1024
 
 static const struct bpftune_tunable_desc tunables[] = {
@@ -108,22 +102,20 @@ static void near_full(struct bpftune_tuner *t, void *priv,
 {
 	const struct route_table_event *e = (const void *)ev->payload;
 	struct rt_state *s = priv;
-	long cur, used, want, delta;
 	char reason[256], where[128];
+	enum rt_verdict v;
 	struct rt_netns *n;
+	long cur, want;
 	int err;
 
 	if (bpftune_tunable_get(t, 0, ev, &cur) != 1)
 		return;
-	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
-	delta = bpftune_delta(cur);
-	want = bpftune_route_grow(cur, used, delta, bpftune_delta(used), ROUTE_HARD_CAP);
+	v = rt_grow_decide(cur, rt_in_use(e->routes, e->dst_entries),
+			   bpftune_learning_rate(), &want);
 	n = bpftune_netns_table_find(t, ev->netns_cookie);
-	if (!want) {
-		decide(t, ev, ROUTE_TABLE_NEAR_FULL, cur, e->gc_thresh,
-		       cur >= ROUTE_HARD_CAP ? "none: at the hard cap" :
-		       "none: not near max_size any more");
-		if (cur >= ROUTE_HARD_CAP &&
+	decide(t, ev, ROUTE_TABLE_NEAR_FULL, cur, e->gc_thresh, rt_verdict_action(v));
+	if (v != RT_RAISE) {
+		if (v == RT_AT_CAP &&
 		    (s->stop_cookie != ev->netns_cookie || s->stop_at != cur)) {
 			s->stop_cookie = ev->netns_cookie;
 			s->stop_at = cur;
@@ -133,9 +125,8 @@ static void near_full(struct bpftune_tuner *t, void *priv,
 		}
 		return;
 	}
-	decide(t, ev, ROUTE_TABLE_NEAR_FULL, cur, e->gc_thresh, "raise");
 	snprintf(reason, sizeof(reason), "%lld IPv6 routes and %lld dst cache entries, within %ld of max_size %ld",
-		 (long long)e->routes, (long long)e->dst_entries, delta, cur);
+		 (long long)e->routes, (long long)e->dst_entries, bpftune_delta(cur), cur);
 	err = bpftune_tunable_set(t, 0, ev, ROUTE_TABLE_NEAR_FULL,
 				  &want, 1, reason);
 	if (err <= 0)
@@ -158,6 +149,7 @@ static void emptying(struct bpftune_tuner *t, void *priv,
 	struct rt_netns *n = bpftune_netns_table_find(t, ev->netns_cookie);
 	struct rt_state *s = priv;
 	char reason[256];
+	enum rt_verdict v;
 	long cur, used, want;
 	int err;
 
@@ -167,11 +159,11 @@ static void emptying(struct bpftune_tuner *t, void *priv,
 	}
 	if (bpftune_tunable_get(t, 0, ev, &cur) != 1)
 		return;
-	used = e->routes > e->dst_entries ? e->routes : e->dst_entries;
-	want = bpftune_route_shrink(cur, used, n->orig, bpftune_delta(cur));
-	decide(t, ev, ROUTE_TABLE_EMPTYING, cur, n->orig, want ? "lower" : "none");
-	if (!want) {
-		if (cur <= n->orig)
+	used = rt_in_use(e->routes, e->dst_entries);
+	v = rt_shrink_decide(cur, used, n->orig, bpftune_learning_rate(), &want);
+	decide(t, ev, ROUTE_TABLE_EMPTYING, cur, n->orig, rt_verdict_action(v));
+	if (v != RT_LOWER) {
+		if (v == RT_BACK)
 			bpftune_netns_table_remove(t, n->ns.cookie);
 		return;
 	}
@@ -192,12 +184,9 @@ static void emptying(struct bpftune_tuner *t, void *priv,
 /* Does this kernel still enforce max_size (before 6.3)? */
 static bool kernel_enforces(void)
 {
-	unsigned int major = 0, minor = 0;
 	struct utsname u;
 
-	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return true;
-	return major < 6 || (major == 6 && minor < 3);
+	return uname(&u) || rt_kernel_enforces(u.release);
 }
 
 static int route_table_init(struct bpftune_tuner *t, void *priv)

@@ -141,42 +141,41 @@ void tb_guard_feed(struct tb_guard *g, struct bpftune_corr *rtt_w,
 	g->rtt_n = g->rate_n = 0;
 }
 
+static const struct bpftune_guard_policy tb_guard_policy = {
+	.min_samples = TB_GUARD_MIN_SAMPLES,
+	.min_r = TB_GUARD_MIN_R,
+	.min_rise = TB_GUARD_MIN_RISE,
+	.hold_ms = TB_GUARD_HOLD_MS,
+	.hold_max_ms = TB_GUARD_HOLD_MAX_MS,
+	.min_gain = TB_GUARD_MIN_GAIN,
+};
+
 bool tb_guard_check(struct tb_guard *g, const struct bpftune_corr *rtt_w,
 		    const struct bpftune_corr *rate_w, const long cur[3],
 		    unsigned int rate, uint64_t now_ms,
 		    struct tb_guard_verdict *v)
 {
-	unsigned int shift;
-	double rate_r;
-	int err;
+	const struct bpftune_guard_input in = {
+		.cost = rtt_w, .benefit = rate_w, .cur = cur[2],
+		.raised_from = g->raised_from, .floor = cur[1],
+		.trips = g->trips, .rate = rate,
+	};
+	struct bpftune_guard_result res;
+	bool trips = bpftune_guard_check(&tb_guard_policy, &in, &res);
 
 	memset(v, 0, sizeof(*v));
-	v->samples = rtt_w->n;
-	if (rtt_w->n < TB_GUARD_MIN_SAMPLES ||
-	    bpftune_corr_fit(rtt_w, &v->r, &v->rise))
+	v->have_fit = res.have_fit;
+	v->have_gain = res.have_gain;
+	v->r = res.v.r;
+	v->rise = res.rise;
+	v->gain = res.gain;
+	v->samples = res.samples;
+	if (!trips)
 		return false;
-	v->have_fit = true;
-	if (v->r < TB_GUARD_MIN_R || v->rise < TB_GUARD_MIN_RISE)
-		return false;
-	/* no throughput figures: RTT alone decides */
-	err = bpftune_corr_fit(rate_w, &rate_r, &v->gain);
-	if (err == -EDOM)
-		v->gain = 0;	/* throughput did not move at all */
-	if (!err || err == -EDOM) {
-		v->have_gain = true;
-		if (v->gain >= TB_GUARD_MIN_GAIN)
-			return false;
-	}
 	memcpy(v->back, cur, sizeof(v->back));
-	v->back[2] = g->raised_from > 0 && g->raised_from < cur[2] ?
-		     g->raised_from : cur[2] - delta(cur[2], rate);
-	if (v->back[2] < cur[1])
-		v->back[2] = cur[1];
-	/* hold longer each time it trips again */
-	shift = g->trips < 4 ? g->trips : 4;
-	v->hold_ms = TB_GUARD_HOLD_MS << shift;
-	if (v->hold_ms > TB_GUARD_HOLD_MAX_MS)
-		v->hold_ms = TB_GUARD_HOLD_MAX_MS;
+	/* the max before our last raise may be below today's default */
+	v->back[2] = res.v.back > cur[1] ? res.v.back : cur[1];
+	v->hold_ms = res.v.hold_ms;
 	g->hold_until_ms = now_ms + v->hold_ms;
 	g->trips++;
 	g->raised_from = 0;

@@ -147,6 +147,8 @@ struct tb_guard_verdict {
  * the max before our last raise (else one delta down, never below
  * cur[1]) and hold, doubling per earlier trip up to TB_GUARD_HOLD_MAX_MS;
  * @g records the hold.  Without throughput figures, RTT alone decides.
+ * The kit's guard with a benefit window (bpftune_guard_check()) decides;
+ * this keeps tcp_buffer's state and three-value tunable around it.
  */
 bool tb_guard_check(struct tb_guard *g, const struct bpftune_corr *rtt_w,
 		    const struct bpftune_corr *rate_w, const long cur[3],

@@ -34,14 +34,15 @@ FUZZ_LIBS_journal	:= -lz
 # the policy file (/etc/bpftune/bpftune.conf and its drop-ins)
 FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 FUZZ_LIBS_policy	:= -linih
-# /proc parsers of the tuner kit
-FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/kit/softnet_parse.c \
-			   src/lib/kit/proc_parse.c
+# /proc parsers of the tuner kit (the one family, in telemetry_proc.c)
+FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/telemetry/telemetry_proc.c
+FUZZ_LIBS_proc		:= -lm
 # bpftune-ship's run-file reader: SQLite files, maybe damaged
 FUZZ_SRCS_runfile	:= tools/ship/runfile.c tools/ship/encode.c tools/ship/url.c
 FUZZ_LIBS_runfile	:= -lsqlite3 -lm
 # bpftune-ship: its Redis URL, watermark files and stream values
-FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c
+FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c \
+			   src/lib/core/file_replace.c
 FUZZ_LIBS_ship		:= -lm
 # sysctl values and names
 FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c

@@ -2,9 +2,9 @@
 /*
  * libFuzzer target for the /proc parsers the tuner kit reads:
  * bpftune_cpumask_parse()/format() (src/lib/core/sysctl_value.c),
- * bpftune_softnet_parse() (src/lib/kit/softnet_parse.c), and
- * /proc/net/protocols, /proc/pressure/cpu and /proc/schedstat
- * (src/lib/kit/proc_parse.c).
+ * bpftune_softnet_rows(), and /proc/net/protocols and /proc/schedstat
+ * (src/lib/telemetry/telemetry_proc.c, the library's one /proc parser
+ * family; fuzz_telemetry_proc.c covers its lookups by key).
  * Built and run by make fuzz (test/unit/fuzz/fuzz.mk, README.md there).
  *
  * Checks, besides the sanitizers: a mask that parses formats and parses
@@ -18,8 +18,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "kit/proc_file.h"
-#include "kit/softnet_parse.h"
+#include "telemetry/telemetry_schema.h"
 
 #define FUZZ_MAX_INPUT	8192
 
@@ -33,7 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool pressure;
 	double total;
 	char *in, out[32];
-	FILE *f;
 	int n;
 
 	if (!size || size > FUZZ_MAX_INPUT)
@@ -53,17 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 
-	f = fmemopen(in, size, "r");
-	if (f) {
-		n = bpftune_softnet_parse(f, data[0] % 16, rows, cpus, 8);
-		if (n > 8 || (n < 0 && n != -EINVAL))
-			abort();
-		fclose(f);
-	}
-	n = bpftune_protocols_parse(in, "TCP", &pages, &pressure);
-	if (n && n != -ENOENT)
+	n = bpftune_softnet_rows(in, data[0] % 16, rows, cpus, 8);
+	if (n > 8 || (n < 0 && n != -EINVAL))
 		abort();
-	n = bpftune_psi_some_total(in, &total);
+	n = bpftune_protocols_parse(in, "TCP", &pages, &pressure);
 	if (n && n != -ENOENT)
 		abort();
 	n = bpftune_schedstat_wait(in, &total);
