@@ -291,7 +291,7 @@ all: $(TELEMETRY_SCHEMA)
 
 # the declarations: the core's, and every in-tree plugin's <name>_tables.c
 SCHEMA_SRCS	:= $(addprefix src/lib/telemetry/,schema_core.c schema_sql.c schema_check.c schema_doc.c \
-		   schema_policy.c) src/lib/core/appendf.c
+		   schema_policy.c schema_outcome.c) src/lib/core/appendf.c
 TABLES_SRCS	:= $(wildcard src/tuners/*/*_tables.c src/collectors/*/*_tables.c) \
 		   sample_tuner/sample_tuner_tables.c
 DECLARERS	:= $(B)/telemetry_declarers.inc

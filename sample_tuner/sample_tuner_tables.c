@@ -36,10 +36,28 @@ static const struct bpftune_col_desc raise_inputs[] = {
 	BPFTUNE_COL_INT("somaxconn", GAUGE, "connections", "net.core.somaxconn, which truncated it"),
 };
 
+/*
+ * What came of it: the listen queue overflows and drops in the netns per
+ * second, read 5 s after the decision against the rate before it (a cost:
+ * weight -1).  The library reads them and writes outcomes_sample_raise_to_request.
+ */
+static const char *const raise_actions[] = { "raise", "none" };
+static const struct bpftune_reward_input raise_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("listen_overflows", -1, 0, "connections",
+		"/proc/net/netstat", SNMP, "TcpExt.ListenOverflows",
+		"accept queue overflows in the netns"),
+	BPFTUNE_REWARD_PROC_COUNTER("listen_drops", -1, 0, "connections",
+		"/proc/net/netstat", SNMP, "TcpExt.ListenDrops",
+		"connection requests dropped by listeners in the netns"),
+};
+static const struct bpftune_outcome_desc raise_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 5, raise_reward,
+			"fewer listen queue overflows and drops per second after than before");
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("raise-to-request",
+	BPFTUNE_POLICY_OUTCOME("raise-to-request",
 		       "listen() asked for more than somaxconn: raise somaxconn to the request",
-		       raise_inputs),
+		       raise_inputs, &raise_outcome),
 };
 
 const struct bpftune_telemetry_desc sample_telemetry = {

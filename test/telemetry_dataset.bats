@@ -255,6 +255,94 @@ PY
 	[[ "$output" == *"no run has sched_events rows"* ]]
 }
 
+@test "dataset build --format decisions: a row per decision with its outcome, split by run" {
+	fixture iperf3-tcp:2 cpu_bound_4p:2 io_mixed:2
+	local ds="$BATS_TEST_TMPDIR/dec"
+	run "$TOOL" dataset build --format decisions --out "$ds" "$FIX"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"held out: "* ]]
+	run "$TOOL" dataset verify "$ds"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	$PY - "$ds" "$BATS_TEST_TMPDIR/decl.json" <<'PY'
+import csv, json, sys
+ds, decl = sys.argv[1:]
+m = json.load(open(ds + "/dataset_meta.json"))
+assert m["format"] == "decisions" and m["split_by"] == "run"
+p = m["policies"]["sample_raise_to_request"]
+assert p["actions"] == ["raise", "none"], p
+assert "Reward: fewer listen queue overflows" in p["outcome"], p["outcome"]
+# 3 decisions a run, 6 runs; the last of each has no outcome, the first no before
+assert p["decisions"] == 18 and p["with_reward"] == 6, p
+assert p["undeclared_actions"] == []
+t = m["policies"]["tcp_buffer_grow_near_limit"]
+assert t["decisions"] == 18 and t["with_reward"] == 12 and t["undeclared_actions"] == [], t
+rows = list(csv.DictReader(open(ds + "/all/sample_raise_to_request.csv")))
+cols = list(rows[0])
+assert cols[:12] == ["run_id", "trace_id", "label", "category", "ts_uptime_us", "netns_cookie",
+                     "decision_seq", "event_seq", "scenario", "tunable", "decided", "action"], cols
+assert cols[12:14] == ["input_backlog", "input_somaxconn"], cols
+assert cols[14:] == ["propensity", "observed", "horizon_ms", "after_ms", "before_ms",
+                     "listen_overflows_before", "listen_overflows_after", "listen_drops_before",
+                     "listen_drops_after", "reward"], cols
+for r in rows:
+    seq = int(r["decision_seq"])
+    assert (r["reward"] != "") == (seq == 2), r
+    assert (r["propensity"] == "") == (seq == 3), r
+    if seq == 2:
+        assert float(r["reward"]) == 0.375 and r["before_ms"] == "1000", r
+# the no-op's action is the declared one, its reason left in decided
+g = list(csv.DictReader(open(ds + "/all/tcp_buffer_grow_near_limit.csv")))
+assert {r["action"] for r in g} == {"raise", "none"}
+assert {r["decided"] for r in g if r["action"] == "none"} == {"none: at the cap"}
+# types and units from the declarations
+cd = m["column_declarations"]["sample_raise_to_request"]
+assert cd["reward"]["type"] == "REAL" and cd["input_backlog"]["type"] == "INTEGER"
+assert cd["listen_overflows_after"]["unit"] == "/s" and cd["action"]["type"] == "TEXT"
+# split by run: a run's rows in one split only, the held-out category whole
+held = m["holdout_category"]
+seen = {}
+for s in ("train", "test_seen", "test_unseen"):
+    for r in csv.DictReader(open("%s/%s/sample_raise_to_request.csv" % (ds, s))):
+        assert seen.setdefault(r["run_id"], s) == s, r["run_id"]
+        assert (r["category"] == held) == (s == "test_unseen"), (s, r["category"], held)
+assert len(seen) == 6 and sum(m["splits"][s]["counts"]["sample_raise_to_request"]
+                              for s in ("train", "test_seen", "test_unseen")) == 18
+print("ok")
+PY
+	if $PY -c "import pandas" 2>/dev/null; then
+		PYTHONPATH="$REPO/tools" $PY - "$ds" <<'PY'
+import sys
+import bpftune_telemetry
+ds = bpftune_telemetry.load(sys.argv[1], verify=True)
+assert ds.format == "decisions" and "train" in ds.splits
+df = ds["all"]["sample_raise_to_request"]
+assert str(df["reward"].dtype) == "float64" and str(df["input_backlog"].dtype) == "Int64"
+assert str(df["action"].dtype) == "string" and df["reward"].notna().sum() == 6
+assert df.attrs["units"]["listen_overflows_after"] == "/s"
+print("load ok")
+PY
+	fi
+}
+
+@test "dataset build --format decisions: no outcome tables is a clear error" {
+	$PY "$REPO/test/telemetry_fixture.py" --legacy "$BATS_TEST_TMPDIR/schema.sql" "$FIX" \
+		iperf3-tcp:1
+	$PY - "$FIX" <<'PY'
+import glob, sqlite3, sys
+for f in glob.glob(sys.argv[1] + "/*.db"):
+    db = sqlite3.connect(f)
+    for (t,) in db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'outcomes%'").fetchall():
+        db.execute('DROP TABLE "%s"' % t)
+    db.commit()
+PY
+	run "$TOOL" dataset build --format decisions --out "$BATS_TEST_TMPDIR/dec" "$FIX"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no run file has outcome tables"* ]]
+}
+
 @test "dataset build --format sched-baseline: task_code, time, name, pid (seed 003's order); one code per name" {
 	seed_runs
 	local ds="$BATS_TEST_TMPDIR/ds" sched="$BATS_TEST_TMPDIR/sched" s
@@ -283,7 +371,7 @@ PY
 @test "dataset provenance: every format; built twice it verifies identical; a changed file fails verify" {
 	seed_runs
 	local fmt a b cmd
-	for fmt in tables sched sched-baseline; do
+	for fmt in tables sched sched-baseline decisions; do
 		a="$BATS_TEST_TMPDIR/$fmt-a" b="$BATS_TEST_TMPDIR/$fmt-b"
 		"$TOOL" dataset build --format "$fmt" --out "$a" "$FIX"
 		# again, from another directory, the sources named another way
@@ -306,9 +394,10 @@ assert pa["outputs"] == pb["outputs"] and pa["outputs"]
 for rel, e in pa["outputs"].items():
     data = open(os.path.join(a, rel), "rb").read()
     assert e == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}, rel
-want = {".csv"} if fmt == "tables" else {s + x for s in ("train", "test_seen", "test_unseen", "all")
-                                          for x in (".csv", "_gaps.csv")}
-assert {os.path.basename(r) if fmt != "tables" else os.path.splitext(r)[1]
+per_table = fmt in ("tables", "decisions")
+want = {".csv"} if per_table else {s + x for s in ("train", "test_seen", "test_unseen", "all")
+                                   for x in (".csv", "_gaps.csv")}
+assert {os.path.basename(r) if not per_table else os.path.splitext(r)[1]
         for r in pa["outputs"]} == want, pa["outputs"].keys()
 # every source file, by its absolute path
 srcs = sorted(glob.glob(fix + "/*.db"))

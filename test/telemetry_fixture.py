@@ -8,7 +8,8 @@ usage: telemetry_fixture.py [--decl JSON] [--widget] [--legacy]
 DDL_FILE is the schema as `build/bin/telemetry-schema --sql` prints it (the
 daemon's own DDL, so the fixture cannot drift from it).  Each run gets its
 own file with a runs row, a tuner, a tunable, events, decisions (one of
-them a no-op; with --decl also their typed inputs, decisions_<tuner>_<policy>),
+them a no-op; with --decl also their typed inputs, decisions_<tuner>_<policy>,
+and the outcomes of two of them, outcomes_<tuner>_<policy>),
 one change, samples and health, all with run_id, host_id,
 seq and ts_uptime_us.  Deterministic: run ids come from a fixed seed.
 --decl JSON: the declarations as `telemetry-schema --json` prints them go
@@ -106,6 +107,29 @@ def typed_decisions(db, c, i, ts, index):
            decided="raise" if i < 3 else "none: at the cap", buffer=(6 << 20) - i,
            event_max=6 << 20, live_max=6 << 20, rtt_us=100 * i + index,
            rate_kbps=1000 * i, tcp_pages=50, tcp_mem1=1000, pressure=0)
+    outcomes(db, c, i, ts, index)
+
+
+def outcomes(db, c, i, ts, index):
+    """Their outcomes at the horizon: none for the last decision (the
+    daemon stopped first), no before-rate for the first (no earlier
+    reading)."""
+    if i == 3:
+        return
+    before = None if i == 1 else 2.0 * i
+    reward = None if before is None else -(0.5 * i - before) / before / 2
+    insert(db, "outcomes_sample_raise_to_request", c, i, ts + 5_000_010, netns_cookie=4096,
+           decision_seq=i, decided="raise", propensity=1.0, observed=index % 2,
+           horizon_ms=5000, after_ms=5000, before_ms=None if i == 1 else 1000,
+           listen_overflows_before=before, listen_overflows_after=0.5 * i,
+           listen_drops_before=None if i == 1 else 0.0, listen_drops_after=0.0,
+           reward=reward)
+    insert(db, "outcomes_tcp_buffer_grow_near_limit", c, i, ts + 10_000_011, netns_cookie=0,
+           decision_seq=10 + i, decided="raise", propensity=1.0, observed=0,
+           horizon_ms=10000, after_ms=10001, before_ms=1000, rx_bytes_before=1e6,
+           rx_bytes_after=2e6, tx_bytes_before=0.0, tx_bytes_after=0.0,
+           retrans_segs_before=1.0, retrans_segs_after=1.0, rcvq_drops_before=0.0,
+           rcvq_drops_after=0.0, reward=0.125)
 
 
 def make_run(ddl, out, label, index, rng, opts):

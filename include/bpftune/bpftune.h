@@ -16,9 +16,11 @@
  * Bumped whenever struct bpftune_event or the plugin ABI changes.  2: the
  * library owns the life cycle (struct bpftune_tuner_ops with private
  * state, per-scenario payload sizes and handlers, netns_state, timer),
- * designated initialisers in BPFTUNE_TUNER(), typed skeleton glue.
+ * designated initialisers in BPFTUNE_TUNER(), typed skeleton glue.  3: a
+ * policy declares its outcome (struct bpftune_policy_desc.outcome), a
+ * decision may give its propensity (struct bpftune_decision).
  */
-#define BPFTUNE_ABI_VERSION	2
+#define BPFTUNE_ABI_VERSION	3
 
 #define BPFTUNE_MAX_TUNERS	64
 #define BPFTUNE_MAX_VALUES	3	/* e.g. tcp_rmem has min/default/max */

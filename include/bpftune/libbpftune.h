@@ -398,6 +398,12 @@ struct bpftune_decision {
 	 */
 	const struct bpftune_value *values;
 	unsigned int num_values;
+	/*
+	 * The probability with which the policy chose @action, in (0, 1];
+	 * 0: from the policy's outcome declaration (1 for a deterministic
+	 * policy, from epsilon and explored for an exploring one).
+	 */
+	double propensity;
 };
 
 void bpftune_decision(struct bpftune_tuner *tuner,

@@ -169,11 +169,75 @@ struct bpftune_gauge_desc {
  * the signals).  A plugin that declares policies also gets the
  * core's "admin-policy" table: the policy file holding a tunable back.
  */
+struct bpftune_outcome_desc;
+
 struct bpftune_policy_desc {
 	const char *name;		/* [a-z][a-z0-9-]*: "grow-near-limit" */
 	const char *description;	/* one line, for docs/telemetry.md */
 	const struct bpftune_col_desc *inputs;
 	unsigned int num_inputs;	/* at most BPFTUNE_POLICY_MAX_INPUTS */
+	/* its actions, horizon and reward (BPFTUNE_POLICY_OUTCOME); or NULL */
+	const struct bpftune_outcome_desc *outcome;
+};
+
+/*
+ * What came of a policy's decisions.  Each policy with one gets a
+ * per-netns table outcomes_<plugin>_<policy>, one row per decision it
+ * records (applied or, with --observe, not), linked by decision_seq and
+ * written by the library @horizon_s seconds after the decision: the
+ * propensity of the chosen action, then for each reward input its value
+ * before and after, then the reward.
+ *
+ * A reward input is either
+ *  - a /proc column (BPFTUNE_REWARD_PROC_COUNTER/GAUGE): the library reads
+ *    it in the decision's netns when the decision is made and again at
+ *    the horizon.  A GAUGE's before/after are its two readings.  A
+ *    COUNTER's after is its rate (per second) over the horizon, its
+ *    before the rate over the window ending at the decision, since the
+ *    previous reading for the same policy and netns (NULL for the first);
+ *  - one of the decision's own inputs (BPFTUNE_REWARD_INPUT, by name, an
+ *    INTEGER or REAL one): a policy that decides when the outcome is
+ *    known (a connection's at its end) has horizon 0, its after is the
+ *    input and its before NULL, or the input named by ref
+ *    (BPFTUNE_REWARD_INPUT_REF).
+ * The reward is the weighted mean of one term per input:
+ *   with a before:  w * (after - before) / max(|after|, |before|, 1)
+ *                   (in [-|w|, |w|] for values of one sign)
+ *   input, no ref:  w * after
+ * divided by the sum of |w|; NULL if a term is.  A positive weight is a
+ * quantity more of which is better (throughput), a negative one a cost.
+ */
+struct bpftune_reward_input {
+	struct bpftune_col_desc col;	/* name; /proc source, or an input's name */
+	double weight;			/* non-zero */
+	/*
+	 * a decision input only: another input of the policy read as its
+	 * before (srtt_us against min_rtt_us), making its term relative
+	 * like a /proc one's; NULL: before is NULL, the term w * after
+	 */
+	const char *ref;
+};
+
+#define BPFTUNE_OUTCOME_MAX_ACTIONS	16
+#define BPFTUNE_OUTCOME_MAX_REWARD	8
+#define BPFTUNE_OUTCOME_MAX_HORIZON_S	600
+
+struct bpftune_outcome_desc {
+	/* every action the policy can record as decided ("none" included) */
+	const char *const *actions;
+	unsigned int num_actions;
+	unsigned int horizon_s;		/* 0: the reward is in the decision */
+	const struct bpftune_reward_input *reward;
+	unsigned int num_reward;	/* 1..BPFTUNE_OUTCOME_MAX_REWARD */
+	const char *reward_doc;		/* the reward in words, for the docs */
+	/*
+	 * 0: deterministic (propensity 1).  K > 0: epsilon-greedy exploring
+	 * uniformly among K choices: the chosen action's propensity is
+	 * 1 - epsilon + epsilon / K when greedy, epsilon / K when explored
+	 * (bpftune_decision's epsilon and explored), unless the decision
+	 * gives its own (struct bpftune_decision.propensity).
+	 */
+	unsigned int explore_choices;
 };
 
 #define BPFTUNE_PLUGIN_MAX_POLICIES	15
@@ -184,6 +248,27 @@ struct bpftune_policy_desc {
 #define BPFTUNE_POLICY(n, d, in)					\
 	{ .name = (n), .description = (d), .inputs = (in),		\
 	  .num_inputs = sizeof(in) / sizeof((in)[0]) }
+/* a policy with its outcome: BPFTUNE_OUTCOME() below */
+#define BPFTUNE_POLICY_OUTCOME(n, d, in, oc)				\
+	{ .name = (n), .description = (d), .inputs = (in),		\
+	  .num_inputs = sizeof(in) / sizeof((in)[0]), .outcome = (oc) }
+#define BPFTUNE_OUTCOME(acts, horizon, rew, doc)			\
+	{ .actions = (acts), .num_actions = sizeof(acts) / sizeof((acts)[0]), \
+	  .horizon_s = (horizon), .reward = (rew),			\
+	  .num_reward = sizeof(rew) / sizeof((rew)[0]), .reward_doc = (doc) }
+/* reward inputs: weight w (> 0 more is better, < 0 a cost) */
+#define BPFTUNE_REWARD_PROC_COUNTER(n, w, fl, u, f, fmt, k, d)		\
+	{ .col = BPFTUNE_COL_PROC_(n, BPFTUNE_COL_REAL, BPFTUNE_KIND_COUNTER, \
+				   fl, u, f, BPFTUNE_PROC_##fmt, k, d), .weight = (w) }
+#define BPFTUNE_REWARD_PROC_GAUGE(n, w, fl, u, f, fmt, k, d)		\
+	{ .col = BPFTUNE_COL_PROC_(n, BPFTUNE_COL_REAL, BPFTUNE_KIND_GAUGE, \
+				   fl, u, f, BPFTUNE_PROC_##fmt, k, d), .weight = (w) }
+#define BPFTUNE_REWARD_INPUT(n, w, u, d)				\
+	{ .col = BPFTUNE_COL(n, BPFTUNE_COL_REAL, BPFTUNE_KIND_GAUGE, 0, u, d), \
+	  .weight = (w) }
+#define BPFTUNE_REWARD_INPUT_REF(n, ref_, w, u, d)			\
+	{ .col = BPFTUNE_COL(n, BPFTUNE_COL_REAL, BPFTUNE_KIND_GAUGE, 0, u, d), \
+	  .weight = (w), .ref = (ref_) }
 
 /* ops->telemetry */
 struct bpftune_telemetry_desc {

@@ -39,6 +39,7 @@ int main(void)
 	failed += unit_run_ship();
 	failed += unit_run_perf_scale();
 	failed += unit_run_decision_inputs();
+	failed += unit_run_outcome();
 	failed += unit_run_notify();
 	failed += unit_run_ids();
 

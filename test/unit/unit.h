@@ -41,6 +41,7 @@ int unit_run_policy(void);
 int unit_run_ship(void);
 int unit_run_perf_scale(void);
 int unit_run_decision_inputs(void);
+int unit_run_outcome(void);
 int unit_run_notify(void);
 int unit_run_ids(void);
 

@@ -3,7 +3,7 @@
 
   export --csv DIR [SOURCE...]      one CSV per table, all runs merged, each
                                     row with its label, category, trace_id
-  dataset build --out DIR [--format tables|sched|sched-baseline] [SOURCE...]
+  dataset build --out DIR [--format tables|sched|sched-baseline|decisions] [SOURCE...]
                                     merge runs, split them BY RUN into train,
                                     test_seen and test_unseen (one workload
                                     category held out when there are >= 3)
@@ -60,9 +60,10 @@ def add_dataset_options(p):
                    help="share of each seen category's runs in test_seen (default 0.2)")
     p.add_argument("--holdout", metavar="CATEGORY", help="category for test_unseen")
     p.add_argument("--no-unseen", action="store_true", help="hold no category out")
-    p.add_argument("--format", choices=("tables", "sched", "sched-baseline"),
+    p.add_argument("--format", choices=("tables", "sched", "sched-baseline", "decisions"),
                    default="tables", help="tables: a CSV per table and split (default); "
-                   "sched: seed 003's sched_switch CSVs; sched-baseline: its LSTM form")
+                   "sched: seed 003's sched_switch CSVs; sched-baseline: its LSTM form; "
+                   "decisions: a CSV per policy, one row per decision with its outcome")
 
 
 def add_collect_options(p):

@@ -13,7 +13,8 @@ trace of its own), and dataset_meta.json says so.
 --format tables (default): a directory per split (and all/) with one CSV
 per table (the declarations, telemetry_tables and telemetry_columns, once
 per split rather than once per run); --format sched and sched-baseline:
-seed 003's CSV files of sched_switch events (dataset_sched.py).  Every format's
+seed 003's CSV files of sched_switch events (dataset_sched.py); --format
+decisions: one row per decision with its outcome (dataset_decisions.py).  Every format's
 dataset_meta.json has the provenance and the hashes that `dataset
 verify` rechecks (provenance.py).
 """
@@ -260,6 +261,9 @@ def cmd_dataset(args):
     made = make_dirs(args.out)
     if args.format == "tables":
         written = build_tables(args, src)
+    elif args.format == "decisions":
+        from .dataset_decisions import build_decisions
+        written = build_decisions(args, src)
     else:
         from .dataset_sched import build_sched
         written = build_sched(args, src)

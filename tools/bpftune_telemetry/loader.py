@@ -5,13 +5,15 @@
     ds = bpftune_telemetry.load("dataset")
     train = ds["train"]            # --format sched: one DataFrame
     ds["train"]["samples_tcp"]     # --format tables: a DataFrame per table
+    ds["train"]["net_buffer_grow_backlog"]   # --format decisions: one per policy
     ds.units, ds.gaps, ds.lost, ds.provenance, ds.dataset_id
 
 Every column gets its declared dtype -- INTEGER: pandas' nullable Int64,
 REAL: float64, TEXT: string -- and its unit (frame.attrs["units"] and
 ds.units): the sched formats declare theirs in dataset_meta.json
 ("column_declarations"), the tables format has the daemon's declarations
-(telemetry_columns.csv).  An empty field is NULL (NA).  A --format
+(telemetry_columns.csv), the decisions format its per-policy ones in
+dataset_meta.json.  An empty field is NULL (NA).  A --format
 sched frame has one more column, in_gap: its row lies in a gap of its
 trace (ds.gaps), so its time_diff may span dropped switches.  A table nobody
 declared is read as pandas guesses, and listed in ds.undeclared.
@@ -105,6 +107,12 @@ class Dataset(Mapping):
         self._frames = {}
         if self.format == "tables":
             self.types, self.units = self._declarations()
+        elif self.format == "decisions":
+            decl = self.meta.get("column_declarations", {})
+            self.types = {t: {c: d["type"] for c, d in cols.items()}
+                          for t, cols in decl.items()}
+            self.units = {t: {c: d["unit"] for c, d in cols.items() if d.get("unit")}
+                          for t, cols in decl.items()}
         else:
             decl = self.meta.get("column_declarations", {})
             self.types = {c: d["type"] for c, d in decl.items()}
@@ -112,7 +120,7 @@ class Dataset(Mapping):
         self.splits = tuple(s for s in SPLITS + ("all",) if self._exists(s))
 
     def _exists(self, split):
-        if self.format == "tables":
+        if self.format in ("tables", "decisions"):
             return os.path.isdir(os.path.join(self.path, split))
         return os.path.isfile(os.path.join(self.path, split + ".csv"))
 
@@ -138,7 +146,7 @@ class Dataset(Mapping):
             raise KeyError("%s: no split %r (it has %s)" % (self.path, split,
                            ", ".join(self.splits)))
         if split not in self._frames:
-            if self.format == "tables":
+            if self.format in ("tables", "decisions"):
                 self._frames[split] = Tables(self, split)
             else:
                 self._frames[split] = self._mark_gaps(split, read_csv(

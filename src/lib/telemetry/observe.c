@@ -82,6 +82,7 @@ static void decision_inputs(const struct bpftune_tuner *t, const struct bpftune_
 
 	if (d->values)
 		tm_reg_policy_row(t, d, &ctx);
+	tm_outcome_decision(t, d, ev, &ctx);
 }
 
 static void on_decision(const struct bpftune_tuner *t, const struct bpftune_event *ev,
@@ -262,6 +263,7 @@ void tm_observe_start(void)
 void tm_observe_stop(void)
 {
 	bpftune_observer_remove(&observer);
+	tm_outcome_stop();
 }
 
 /* the refusal says it comes from telemetry */

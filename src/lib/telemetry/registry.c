@@ -25,8 +25,9 @@ struct tplugin {
 	uint32_t tuner_id;
 	unsigned int num_gauges;
 	unsigned int num_tables, num_plugin_tables;
-	/* in tm_tables[]: its own tables, then its policies' */
+	/* in tm_tables[]: its own tables, then its policies', then outcomes */
 	unsigned int entry[BPFTUNE_X_MAX_TABLES];
+	int outcome_table[BPFTUNE_X_MAX_POLICIES];	/* index into entry[] */
 	/* ring buffer losses, read by the writer: now; of its earlier runs */
 	uint64_t lost, lost_before;
 };
@@ -363,6 +364,7 @@ int bpftune_telemetry_tuner_check(const struct bpftune_tuner *t, char *why,
 	} else if (d) {
 		err = tables_reserve(p, &x->d, why, len);
 		p->num_plugin_tables = x->num_plugin_tables;
+		memcpy(p->outcome_table, x->outcome_table, sizeof(p->outcome_table));
 	}
 	if (!err) {
 		p->tuner = t;
@@ -430,6 +432,7 @@ void bpftune_telemetry_tuner_removed(const struct bpftune_tuner *t)
 {
 	struct tplugin *p = t->id < BPFTUNE_MAX_TUNERS ? by_tuner[t->id] : NULL;
 
+	tm_outcome_forget(t);
 	if (!p || p->tuner != t)
 		return;
 	/* waits for a sample callback of the plugin's to return */
@@ -568,6 +571,32 @@ int tm_reg_policy_row(const struct bpftune_tuner *t, const struct bpftune_decisi
 		return -ENOBUFS;
 	r->u.plugin.cookie = ctx->cookie;
 	put_values(&r->u.plugin, v, BPFTUNE_POLICY_CONTEXT_COLS + d->num_values);
+	tq_commit();
+	return 0;
+}
+
+/* ---- outcomes: a row of the policy's outcome table ------------------------ */
+
+int tm_reg_outcome_row(const struct bpftune_tuner *t, unsigned int k, uint64_t cookie,
+		       const struct bpftune_value *v, unsigned int n)
+{
+	struct tplugin *p = t->id < BPFTUNE_MAX_TUNERS ? by_tuner[t->id] : NULL;
+	const struct bpftune_policy_desc *pol = bpftune_policy_at(t->ops->telemetry, k);
+	char why[160];
+	struct row *r;
+	int e;
+
+	if (!tm.started || !p || p->tuner != t || k >= BPFTUNE_X_MAX_POLICIES ||
+	    !pol || !pol->outcome || (e = p->outcome_table[k]) < 0 ||
+	    (unsigned int)e >= p->num_tables)
+		return 0;
+	if (bpftune_telemetry_row_check(tm_tables[p->entry[e]].d, v, n, why, sizeof(why)))
+		return inputs_refused(t, k, pol ? pol->name : "?", why);
+	r = tq_reserve(p->entry[e], ROW_PLUGIN, t, 0);
+	if (!r)
+		return -ENOBUFS;
+	r->u.plugin.cookie = cookie;
+	put_values(&r->u.plugin, v, n);
 	tq_commit();
 	return 0;
 }

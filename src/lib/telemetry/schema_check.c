@@ -75,7 +75,7 @@ static bool reserved_col(const char *name, bool per_netns)
 	return per_netns && !strcmp(name, bpftune_netns_cookie_col.name);
 }
 
-static int proc_check(const struct bpftune_col_desc *c, char *why, size_t len)
+int bpftune_telemetry_proc_check(const struct bpftune_col_desc *c, char *why, size_t len)
 {
 	const char *f = c->proc.file;
 
@@ -127,7 +127,7 @@ static int col_source_check(const struct bpftune_col_desc *c,
 	case BPFTUNE_SRC_PROC:
 		if (!sampled)
 			return fail(why, len, "a /proc column in a table that is not sampled");
-		if (proc_check(c, why, len))
+		if (bpftune_telemetry_proc_check(c, why, len))
 			return -EINVAL;
 		if ((t->flags & BPFTUNE_TABLE_PER_NETNS) && strncmp(c->proc.file, "/proc/net/", 10) &&
 		    !(c->flags & BPFTUNE_COL_MACHINE_WIDE))
@@ -249,6 +249,7 @@ static int gauges_check(const struct bpftune_telemetry_desc *d, char *why, size_
 /* each policy's table, made for a plugin of a one-letter name */
 static int policies_check(const struct bpftune_telemetry_desc *d, char *why, size_t len)
 {
+	struct bpftune_outcome_table ot;
 	struct bpftune_policy_table pt;
 	unsigned int i, j;
 
@@ -269,6 +270,11 @@ static int policies_check(const struct bpftune_telemetry_desc *d, char *why, siz
 					    p->name);
 		}
 		if (bpftune_policy_table("x", p, &pt) || table_check(&pt.t, d, why, len))
+			return -EINVAL;
+		if (bpftune_outcome_check(p, why, len))
+			return -EINVAL;
+		if (p->outcome && (bpftune_outcome_table("x", p, &ot) ||
+				   table_check(&ot.t, d, why, len)))
 			return -EINVAL;
 	}
 	return 0;

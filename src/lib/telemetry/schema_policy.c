@@ -128,6 +128,32 @@ int bpftune_policy_table(const char *plugin, const struct bpftune_policy_desc *p
 	return 0;
 }
 
+/* after the policies' tables, the outcome tables of those that have one */
+static int outcomes_expand(const char *plugin, struct bpftune_telemetry_x *x,
+			   char *why, size_t len)
+{
+	const struct bpftune_policy_desc *p;
+	unsigned int i, k;
+
+	for (k = 0; k < BPFTUNE_X_MAX_POLICIES; k++)
+		x->outcome_table[k] = -1;
+	for (k = 0; (p = bpftune_policy_at(&x->d, k)); k++) {
+		if (!p->outcome)
+			continue;
+		if (bpftune_outcome_check(p, why, len))
+			return -EINVAL;
+		if (bpftune_outcome_table(plugin, p, &x->outcome[k]))
+			return fail(why, len, "its table name outcomes_<plugin>_<policy> is over 48 bytes",
+				    p->name);
+		for (i = 0; i < x->d.num_tables; i++)
+			if (!strcmp(x->tables[i].name, x->outcome[k].name))
+				return fail(why, len, "its outcome table's name is taken", p->name);
+		x->outcome_table[k] = x->d.num_tables;
+		x->tables[x->d.num_tables++] = x->outcome[k].t;
+	}
+	return 0;
+}
+
 int bpftune_telemetry_expand(const char *plugin, const struct bpftune_telemetry_desc *d,
 			     struct bpftune_telemetry_x *x, char *why, size_t len)
 {
@@ -156,7 +182,7 @@ int bpftune_telemetry_expand(const char *plugin, const struct bpftune_telemetry_
 				return fail(why, len, "its table's name is taken", p->name);
 		x->tables[x->d.num_tables++] = x->policy[k].t;
 	}
-	return 0;
+	return outcomes_expand(plugin, x, why, len);
 }
 
 static int text_put(char *buf, size_t len, size_t *used, const char *fmt, ...)

@@ -122,6 +122,8 @@ int bpftune_telemetry_insert_sql(const struct bpftune_table_desc *t, char *buf,
  */
 int bpftune_telemetry_check(const struct bpftune_telemetry_desc *d,
 			    char *why, size_t len);
+/* a /proc column's file, format, key, kind and type; 0 or -EINVAL */
+int bpftune_telemetry_proc_check(const struct bpftune_col_desc *c, char *why, size_t len);
 /* one of the core's table names, or sqlite_* */
 bool bpftune_telemetry_core_name(const char *name);
 /*
@@ -146,18 +148,61 @@ struct bpftune_policy_table {
 /* the core's "admin-policy", which every plugin with policies records */
 extern const struct bpftune_policy_desc bpftune_admin_policy;
 
+/* ---- policies' outcomes as tables (schema_outcome.c) ---------------------- */
+
+/* decision_seq, decided, propensity, observed, horizon_ms, after_ms, before_ms */
+#define BPFTUNE_OUTCOME_CONTEXT_COLS	7
+
+/* A policy's outcome table: outcomes_<plugin>_<policy>. */
+struct bpftune_outcome_table {
+	struct bpftune_table_desc t;
+	struct bpftune_col_desc cols[BPFTUNE_OUTCOME_CONTEXT_COLS +
+				     2 * BPFTUNE_OUTCOME_MAX_REWARD + 1];
+	char col_names[2 * BPFTUNE_OUTCOME_MAX_REWARD][BPFTUNE_TABLE_NAME_MAX + 1];
+	char col_descs[2 * BPFTUNE_OUTCOME_MAX_REWARD][256];
+	char name[BPFTUNE_TABLE_NAME_MAX + 1];
+	char description[640];
+};
+
+/* a reward input's readings: before (at the decision) and after */
+struct bpftune_outcome_reading {
+	double before[BPFTUNE_OUTCOME_MAX_REWARD], after[BPFTUNE_OUTCOME_MAX_REWARD];
+	bool has_before[BPFTUNE_OUTCOME_MAX_REWARD], has_after[BPFTUNE_OUTCOME_MAX_REWARD];
+};
+
+/* 0 (none declared, or a valid one), or -EINVAL with why */
+int bpftune_outcome_check(const struct bpftune_policy_desc *p, char *why, size_t len);
+/* "outcomes_<plugin>_<policy>" with '-' as '_'; -ENAMETOOLONG over 48 bytes */
+int bpftune_outcome_table_name(const char *plugin, const char *policy,
+			       char *buf, size_t len);
+/* @p's outcome table; -EINVAL if it declares none or a bad one */
+int bpftune_outcome_table(const char *plugin, const struct bpftune_policy_desc *p,
+			  struct bpftune_outcome_table *out);
+/* a counter's rate per second from @v0 to @v1 over @dt_us; -ERANGE if none */
+int bpftune_outcome_rate(double v0, double v1, uint64_t dt_us, double *rate);
+/* the reward (telemetry.h) of @r; -ENODATA if a term is missing */
+int bpftune_outcome_reward(const struct bpftune_outcome_desc *o,
+			   const struct bpftune_outcome_reading *r, double *reward);
+/* the chosen action's propensity: @given if in (0, 1], else declared */
+double bpftune_outcome_propensity(const struct bpftune_outcome_desc *o,
+				  double given, double epsilon, int explored);
+
 #define BPFTUNE_X_MAX_POLICIES	(BPFTUNE_PLUGIN_MAX_POLICIES + 1)
-#define BPFTUNE_X_MAX_TABLES	(BPFTUNE_PLUGIN_MAX_TABLES + BPFTUNE_X_MAX_POLICIES)
+#define BPFTUNE_X_MAX_TABLES	(BPFTUNE_PLUGIN_MAX_TABLES + 2 * BPFTUNE_X_MAX_POLICIES)
 
 /*
  * A plugin's declaration with its policies' tables: d.tables holds its own
- * tables (same indexes), then one per policy in bpftune_policy_at() order.
+ * tables (same indexes), then one per policy in bpftune_policy_at() order,
+ * then one per policy that declares an outcome (outcome_table[k]: its
+ * index in d.tables, or -1).
  */
 struct bpftune_telemetry_x {
 	struct bpftune_telemetry_desc d;
 	unsigned int num_plugin_tables;
 	struct bpftune_table_desc tables[BPFTUNE_X_MAX_TABLES];
 	struct bpftune_policy_table policy[BPFTUNE_X_MAX_POLICIES];
+	struct bpftune_outcome_table outcome[BPFTUNE_X_MAX_POLICIES];
+	int outcome_table[BPFTUNE_X_MAX_POLICIES];
 };
 
 /* 0, or -EINVAL with why: a policy's name, description or input count */

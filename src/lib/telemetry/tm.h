@@ -255,6 +255,19 @@ struct tm_decision_ctx {
  */
 int tm_reg_policy_row(const struct bpftune_tuner *t, const struct bpftune_decision *d,
 		      const struct tm_decision_ctx *ctx);
+/* Main thread: a row of policy @k's outcome table (outcome.c); as above */
+int tm_reg_outcome_row(const struct bpftune_tuner *t, unsigned int k, uint64_t cookie,
+		       const struct bpftune_value *v, unsigned int n);
+
+/* ---- outcome.c: outcomes of decisions at their horizon -------------------- */
+
+/* main thread: a decision just recorded (its seq in @ctx) */
+void tm_outcome_decision(const struct bpftune_tuner *t, const struct bpftune_decision *d,
+			 const struct bpftune_event *ev, const struct tm_decision_ctx *ctx);
+/* main thread: @t is going; its pending outcomes are dropped */
+void tm_outcome_forget(const struct bpftune_tuner *t);
+/* main thread, telemetry stopping: log the counts, drop what is pending */
+void tm_outcome_stop(void);
 
 /* ---- bind.c --------------------------------------------------------------- */
 

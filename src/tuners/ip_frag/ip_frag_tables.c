@@ -108,16 +108,39 @@ static const struct bpftune_col_desc shrink_inputs[] = {
 	BPFTUNE_INPUT_INT("quiet_ms", "ms", "time since anything needed it"),
 };
 
+/* ---- outcomes: reassemblies per second --------------------------------- */
+
+static const struct bpftune_reward_input frag_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("reasm_oks", 1, 0, "datagrams", F_SNMP, SNMP,
+		"Ip.ReasmOKs", "IPv4 datagrams reassembled"),
+	BPFTUNE_REWARD_PROC_COUNTER("reasm_fails", -1, 0, "datagrams", F_SNMP, SNMP,
+		"Ip.ReasmFails", "IPv4 reassemblies that failed"),
+	BPFTUNE_REWARD_PROC_COUNTER("reasm6_oks", 1, 0, "datagrams", F_SNMP6, KEYVAL,
+		"Ip6ReasmOKs", "IPv6 datagrams reassembled"),
+	BPFTUNE_REWARD_PROC_COUNTER("reasm6_fails", -1, 0, "datagrams", F_SNMP6, KEYVAL,
+		"Ip6ReasmFails", "IPv6 reassemblies that failed"),
+};
+#define FRAG_DOC "more reassemblies and fewer reassembly failures per second (IPv4 and IPv6) after than before"
+static const char *const raise_actions[] = { "raise", "none" };
+static const char *const back_actions[] = { "step back" };
+static const char *const shrink_actions[] = { "shrink", "none" };
+static const struct bpftune_outcome_desc grow_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, frag_reward, FRAG_DOC);
+static const struct bpftune_outcome_desc guard_outcome =
+	BPFTUNE_OUTCOME(back_actions, 10, frag_reward, FRAG_DOC);
+static const struct bpftune_outcome_desc shrink_outcome =
+	BPFTUNE_OUTCOME(shrink_actions, 30, frag_reward, FRAG_DOC);
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("grow-near-limit",
+	BPFTUNE_POLICY_OUTCOME("grow-near-limit",
 		       "fragments awaiting reassembly near ipfrag_high_thresh: raise it (capped)",
-		       near_inputs),
-	BPFTUNE_POLICY("frag-flood-guard",
+		       near_inputs, &grow_outcome),
+	BPFTUNE_POLICY_OUTCOME("frag-flood-guard",
 		       "reassembly failures rose with the threshold: a fragment flood; step back and hold",
-		       near_inputs),
-	BPFTUNE_POLICY("shrink-when-quiet",
+		       near_inputs, &guard_outcome),
+	BPFTUNE_POLICY_OUTCOME("shrink-when-quiet",
 		       "reassembly needed no more for a while: one step back toward the original",
-		       shrink_inputs),
+		       shrink_inputs, &shrink_outcome),
 };
 
 const struct bpftune_telemetry_desc ip_frag_telemetry = {

@@ -77,13 +77,33 @@ static const struct bpftune_col_desc shrink_inputs[] = {
 	BPFTUNE_INPUT_INT("orig_thresh3", "entries", "gc_thresh3 before it was grown"),
 };
 
+/* ---- outcomes: neighbour allocations refused per second ----------------- */
+
+static const struct bpftune_reward_input neigh_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("arp_table_fulls", -1, 0, "allocations", F_ARP, STATHDR,
+		"table_fulls", "IPv4 ARP allocations refused: table full"),
+	BPFTUNE_REWARD_PROC_COUNTER("arp_unresolved_discards", -1, 0, "packets", F_ARP, STATHDR,
+		"unresolved_discards", "IPv4 packets dropped waiting for resolution"),
+	BPFTUNE_REWARD_PROC_COUNTER("ndisc_table_fulls", -1, 0, "allocations", F_NDISC, STATHDR,
+		"table_fulls", "IPv6 ND allocations refused: table full"),
+	BPFTUNE_REWARD_PROC_COUNTER("ndisc_unresolved_discards", -1, 0, "packets", F_NDISC,
+		STATHDR, "unresolved_discards", "IPv6 packets dropped waiting for resolution"),
+};
+#define NEIGH_DOC "fewer neighbour allocations refused and packets dropped unresolved per second (ARP and ND) after than before"
+static const char *const raise_actions[] = { "raise", "none" };
+static const char *const lower_actions[] = { "lower", "none" };
+static const struct bpftune_outcome_desc grow_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, neigh_reward, NEIGH_DOC);
+static const struct bpftune_outcome_desc shrink_outcome =
+	BPFTUNE_OUTCOME(lower_actions, 30, neigh_reward, NEIGH_DOC);
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("grow-near-limit",
+	BPFTUNE_POLICY_OUTCOME("grow-near-limit",
 		       "the neighbour table near gc_thresh3 (or refusing entries): raise the thresholds within what the prefixes can hold",
-		       grow_inputs),
-	BPFTUNE_POLICY("shrink-when-empty",
+		       grow_inputs, &grow_outcome),
+	BPFTUNE_POLICY_OUTCOME("shrink-when-empty",
 		       "the table at most a quarter of gc_thresh3: back toward the original thresholds",
-		       shrink_inputs),
+		       shrink_inputs, &shrink_outcome),
 };
 
 const struct bpftune_telemetry_desc neigh_table_telemetry = {

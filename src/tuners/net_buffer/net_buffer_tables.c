@@ -126,25 +126,57 @@ static const struct bpftune_col_desc shrink_inputs[] = {
 	BPFTUNE_INPUT_INT("quiet_ms", "ms", "time since anything needed it"),
 };
 
+/* ---- outcomes: backlog drops and squeezed rounds per second ------------ */
+
+#define R_DROPS	BPFTUNE_REWARD_PROC_COUNTER("softnet_dropped", -1, MW, "packets", \
+		F_SOFTNET, SOFTNET, "1", "packets dropped for a full per-CPU backlog")
+#define R_SQUEEZES BPFTUNE_REWARD_PROC_COUNTER("softnet_squeezed", -1, MW, "rounds", \
+		F_SOFTNET, SOFTNET, "2", "receive rounds cut short by netdev_budget(_usecs)")
+#define R_DOC	"fewer backlog drops and squeezed receive rounds per second after than before"
+
+static const struct bpftune_reward_input receive_reward[] = { R_DROPS, R_SQUEEZES };
+static const struct bpftune_reward_input wait_reward[] = {
+	R_DROPS, R_SQUEEZES,
+	BPFTUNE_REWARD_PROC_COUNTER("cpu_some_us", -1, MW, "us", "/proc/pressure/cpu", PSI,
+		"some.total", "time some task waited for a CPU (PSI)"),
+};
+static const char *const enable_actions[] = { "enable", "none" };
+static const char *const raise_actions[] = { "raise", "none" };
+static const char *const set_actions[] = { "set" };
+static const char *const back_actions[] = { "step back" };
+static const char *const shrink_actions[] = { "shrink" };
+static const struct bpftune_outcome_desc high_order_outcome =
+	BPFTUNE_OUTCOME(enable_actions, 10, receive_reward, R_DOC);
+static const struct bpftune_outcome_desc backlog_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, receive_reward, R_DOC);
+static const struct bpftune_outcome_desc flow_limit_outcome =
+	BPFTUNE_OUTCOME(set_actions, 10, receive_reward, R_DOC);
+static const struct bpftune_outcome_desc budget_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, receive_reward, R_DOC);
+static const struct bpftune_outcome_desc wait_outcome =
+	BPFTUNE_OUTCOME(back_actions, 10, wait_reward, R_DOC ", and less CPU wait");
+static const struct bpftune_outcome_desc shrink_outcome =
+	BPFTUNE_OUTCOME(shrink_actions, 30, receive_reward, R_DOC);
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("re-enable-high-order",
+	BPFTUNE_POLICY_OUTCOME("re-enable-high-order",
 		       "the receive path is busy and TCP memory not under pressure: high-order skb pages back on",
-		       high_order_inputs),
-	BPFTUNE_POLICY("grow-backlog",
+		       high_order_inputs, &high_order_outcome),
+	BPFTUNE_POLICY_OUTCOME("grow-backlog",
 		       "packets dropped for a full per-CPU backlog: raise netdev_max_backlog (capped)",
-		       backlog_inputs),
-	BPFTUNE_POLICY("flow-limit-on-drop",
+		       backlog_inputs, &backlog_outcome),
+	BPFTUNE_POLICY_OUTCOME("flow-limit-on-drop",
 		       "flow limiting on the CPUs that dropped, so small flows get through",
-		       backlog_inputs),
-	BPFTUNE_POLICY("grow-budget",
+		       backlog_inputs, &flow_limit_outcome),
+	BPFTUNE_POLICY_OUTCOME("grow-budget",
 		       "a receive round used its whole budget or time with more waiting: raise it (capped)",
-		       budget_inputs),
-	BPFTUNE_POLICY("wait-guard",
+		       budget_inputs, &budget_outcome),
+	BPFTUNE_POLICY_OUTCOME("wait-guard",
 		       "CPU wait rose with the budget: step back and hold",
-		       budget_inputs),
-	BPFTUNE_POLICY("shrink-when-quiet",
+		       budget_inputs, &wait_outcome),
+	BPFTUNE_POLICY_OUTCOME("shrink-when-quiet",
 		       "nothing needed a grown value for a while: one step back toward the original",
-		       shrink_inputs),
+		       shrink_inputs, &shrink_outcome),
 };
 
 const struct bpftune_telemetry_desc net_buffer_telemetry = {

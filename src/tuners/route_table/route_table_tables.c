@@ -61,13 +61,29 @@ static const struct bpftune_col_desc shrink_inputs[] = {
 	BPFTUNE_INPUT_INT("orig", "routes", "max_size before it was grown"),
 };
 
+/* ---- outcomes: IPv6 packets without a route per second ------------------ */
+
+static const struct bpftune_reward_input route_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("out_no_routes", -1, 0, "packets", "/proc/net/snmp6", KEYVAL,
+		"Ip6OutNoRoutes", "IPv6 packets dropped for no route (a full table among the causes)"),
+	BPFTUNE_REWARD_PROC_GAUGE("dst_entries", -0.25, 0, "entries", F_RT6_STATS, SOFTNET, "5",
+		"IPv6 dst entries in use (memory)"),
+};
+#define ROUTE_DOC "fewer IPv6 packets without a route per second after than before, a little for fewer dst entries"
+static const char *const raise_actions[] = { "raise", "none" };
+static const char *const lower_actions[] = { "lower", "none" };
+static const struct bpftune_outcome_desc grow_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, route_reward, ROUTE_DOC);
+static const struct bpftune_outcome_desc shrink_outcome =
+	BPFTUNE_OUTCOME(lower_actions, 30, route_reward, ROUTE_DOC);
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("grow-near-limit",
+	BPFTUNE_POLICY_OUTCOME("grow-near-limit",
 		       "IPv6 routes or dst entries near max_size: raise it (hard cap)",
-		       grow_inputs),
-	BPFTUNE_POLICY("shrink-when-empty",
+		       grow_inputs, &grow_outcome),
+	BPFTUNE_POLICY_OUTCOME("shrink-when-empty",
 		       "the table emptied: max_size back toward the original",
-		       shrink_inputs),
+		       shrink_inputs, &shrink_outcome),
 };
 
 const struct bpftune_telemetry_desc route_table_telemetry = {

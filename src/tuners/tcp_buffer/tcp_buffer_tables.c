@@ -285,34 +285,93 @@ static const struct bpftune_col_desc undo_inputs[] = {
 	BPFTUNE_INPUT_INT("pcpu_reserve", "pages", "what the kernel's per-CPU caches may add to tcp_pages (mem_pcpu_rsv x CPUs)"),
 };
 
+/* ---- outcomes ------------------------------------------------------------ */
+
+/* the netns's receive and send throughput, retransmissions and receive drops */
+static const struct bpftune_reward_input buf_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("rx_bytes", 1, 0, "bytes", "/proc/net/dev", NETDEV,
+		"rx_bytes", "bytes received by the netns's devices (receive throughput)"),
+	BPFTUNE_REWARD_PROC_COUNTER("tx_bytes", 1, 0, "bytes", "/proc/net/dev", NETDEV,
+		"tx_bytes", "bytes sent by the netns's devices (send throughput)"),
+	BPFTUNE_REWARD_PROC_COUNTER("retrans_segs", -1, 0, "segments", F_SNMP, SNMP,
+		"Tcp.RetransSegs", "TCP segments retransmitted"),
+	BPFTUNE_REWARD_PROC_COUNTER("rcvq_drops", -1, 0, "packets", F_NETSTAT, SNMP,
+		"TcpExt.TCPRcvQDrop", "packets dropped for a full receive queue"),
+};
+#define BUF_DOC	"more bytes received and sent, fewer retransmissions and receive queue drops per second after than before (RTT: samples_tcp's gauges)"
+static const struct bpftune_reward_input syn_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("passive_opens", 1, 0, "connections", F_SNMP, SNMP,
+		"Tcp.PassiveOpens", "connections accepted (handshakes completed)"),
+	BPFTUNE_REWARD_PROC_COUNTER("listen_drops", -1, 0, "requests", F_NETSTAT, SNMP,
+		"TcpExt.ListenDrops", "connection requests dropped by listeners"),
+};
+#define SYN_DOC	"more handshakes completed and fewer listener drops per second after than before"
+static const struct bpftune_reward_input mem_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("memory_pressures", -1, MW, "times", F_NETSTAT, SNMP,
+		"TcpExt.TCPMemoryPressures", "times TCP entered memory pressure"),
+	BPFTUNE_REWARD_PROC_COUNTER("aborts_on_memory", -1, MW, "connections", F_NETSTAT, SNMP,
+		"TcpExt.TCPAbortOnMemory", "connections aborted for lack of memory"),
+	BPFTUNE_REWARD_PROC_GAUGE("mem_available_kb", 1, BPFTUNE_COL_MACHINE_WIDE, "kB",
+		"/proc/meminfo", KEYVAL, "MemAvailable", "MemAvailable"),
+};
+#define MEM_DOC	"fewer TCP memory pressure episodes and aborts per second, and more available memory, after than before"
+static const char *const raise_actions[] = { "raise", "none" };
+static const char *const back_actions[] = { "step back" };
+static const char *const enable_actions[] = { "enable", "none" };
+static const char *const syn_actions[] = { "raise", "none" };
+static const char *const flood_actions[] = { "syncookies on, no backlog growth", "none" };
+static const char *const restore_actions[] = { "restore", "none" };
+static const char *const mem_actions[] = {
+	"raise", "lower the max to the cap, raise the thresholds", "none",
+};
+static const char *const enter_actions[] = { "enter" };
+static const struct bpftune_outcome_desc grow_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, buf_reward, BUF_DOC);
+static const struct bpftune_outcome_desc guard_outcome =
+	BPFTUNE_OUTCOME(back_actions, 10, buf_reward, BUF_DOC);
+static const struct bpftune_outcome_desc autotune_outcome =
+	BPFTUNE_OUTCOME(enable_actions, 10, buf_reward, BUF_DOC);
+static const struct bpftune_outcome_desc syn_grow_outcome =
+	BPFTUNE_OUTCOME(syn_actions, 10, syn_reward, SYN_DOC);
+static const struct bpftune_outcome_desc syn_flood_outcome =
+	BPFTUNE_OUTCOME(flood_actions, 10, syn_reward, SYN_DOC);
+static const struct bpftune_outcome_desc cookies_idle_outcome =
+	BPFTUNE_OUTCOME(restore_actions, 10, syn_reward, SYN_DOC);
+static const struct bpftune_outcome_desc mem_grow_outcome =
+	BPFTUNE_OUTCOME(mem_actions, 30, mem_reward, MEM_DOC);
+static const struct bpftune_outcome_desc lowmem_outcome =
+	BPFTUNE_OUTCOME(enter_actions, 30, mem_reward, MEM_DOC);
+static const struct bpftune_outcome_desc undo_outcome =
+	BPFTUNE_OUTCOME(restore_actions, 30, mem_reward, MEM_DOC);
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("grow-near-limit",
+	BPFTUNE_POLICY_OUTCOME("grow-near-limit",
 		       "a socket's buffer came near tcp_rmem[2]/tcp_wmem[2]: raise the max (capped), unless low on memory or held by the latency guard",
-		       buf_inputs),
-	BPFTUNE_POLICY("latency-guard",
+		       buf_inputs, &grow_outcome),
+	BPFTUNE_POLICY_OUTCOME("latency-guard",
 		       "RTT rose with the buffer max while throughput stood still: step back and hold",
-		       buf_inputs),
-	BPFTUNE_POLICY("enable-autotuning",
+		       buf_inputs, &guard_outcome),
+	BPFTUNE_POLICY_OUTCOME("enable-autotuning",
 		       "a receiver filled its fixed buffer with tcp_moderate_rcvbuf off: turn autotuning on",
-		       autotune_inputs),
-	BPFTUNE_POLICY("grow-syn-backlog",
+		       autotune_inputs, &autotune_outcome),
+	BPFTUNE_POLICY_OUTCOME("grow-syn-backlog",
 		       "SYNs dropped past 3/4 of tcp_max_syn_backlog with handshakes completing: grow it",
-		       syn_inputs),
-	BPFTUNE_POLICY("syn-flood",
+		       syn_inputs, &syn_grow_outcome),
+	BPFTUNE_POLICY_OUTCOME("syn-flood",
 		       "requests that stall, confirmed twice: a flood; syncookies on, backlog not grown",
-		       syn_inputs),
-	BPFTUNE_POLICY("syncookies-idle",
+		       syn_inputs, &syn_flood_outcome),
+	BPFTUNE_POLICY_OUTCOME("syncookies-idle",
 		       "the flood is over: syncookies back to what they were",
-		       cookies_idle_inputs),
-	BPFTUNE_POLICY("grow-tcp-mem",
+		       cookies_idle_inputs, &cookies_idle_outcome),
+	BPFTUNE_POLICY_OUTCOME("grow-tcp-mem",
 		       "TCP memory near tcp_mem[1] or refused: grow tcp_mem within a quarter of available memory",
-		       mem_inputs),
-	BPFTUNE_POLICY("low-memory-mode",
+		       mem_inputs, &mem_grow_outcome),
+	BPFTUNE_POLICY_OUTCOME("low-memory-mode",
 		       "TCP really short of memory: smaller buffers, no metrics saved",
-		       mem_inputs),
-	BPFTUNE_POLICY("undo-low-memory",
+		       mem_inputs, &lowmem_outcome),
+	BPFTUNE_POLICY_OUTCOME("undo-low-memory",
 		       "memory pressure gone for a while: undo low-memory mode",
-		       undo_inputs),
+		       undo_inputs, &undo_outcome),
 };
 
 const struct bpftune_telemetry_desc tcp_buffer_telemetry = {

@@ -88,13 +88,50 @@ static const struct bpftune_col_desc choice_inputs[] = {
 	BPFTUNE_INPUT_INT("ecn", NULL, "1 if it negotiated ECN"),
 };
 
+/* ---- outcomes -------------------------------------------------------------- */
+
+/* moved to bbr: the netns's retransmissions against segments sent */
+static const struct bpftune_reward_input loss_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("out_segs", 1, 0, "segments", "/proc/net/snmp", SNMP,
+		"Tcp.OutSegs", "TCP segments sent in the netns"),
+	BPFTUNE_REWARD_PROC_COUNTER("retrans_segs", -1, 0, "segments", "/proc/net/snmp", SNMP,
+		"Tcp.RetransSegs", "TCP segments retransmitted in the netns"),
+};
+/*
+ * the choice: recorded when the connection ends, its outcome in its
+ * inputs -- the share of its RTT spent queueing (srtt above min_rtt) as
+ * the cost; the full per-destination cost is tcp_conn_outcomes.cost
+ */
+static const struct bpftune_reward_input choice_reward[] = {
+	BPFTUNE_REWARD_INPUT_REF("srtt_us", "min_rtt_us", -1, "us",
+		"smoothed RTT at close, against its minimum RTT as before"),
+};
+static const char *const loss_actions[] = { "cc=bbr" };
+/* the default candidates (the list is configurable), then "none": the default */
+static const char *const choice_actions[] = {
+	"cc=cubic", "cc=bbr", "cc=htcp", "cc=dctcp", "none",
+};
+static const struct bpftune_outcome_desc loss_outcome =
+	BPFTUNE_OUTCOME(loss_actions, 10, loss_reward,
+			"more segments sent and fewer retransmitted per second in the netns after than before");
+static const struct bpftune_outcome_desc choice_outcome = {
+	.actions = choice_actions,
+	.num_actions = BPFTUNE_TELEMETRY_ARRAY_SIZE(choice_actions),
+	.horizon_s = 0,
+	.reward = choice_reward,
+	.num_reward = BPFTUNE_TELEMETRY_ARRAY_SIZE(choice_reward),
+	.reward_doc = "minus the share of the connection's RTT spent queueing: -(srtt - min_rtt) / srtt, in [-1, 0]",
+	/* epsilon-greedy, uniform among the candidates when exploring */
+	.explore_choices = 4,
+};
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("bbr-on-loss",
+	BPFTUNE_POLICY_OUTCOME("bbr-on-loss",
 		       "a connection retransmitted more than the threshold: move it to bbr",
-		       loss_inputs),
-	BPFTUNE_POLICY("epsilon-greedy",
+		       loss_inputs, &loss_outcome),
+	BPFTUNE_POLICY_OUTCOME("epsilon-greedy",
 		       "per destination, the algorithm of least learnt cost (RTT and rate), exploring with probability epsilon",
-		       choice_inputs),
+		       choice_inputs, &choice_outcome),
 };
 
 const struct bpftune_telemetry_desc tcp_conn_telemetry = {

@@ -116,16 +116,45 @@ static const struct bpftune_col_desc shrink_inputs[] = {
 	BPFTUNE_INPUT_INT("udp_pages", "pages", "memory UDP holds; NULL unless udp_mem"),
 };
 
+/* ---- outcomes: UDP drops per second ------------------------------------ */
+
+static const struct bpftune_reward_input rmem_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("in_datagrams", 1, 0, "datagrams", F_SNMP, SNMP,
+		"Udp.InDatagrams", "UDP datagrams delivered"),
+	BPFTUNE_REWARD_PROC_COUNTER("rcvbuf_errors", -1, 0, "datagrams", F_SNMP, SNMP,
+		"Udp.RcvbufErrors", "UDP datagrams dropped for a full receive buffer"),
+};
+static const struct bpftune_reward_input mem_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("rcvbuf_errors", -1, 0, "datagrams", F_SNMP, SNMP,
+		"Udp.RcvbufErrors", "UDP datagrams dropped for a full receive buffer"),
+	BPFTUNE_REWARD_PROC_COUNTER("mem_errors", -1, 0, "datagrams", F_SNMP, SNMP,
+		"Udp.MemErrors", "UDP datagrams dropped for lack of UDP memory"),
+};
+static const char *const raise_actions[] = {
+	"raise", "none", "none: the socket predates the current default",
+	"none: at the cap", "none: at the ceiling",
+};
+static const char *const shrink_actions[] = { "shrink", "none" };
+static const struct bpftune_outcome_desc rmem_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, rmem_reward,
+			"more UDP datagrams delivered and fewer receive buffer drops per second after than before");
+static const struct bpftune_outcome_desc mem_outcome =
+	BPFTUNE_OUTCOME(raise_actions, 10, mem_reward,
+			"fewer receive buffer and UDP memory drops per second after than before");
+static const struct bpftune_outcome_desc shrink_outcome =
+	BPFTUNE_OUTCOME(shrink_actions, 30, mem_reward,
+			"no more receive buffer or UDP memory drops per second after than before");
+
 static const struct bpftune_policy_desc policies[] = {
-	BPFTUNE_POLICY("grow-rmem-default",
+	BPFTUNE_POLICY_OUTCOME("grow-rmem-default",
 		       "a socket sized by rmem_default dropped datagrams: raise rmem_default (and rmem_max)",
-		       rmem_inputs),
-	BPFTUNE_POLICY("grow-udp-mem",
+		       rmem_inputs, &rmem_outcome),
+	BPFTUNE_POLICY_OUTCOME("grow-udp-mem",
 		       "the kernel refused UDP memory: grow udp_mem within a quarter of available memory",
-		       mem_inputs),
-	BPFTUNE_POLICY("shrink-when-quiet",
+		       mem_inputs, &mem_outcome),
+	BPFTUNE_POLICY_OUTCOME("shrink-when-quiet",
 		       "no drop needed a grown value for a while: one step back toward the original",
-		       shrink_inputs),
+		       shrink_inputs, &shrink_outcome),
 };
 
 const struct bpftune_telemetry_desc udp_buffer_telemetry = {
