@@ -38,6 +38,7 @@ int main(void)
 	failed += unit_run_decision_inputs();
 	failed += unit_run_notify();
 	failed += unit_run_ids();
+	failed += unit_run_gate();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);
