@@ -20,7 +20,9 @@
  *    gate opens when it moves;
  *  - BPFTUNE_GATE_WINDOW: no reading exists: the program is attached for
  *    @window_ms every @every_ms, and stays attached while the tuner says,
- *    with bpftune_gate_seen(), that the window saw the condition.
+ *    with bpftune_gate_seen(), that the window saw the condition.  With
+ *    @read as well (a counter that sees part of the condition: the
+ *    global netns's of a per-netns one), its movement opens it at once.
  *
  * -q status and the metrics name each gate and the share of time its
  * hook was attached.  Programs a mode does not load (a fentry variant
@@ -50,7 +52,10 @@ struct bpftune_gate {
 	enum bpftune_gate_kind kind;
 	/* what opens it, for status: "softnet_stat time_squeeze+dropped" */
 	const char *what;
-	/* COUNTER: the reading; 0 or -errno (the gate then opens) */
+	/*
+	 * COUNTER: the reading; 0 or -errno (the gate then opens).
+	 * WINDOW: optional, opens it between windows when it moves.
+	 */
 	int (*read)(struct bpftune_tuner *tuner, void *priv, uint64_t *value);
 	/* EVENT: name of a __u64 global of the tuner's BPF object */
 	const char *counter;

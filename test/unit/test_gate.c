@@ -187,6 +187,37 @@ static void test_window_duty_cycle(void **state)
 	assert_int_equal(s.next_ms, 8100 + 4900);
 }
 
+static void test_window_with_reading(void **state)
+{
+	struct bpftune_gate_params p = {
+		.kind = BPFTUNE_GATE_WINDOW, .calm = 2, .check_ms = 1000,
+		.window_ms = 200, .every_ms = 2000, .reading = true,
+	};
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+
+	(void)state;
+	bpftune_gate_start(&s, &p, 0);
+	assert_int_equal(look(&s, &p, true, 5, false, 0, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(look(&s, &p, true, 5, false, 200, &why), BPFTUNE_GATE_CLOSE);
+	/* closed: looked at every check_ms until the next window */
+	assert_int_equal(s.next_ms, 1200);
+	assert_int_equal(look(&s, &p, true, 5, false, 1200, &why), BPFTUNE_GATE_KEEP);
+	assert_int_equal(s.next_ms, 2000);
+	assert_int_equal(look(&s, &p, true, 5, false, 2000, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_WINDOW);
+	assert_int_equal(look(&s, &p, true, 5, false, 2200, &why), BPFTUNE_GATE_CLOSE);
+	/* the reading moves between windows: open at once, held by calm */
+	assert_int_equal(look(&s, &p, true, 6, false, 3200, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_MOVED);
+	assert_int_equal(s.next_ms, 4200);
+	assert_int_equal(look(&s, &p, true, 6, false, 4200, &why), BPFTUNE_GATE_KEEP);
+	assert_int_equal(look(&s, &p, true, 6, false, 5200, &why), BPFTUNE_GATE_CLOSE);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_CALM);
+	/* an unreadable reading only primes again: windows go on */
+	assert_int_equal(look(&s, &p, false, 0, false, 6200, &why), BPFTUNE_GATE_KEEP);
+}
+
 static void test_why_names(void **state)
 {
 	(void)state;
@@ -205,6 +236,7 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_counter_reset_is_movement),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_window_duty_cycle),
+		cmocka_unit_test(test_window_with_reading),
 		cmocka_unit_test(test_why_names),
 	};
 

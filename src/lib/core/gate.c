@@ -128,14 +128,13 @@ static void reading(struct bpftune_tuner *t, struct gate_hook *h,
 	r->ok = true;
 	switch (h->g->kind) {
 	case BPFTUNE_GATE_COUNTER:
+	case BPFTUNE_GATE_WINDOW:
 		r->ok = h->g->read && !h->g->read(t, t->priv, &r->value);
 		break;
 	case BPFTUNE_GATE_EVENT:
 		r->ok = f.name && !bpftune_bpf_vars(t->obj, ".bss", var_cb, &f) &&
 			f.found;
 		r->value = f.value;
-		break;
-	default:
 		break;
 	}
 }
@@ -160,9 +159,8 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		return;
 	}
 	h->why = why;
-	/* a window opens every few seconds: only the pressure gates log */
-	if (h->g->kind == BPFTUNE_GATE_WINDOW && why != BPFTUNE_GATE_WHY_SEEN &&
-	    why != BPFTUNE_GATE_WHY_CALM)
+	/* a window opens every few seconds: only what pressure did is logged */
+	if (why == BPFTUNE_GATE_WHY_WINDOW || why == BPFTUNE_GATE_WHY_WINDOW_END)
 		return;
 	bpftune_log(LOG_INFO, "tuner %s: hook %s %s: %s (%s)", t->ops->name,
 		    h->g->hook, a == BPFTUNE_GATE_OPEN ? "attached" : "detached",
@@ -282,6 +280,7 @@ static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
 	h->p = (struct bpftune_gate_params){
 		.kind = g->kind, .calm = g->calm,
 		.window_ms = g->window_ms, .every_ms = g->every_ms,
+		.reading = g->kind == BPFTUNE_GATE_WINDOW && g->read,
 	};
 	h->since_ms = now;
 	bpf_object__for_each_program(prog, t->obj) {

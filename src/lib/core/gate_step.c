@@ -18,7 +18,7 @@ void bpftune_gate_start(struct bpftune_gate_state *s,
 			const struct bpftune_gate_params *p, uint64_t now_ms)
 {
 	(void)p;
-	*s = (struct bpftune_gate_state){ .next_ms = now_ms };
+	*s = (struct bpftune_gate_state){ .next_ms = now_ms, .window_due_ms = now_ms };
 }
 
 static enum bpftune_gate_action set_why(enum bpftune_gate_why *why,
@@ -64,6 +64,23 @@ static enum bpftune_gate_action counter_step(struct bpftune_gate_state *s,
 	return set_why(why, BPFTUNE_GATE_WHY_CALM, BPFTUNE_GATE_CLOSE);
 }
 
+/* WINDOW with a reading too: did it move since the last check? */
+static bool window_moved(struct bpftune_gate_state *s,
+			 const struct bpftune_gate_params *p,
+			 const struct bpftune_gate_reading *r)
+{
+	bool moved;
+
+	if (!p->reading || !r->ok) {
+		s->primed = false;
+		return false;
+	}
+	moved = s->primed && r->value != s->last;
+	s->last = r->value;
+	s->primed = true;
+	return moved;
+}
+
 static enum bpftune_gate_action window_step(struct bpftune_gate_state *s,
 					    const struct bpftune_gate_params *p,
 					    const struct bpftune_gate_reading *r,
@@ -72,16 +89,27 @@ static enum bpftune_gate_action window_step(struct bpftune_gate_state *s,
 {
 	unsigned int window = or_default(p->window_ms, BPFTUNE_GATE_WINDOW_MS);
 	unsigned int every = or_default(p->every_ms, BPFTUNE_GATE_EVERY_MS);
-	bool was_seen = s->seen;
+	unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+	bool moved = window_moved(s, p, r), was_seen = s->seen;
 
 	if (!s->open) {
-		s->open = true;
-		s->seen = false;
-		s->quiet = 0;
-		s->next_ms = now_ms + window;
-		return set_why(why, BPFTUNE_GATE_WHY_WINDOW, BPFTUNE_GATE_OPEN);
+		if (moved || r->seen || now_ms >= s->window_due_ms) {
+			s->open = true;
+			s->seen = moved || r->seen;
+			s->quiet = 0;
+			if (!s->seen)
+				s->next_ms = now_ms + window;
+			return set_why(why, moved ? BPFTUNE_GATE_WHY_MOVED :
+				       r->seen ? BPFTUNE_GATE_WHY_SEEN : BPFTUNE_GATE_WHY_WINDOW,
+				       BPFTUNE_GATE_OPEN);
+		}
+		if (p->reading && s->window_due_ms < s->next_ms)
+			s->next_ms = s->window_due_ms;
+		else if (!p->reading)
+			s->next_ms = s->window_due_ms;
+		return BPFTUNE_GATE_KEEP;
 	}
-	if (r->seen) {
+	if (moved || r->seen) {
 		s->seen = true;
 		s->quiet = 0;
 		return BPFTUNE_GATE_KEEP;
@@ -91,7 +119,9 @@ static enum bpftune_gate_action window_step(struct bpftune_gate_state *s,
 	s->open = false;
 	s->seen = false;
 	s->quiet = 0;
-	s->next_ms = now_ms + (every > window ? every - window : window);
+	s->window_due_ms = now_ms + (every > window ? every - window : window);
+	s->next_ms = p->reading && now_ms + check < s->window_due_ms ?
+		     now_ms + check : s->window_due_ms;
 	return set_why(why, was_seen ? BPFTUNE_GATE_WHY_CALM : BPFTUNE_GATE_WHY_WINDOW_END,
 		       BPFTUNE_GATE_CLOSE);
 }

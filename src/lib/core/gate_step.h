@@ -23,6 +23,8 @@ struct bpftune_gate_params {
 	unsigned int check_ms;	/* 0: BPFTUNE_GATE_CHECK_MS */
 	unsigned int window_ms;	/* 0: BPFTUNE_GATE_WINDOW_MS */
 	unsigned int every_ms;	/* 0: BPFTUNE_GATE_EVERY_MS */
+	/* WINDOW: a reading also opens it when it moves (checked every check_ms) */
+	bool reading;
 };
 
 struct bpftune_gate_state {
@@ -32,6 +34,7 @@ struct bpftune_gate_state {
 	uint64_t last;
 	unsigned int quiet;	/* checks in a row without movement, open */
 	uint64_t next_ms;	/* when to look next */
+	uint64_t window_due_ms;	/* WINDOW: when the next window begins */
 };
 
 /* what the reading at this check was */
