@@ -3,9 +3,10 @@
  * Pressure-gated observation: a hot BPF program (one that runs on nearly
  * every packet) stays loaded but is attached only while its gate is open.
  *
- * A tuner declares, from init(), one gate per hot hook: how the library
- * knows the hook may be needed.  The library then owns the program's
- * bpf_link: it detaches it at once (the gate starts closed), looks at the
+ * A tuner declares in its descriptor (BPFTUNE_GATES()) one gate per hot
+ * hook: how the library knows the hook may be needed.  After init() the
+ * library owns the program's bpf_link: it detaches it (the gate starts
+ * closed; a window gate opens its first window), looks at the
  * gate's reading every check interval (the telemetry sample interval, 1 s),
  * attaches the program when the reading moves and detaches it again after
  * @calm checks in a row without movement.  A gate that cannot be read
@@ -24,8 +25,8 @@
  *    @read as well (a counter that sees part of the condition: the
  *    global netns's of a per-netns one), its movement opens it at once.
  *
- * -q status and the metrics name each gate and the share of time its
- * hook was attached.  Programs a mode does not load (a fentry variant
+ * -S names each gate of a tuner that will run; -q status, -q tuners and
+ * the metrics also give the share of time its hook was attached.  Programs a mode does not load (a fentry variant
  * that only runs for the rare case, say) match no gate: nothing to gate.
  */
 #ifndef BPFTUNE_GATE_H
@@ -66,13 +67,8 @@ struct bpftune_gate {
 	unsigned int every_ms;
 };
 
-/*
- * Call from init(): the gates of @tuner (the array must outlive it).
- * Several gates may share a hook group only if they are the same gate.
- * 0 or -errno.
- */
-int bpftune_gates_set(struct bpftune_tuner *tuner,
-		      const struct bpftune_gate *gates, unsigned int num);
+/* in BPFTUNE_TUNER(): the gates of the tuner's hot hooks */
+#define BPFTUNE_GATES(a)	.gates = (a), .num_gates = sizeof(a) / sizeof((a)[0])
 
 /*
  * The gated hook @hook saw the condition (from an event handler): it

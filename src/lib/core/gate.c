@@ -270,6 +270,23 @@ static bool hook_matches(const char *name, const char *hooks)
 	return false;
 }
 
+static bool program_gated(struct bpf_program *prog, const struct bpftune_gate *g)
+{
+	return bpf_program__autoload(prog) &&
+	       hook_matches(bpf_program__name(prog), g->hook);
+}
+
+unsigned int bpftune_gate_programs(const struct bpftune_gate *g,
+				   struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	unsigned int n = 0;
+
+	bpf_object__for_each_program(prog, obj)
+		n += program_gated(prog, g);
+	return n;
+}
+
 /* the loaded programs of @g's hooks, taken from the tuner: 0 or -ENOMEM */
 static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
 		     struct gate_hook *h, uint64_t now)
@@ -284,8 +301,7 @@ static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
 	};
 	h->since_ms = now;
 	bpf_object__for_each_program(prog, t->obj) {
-		if (!bpf_program__autoload(prog) ||
-		    !hook_matches(bpf_program__name(prog), g->hook))
+		if (!program_gated(prog, g))
 			continue;
 		np = realloc(h->progs, (h->num_progs + 1) * sizeof(*np));
 		if (!np)

@@ -72,6 +72,8 @@ unsigned int bpftune_strategy_links(const struct bpftune_tuner *t);
 BPFTUNE_DAEMON void bpftune_strategies_set_drain(void (*drain)(void));
 
 struct bpf_program;
+struct bpf_object;
+struct bpftune_gate;
 /* Does program @name belong to @want (a program name or hook group)? */
 bool bpftune_prog_matches(const char *name, const char *want);
 /* Destroy the tuner's own link of @prog: a strategy or a gate owns it. */
@@ -89,7 +91,13 @@ struct bpftune_gate_info {
 	uint64_t total_ms;		/* since the gate was set */
 	const char *why;		/* of the last attach or detach */
 };
+/* after init(): the tuner's declared gates take its hot programs' links */
+int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
+		      unsigned int num);
 void bpftune_gates_free(struct bpftune_tuner *t);
+/* programs of @obj to be loaded that gate @g holds (-S) */
+unsigned int bpftune_gate_programs(const struct bpftune_gate *g,
+				   struct bpf_object *obj);
 unsigned int bpftune_gate_count(const struct bpftune_tuner *t);
 int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		      struct bpftune_gate_info *info);

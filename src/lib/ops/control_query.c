@@ -471,13 +471,15 @@ static int q_status(bool json, struct bpftune_buf *o)
 			bpftune_buf_add(o, ",\"kind\":", 8);
 			bpftune_buf_json_str(o, bpftune_kind_name(t->ops->kind));
 			rejected(o, true, t);
-			bpftune_buf_printf(o, ",\"state\":\"%s\",\"tunables\":[",
-					   state_name(t->state));
+			bpftune_buf_printf(o, ",\"state\":\"%s\"", state_name(t->state));
+			gates_json(o, t);
+			bpftune_buf_add(o, ",\"tunables\":[", 13);
 		} else {
 			bpftune_buf_printf(o, "%s %s (%s)\n",
 					   bpftune_kind_name(t->ops->kind),
 					   t->ops->name, state_name(t->state));
 			rejected(o, false, t);
+			gates_text(o, t);
 		}
 		for (i = 0; i < t->ops->num_tunables; i++) {
 			const struct bpftune_tunable_desc *d = &t->ops->tunables[i];
