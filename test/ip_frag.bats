@@ -288,22 +288,3 @@ PY
 )"
 	[ "$held" -ge 1 ]
 }
-
-@test "where every packet would run the fragment check (netif_receive_skb), it runs in short windows only" {
-	local i line pct n
-	start_tuner
-	grep -q "tuner ip_frag: hook rcv__tp gated by" "$LOG" ||
-		skip "inet_frag_find() is hooked here: fragments only, no gate"
-	"$BPFTUNE" -S -l "$PLUGIN_DIR" $(mode_flags) | grep -q "hook rcv__tp: gated by a 200 ms window every 2 s"
-	# three windows at least, then the share of time attached
-	for i in $(seq 1 100); do
-		line="$("$BPFTUNE" --socket "$CTL_SOCK" -q status | grep 'hook rcv__tp: gated by')"
-		n="$(sed -n 's/.*(\([0-9]*\) attach.*/\1/p' <<<"$line")"
-		[ "${n:-0}" -ge 3 ] && break
-		sleep 0.2
-	done
-	echo "# $line" >&3
-	[ "${n:-0}" -ge 3 ]
-	pct="$(sed -n 's/.*attached \([0-9]*\)\.[0-9] % of the time.*/\1/p' <<<"$line")"
-	[ "$pct" -lt 50 ]
-}

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <bpftune/libbpftune.h>
 #include <bpftune/correlation.h>
-#include <bpftune/gate.h>
 #include <bpftune/grow.h>
 #include <bpftune/proc.h>
 
@@ -233,8 +232,6 @@ static void near_thresh(struct bpftune_tuner *t, void *priv,
 	bool have_c;
 
 	(void)priv;
-	/* a gated hook that reports is needed: it stays attached */
-	bpftune_gate_seen(t, "rcv__tp");
 	if (bpftune_tunable_get(t, family, ev, &cur) != 1)
 		return;
 	have_c = !read_counters(ev, family, &c);
@@ -372,41 +369,12 @@ static void ip_frag_netns_state(struct bpftune_tuner *t, void *priv,
 }
 
 /*
- * The gate of netif_receive_skb's program (tracepoint-only kernels: every
- * packet runs it for the rare fragment; inet_frag_find()'s runs for
- * fragments only and needs none).  Reassembly counters are per netns, so
- * no one reading covers every netns: the program is attached 200 ms every
- * 2 s, and stays while what it reports keeps coming; the global netns's
- * ReasmReqds (IPv4 and IPv6) moving opens it at once.
+ * No pressure gate (gate.h) for netif_receive_skb's program on
+ * tracepoint-only kernels: reassembly counters are per netns, so no
+ * reading the daemon takes covers a netns it does not enter, and a window
+ * (200 ms every 2 s) misses a burst of fragments shorter than its period
+ * that fills reassembly memory at once (ip_frag.bats, the cap test).
  */
-static int reasm_reqds(struct bpftune_tuner *t, void *priv, uint64_t *value)
-{
-	static const char *const k4[] = { "Ip.ReasmReqds" };
-	static const char *const k6[] = { "Ip6ReasmReqds" };
-	uint64_t v4 = 0, v6 = 0;
-
-	(void)t;
-	(void)priv;
-	if (bpftune_proc_snmp(NULL, k4, &v4, 1) < 0)
-		return -EIO;
-	/* no IPv6: IPv4's alone */
-	if (bpftune_proc_snmp6(NULL, k6, &v6, 1) < 0)
-		v6 = 0;
-	*value = v4 + v6;
-	return 0;
-}
-
-static const struct bpftune_gate gates[] = {
-	{
-		.hook = "rcv__tp",
-		.kind = BPFTUNE_GATE_WINDOW,
-		.what = "a 200 ms window every 2 s, and Ip ReasmReqds of the global netns",
-		.read = reasm_reqds,
-		.window_ms = 200,
-		.every_ms = 2000,
-	},
-};
-
 static int ip_frag_init(struct bpftune_tuner *t, void *priv)
 {
 	(void)t;
@@ -438,7 +406,6 @@ BPFTUNE_TUNER(ip_frag_tuner_bpf,
 	.description = "IPv4/IPv6 reassembly memory (ipfrag_high_thresh), per netns, with a fragment flood guard",
 	BPFTUNE_TUNABLES(tunables),
 	BPFTUNE_SCENARIOS(scenarios),
-	BPFTUNE_GATES(gates),
 	.netns = {
 		.size = sizeof(struct if_netns), .max = MAX_NETNS,
 		.init = netns_init, .busy = netns_grown,
