@@ -29,6 +29,7 @@
 #include "ops/journal.h"
 #include "ops/metrics.h"
 #include "core/operate.h"
+#include "core/gate_step.h"
 #include "ops/policy_daemon.h"
 #include "daemon/notify.h"
 #include "daemon/options.h"
@@ -65,6 +66,7 @@ static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
 	struct bpf_object *obj = NULL;
 	char why[512] = "";
 	void *skel = NULL;
+	unsigned int i;
 	int err;
 
 	err = bpftune_bpf_open(image, ops->name, legacy, &skel, &obj, why,
@@ -76,6 +78,11 @@ static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
 		printf("  %-24s skipped: %s%s\n", ops->name, why, what);
 	else
 		printf("  %-24s will run%s\n", ops->name, what);
+	for (i = 0; !err && BPFTUNE_OPS_HAS(ops, num_gates) && i < ops->num_gates; i++)
+		if (bpftune_gate_programs(&ops->gates[i], obj))
+			printf("    hook %s: gated by %s (%s gate)\n", ops->gates[i].hook,
+			       ops->gates[i].what ? ops->gates[i].what : "?",
+			       bpftune_gate_kind_name(ops->gates[i].kind));
 	if (skel)
 		image->destroy(skel);
 	return !err;

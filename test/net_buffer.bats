@@ -265,3 +265,64 @@ wait_shrink() {
 	sed -n 's/.*net.core.netdev_budget [0-9]* -> \([0-9]*\) in.*/\1/p' "$LOG" |
 		while read -r v; do [ "$v" -ge 8 ]; done
 }
+
+# linked NAME: the daemon holds a BPF link of its program NAME
+linked() {
+	local ids
+	ids="$(bpftool prog show -j | python3 -c '
+import json, sys
+print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name") == sys.argv[1]))' "$1")"
+	grep -l '^link_id:' /proc/"$DAEMON_PID"/fdinfo/* 2>/dev/null |
+		xargs -r grep -h '^prog_id:' | awk '{print $2}' |
+		grep -qxF -f <(tr ' ' '\n' <<<"$ids")
+}
+
+# gate_line: the receive-round hooks' gate in -q status
+gate_line() {
+	"$BPFTUNE" --socket "$CTL_SOCK" -q status | grep 'hook rx_entry rx_poll: gated by'
+}
+
+# wait_gate STATE SECONDS: until -q status says "now STATE"
+wait_gate() {
+	local i
+	for i in $(seq 1 $(($2 * 5))); do
+		gate_line | grep -q "now $1" && return 0
+		sleep 0.2
+	done
+	gate_line >&3
+	return 1
+}
+
+@test "the receive-round hooks are attached only while softnet_stat counts squeezes or drops" {
+	make_slow_pair
+	sysctl -qw net.core.netdev_budget=8
+	start_tuner
+	grep -q "tuner net_buffer: hook rx_entry rx_poll gated by softnet_stat time_squeeze+dropped (counter gate, 2 programs)" "$LOG"
+	"$BPFTUNE" -S -l "$PLUGIN_DIR" $(mode_flags) | grep -q "hook rx_entry rx_poll: gated by softnet_stat time_squeeze+dropped (counter gate)"
+	# calm (a shared host's own squeezes may open it: then 10 calm s close it)
+	wait_gate detached 60
+	! linked rx_entry || false
+	! linked rx_poll || false
+	# pressure opens it, the hooks see the squeezes and the tuner reacts
+	traffic_until "tuner net_buffer: hook rx_entry rx_poll attached: the reading moved" 20
+	traffic_until "receive budget exhausted: net.core.netdev_budget 8 -> 10 in global netns" 20
+	if gate_line | grep -q "now attached"; then
+		linked rx_entry
+		linked rx_poll
+	fi
+	"$BPFTUNE" --socket "$CTL_SOCK" -q metrics |
+		grep -qE '^bpftune_gate_attaches_total\{tuner="net_buffer",hook="rx_entry rx_poll",gated_by="softnet_stat time_squeeze\+dropped"\} [1-9]'
+	# calm again: detached after the calm period
+	wait_for_log "tuner net_buffer: hook rx_entry rx_poll detached: calm for the calm period" 60
+	wait_gate detached 5
+	! linked rx_entry || false
+	gate_line | grep -qE "attached [0-9.]+ % of the time, now detached \([1-9][0-9]* attach"
+	"$BPFTUNE" --socket "$CTL_SOCK" -q metrics |
+		grep -qE '^bpftune_gate_attached\{tuner="net_buffer",hook="rx_entry rx_poll",.*\} 0$'
+	"$BPFTUNE" --socket "$CTL_SOCK" --json -q status | python3 -c '
+import json, sys
+t = [t for t in json.load(sys.stdin)["tuners"] if t["name"] == "net_buffer"][0]
+g = t["gates"][0]
+assert g["hook"] == "rx_entry rx_poll" and g["kind"] == "counter", g
+assert g["attaches"] >= 1 and g["detaches"] >= 1 and 0 < g["attached_percent"] < 100, g'
+}

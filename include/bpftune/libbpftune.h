@@ -51,6 +51,7 @@ struct bpf_map;
 struct bpf_object;
 struct bpf_object_open_opts;
 struct bpftune_tuner;
+struct bpftune_gate;
 
 /* ---- logging -------------------------------------------------------- */
 
@@ -193,6 +194,12 @@ struct bpftune_tuner_ops {
 	void (*timer)(struct bpftune_tuner *tuner, void *priv);
 	/* the plugin's telemetry tables and gauges (telemetry.h); may be NULL */
 	const struct bpftune_telemetry_desc *telemetry;
+	/*
+	 * Pressure gates of its hot hooks (gate.h, BPFTUNE_GATES()): the
+	 * library attaches those programs only while their gate is open.
+	 */
+	const struct bpftune_gate *gates;
+	unsigned int num_gates;
 	/*
 	 * New members go here, at the end: the library reads one only when
 	 * the plugin's ops_size covers it (BPFTUNE_OPS_HAS()).

@@ -42,6 +42,7 @@ int main(void)
 	failed += unit_run_outcome();
 	failed += unit_run_notify();
 	failed += unit_run_ids();
+	failed += unit_run_gate();
 
 	if (failed)
 		fprintf(stderr, "unit tests: %d failed\n", failed);

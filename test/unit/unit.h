@@ -44,6 +44,7 @@ int unit_run_decision_inputs(void);
 int unit_run_outcome(void);
 int unit_run_notify(void);
 int unit_run_ids(void);
+int unit_run_gate(void);
 
 /* deterministic PRNG for property and fuzz-style tests (xorshift64*) */
 static inline uint64_t unit_rand(uint64_t *state)

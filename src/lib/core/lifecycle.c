@@ -16,6 +16,7 @@
 #include "core/internal.h"
 #include "core/loop.h"
 #include "core/observer.h"
+#include "core/operate.h"
 #include "kit/correlation.h"
 
 static uint64_t malformed_events;
@@ -187,6 +188,12 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	}
 	t->started = true;
 	t->state = BPFTUNE_STATE_ACTIVE;
+	/* a gate that cannot be set leaves its hooks attached: watched always */
+	if (BPFTUNE_OPS_HAS(ops, num_gates) && ops->num_gates &&
+	    (err = bpftune_gates_set(t, ops->gates, ops->num_gates)))
+		bpftune_log(LOG_WARNING, "%s %s: gates not set (%s): hot hooks attached always",
+			    kind, ops->name, strerror(-err));
+	err = 0;
 	bpftune_bpf_images_release(ops);
 	bpftune_log(LOG_INFO, "%s %s started (%s objects, %u hooks): %s", kind,
 		    ops->name, opts->legacy ? "legacy" : "full", t->num_links,

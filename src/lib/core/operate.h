@@ -71,6 +71,39 @@ unsigned int bpftune_strategy_links(const struct bpftune_tuner *t);
  */
 BPFTUNE_DAEMON void bpftune_strategies_set_drain(void (*drain)(void));
 
+struct bpf_program;
+struct bpf_object;
+struct bpftune_gate;
+/* Does program @name belong to @want (a program name or hook group)? */
+bool bpftune_prog_matches(const char *name, const char *want);
+/* Destroy the tuner's own link of @prog: a strategy or a gate owns it. */
+void bpftune_tuner_unlink_prog(struct bpftune_tuner *t, struct bpf_program *prog);
+
+/* ---- pressure gates (gate.c, include/bpftune/gate.h) ---- */
+struct bpftune_gate_info {
+	const char *hook;
+	const char *what;
+	const char *kind;		/* "counter", "event", "window" */
+	bool attached;
+	uint64_t attaches;
+	uint64_t detaches;
+	uint64_t attached_ms;		/* so far, the current period included */
+	uint64_t total_ms;		/* since the gate was set */
+	const char *why;		/* of the last attach or detach */
+};
+/* after init(): the tuner's declared gates take its hot programs' links */
+int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
+		      unsigned int num);
+void bpftune_gates_free(struct bpftune_tuner *t);
+/* programs of @obj to be loaded that gate @g holds (-S) */
+unsigned int bpftune_gate_programs(const struct bpftune_gate *g,
+				   struct bpf_object *obj);
+unsigned int bpftune_gate_count(const struct bpftune_tuner *t);
+int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
+		      struct bpftune_gate_info *info);
+/* BPF links the open gates hold (besides the tuner's own) */
+unsigned int bpftune_gate_links(const struct bpftune_tuner *t);
+
 /* Internal timers (bpftune_now_ms() is in libbpftune.h): */
 /* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */
 int bpftune_timer_arm(int tfd, uint64_t when_ms);

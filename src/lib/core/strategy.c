@@ -59,7 +59,7 @@ static void rearm(void)
 }
 
 /* Does program @name belong to entry @want (a name or a hook group)? */
-static bool matches(const char *name, const char *want)
+bool bpftune_prog_matches(const char *name, const char *want)
 {
 	size_t n = strlen(want);
 
@@ -89,8 +89,8 @@ static int prog_id(int fd, __u32 *id, bool link)
 	return 0;
 }
 
-/* Take the tuner's own link of @prog away: the strategy owns it now. */
-static void detach_from_tuner(struct bpftune_tuner *t, struct bpf_program *prog)
+/* Take the tuner's own link of @prog away: the caller owns it now. */
+void bpftune_tuner_unlink_prog(struct bpftune_tuner *t, struct bpf_program *prog)
 {
 	__u32 want, id;
 	unsigned int i;
@@ -284,7 +284,7 @@ int bpftune_strategies_set(struct bpftune_tuner *t,
 				struct bpf_program **np;
 
 				if (!bpf_program__autoload(prog) ||
-				    !matches(bpf_program__name(prog), strat[i].programs[j]))
+				    !bpftune_prog_matches(bpf_program__name(prog), strat[i].programs[j]))
 					continue;
 				np = realloc(s->progs[i], (n + 2) * sizeof(*np));
 				if (!np)
@@ -292,7 +292,7 @@ int bpftune_strategies_set(struct bpftune_tuner *t,
 				np[n++] = prog;
 				np[n] = NULL;
 				s->progs[i] = np;
-				detach_from_tuner(t, prog);
+				bpftune_tuner_unlink_prog(t, prog);
 			}
 		}
 		total += n;

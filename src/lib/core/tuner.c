@@ -127,6 +127,7 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 	bpftune_tuner_stop(t);
 	bpftune_refusal_forget_tuner(t->id);
 	bpftune_strategies_free(t);
+	bpftune_gates_free(t);
 	bpftune_bpf_detach(t);
 	bpftune_bpf_close(t);
 	for (i = 0; i < t->ops->num_tunables; i++) {

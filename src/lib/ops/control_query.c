@@ -154,6 +154,49 @@ static long bpf_rate(const struct bpftune_tuner *t)
 	return c.learning_rate;
 }
 
+static double attached_pct(const struct bpftune_gate_info *g)
+{
+	return g->total_ms ? 100.0 * (double)g->attached_ms / (double)g->total_ms :
+	       (g->attached ? 100.0 : 0.0);
+}
+
+/* the pressure gates of @t's hot hooks (gate.h), in JSON */
+static void gates_json(struct bpftune_buf *o, const struct bpftune_tuner *t)
+{
+	struct bpftune_gate_info g;
+	unsigned int i;
+
+	bpftune_buf_add(o, ",\"gates\":[", 10);
+	for (i = 0; !bpftune_gate_info(t, i, &g); i++) {
+		bpftune_buf_printf(o, "%s{\"hook\":", i ? "," : "");
+		bpftune_buf_json_str(o, g.hook);
+		bpftune_buf_add(o, ",\"gated_by\":", 12);
+		bpftune_buf_json_str(o, g.what);
+		bpftune_buf_printf(o, ",\"kind\":\"%s\",\"attached\":%s,\"attaches\":%llu,\"detaches\":%llu,\"attached_ms\":%llu,\"total_ms\":%llu,\"attached_percent\":%.3f,\"last_reason\":",
+				   g.kind, g.attached ? "true" : "false",
+				   (unsigned long long)g.attaches,
+				   (unsigned long long)g.detaches,
+				   (unsigned long long)g.attached_ms,
+				   (unsigned long long)g.total_ms, attached_pct(&g));
+		bpftune_buf_json_str(o, g.why);
+		bpftune_buf_add(o, "}", 1);
+	}
+	bpftune_buf_add(o, "]", 1);
+}
+
+static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)
+{
+	struct bpftune_gate_info g;
+	unsigned int i;
+
+	for (i = 0; !bpftune_gate_info(t, i, &g); i++)
+		bpftune_buf_printf(o, "  hook %s: gated by %s (%s gate), attached %.1f %% of the time, now %s (%llu attach%s; last: %s)\n",
+				   g.hook, g.what, g.kind, attached_pct(&g),
+				   g.attached ? "attached" : "detached",
+				   (unsigned long long)g.attaches,
+				   g.attaches == 1 ? "" : "es", g.why);
+}
+
 /* the netns states and strategies of @t, in JSON */
 static void tuner_json_lists(struct bpftune_buf *o, const struct bpftune_tuner *t)
 {
@@ -185,14 +228,17 @@ static void tuner_json_lists(struct bpftune_buf *o, const struct bpftune_tuner *
 				   active ? "true" : "false",
 				   (unsigned long long)activations);
 	}
-	bpftune_buf_printf(o, "],\"strategy_switches\":%llu}",
+	bpftune_buf_printf(o, "],\"strategy_switches\":%llu",
 			   (unsigned long long)bpftune_strategy_switches(t));
+	gates_json(o, t);
+	bpftune_buf_add(o, "}", 1);
 }
 
 static void tuner_json(struct bpftune_buf *o, const struct bpftune_tuner *t,
 		       const char *mode, bool first)
 {
-	unsigned int hooks = t->num_links + bpftune_strategy_links(t);
+	unsigned int hooks = t->num_links + bpftune_strategy_links(t) +
+			     bpftune_gate_links(t);
 
 	bpftune_buf_printf(o, "%s{\"name\":", first ? "" : ",");
 	bpftune_buf_json_str(o, t->ops->name);
@@ -214,7 +260,8 @@ static void tuner_json(struct bpftune_buf *o, const struct bpftune_tuner *t,
 static void tuner_text(struct bpftune_buf *o, const struct bpftune_tuner *t,
 		       const char *mode)
 {
-	unsigned int hooks = t->num_links + bpftune_strategy_links(t);
+	unsigned int hooks = t->num_links + bpftune_strategy_links(t) +
+			     bpftune_gate_links(t);
 	unsigned int rate = bpftune_learning_rate(), i;
 	const struct bpftune_netns_state *ns;
 	long brate = bpf_rate(t);
@@ -245,6 +292,7 @@ static void tuner_text(struct bpftune_buf *o, const struct bpftune_tuner *t,
 				   (unsigned long long)activations,
 				   activations == 1 ? "" : "s");
 	}
+	gates_text(o, t);
 }
 
 static int q_tuners(bool json, const struct bpftune_daemon_info *info,
@@ -423,13 +471,15 @@ static int q_status(bool json, struct bpftune_buf *o)
 			bpftune_buf_add(o, ",\"kind\":", 8);
 			bpftune_buf_json_str(o, bpftune_kind_name(t->ops->kind));
 			rejected(o, true, t);
-			bpftune_buf_printf(o, ",\"state\":\"%s\",\"tunables\":[",
-					   state_name(t->state));
+			bpftune_buf_printf(o, ",\"state\":\"%s\"", state_name(t->state));
+			gates_json(o, t);
+			bpftune_buf_add(o, ",\"tunables\":[", 13);
 		} else {
 			bpftune_buf_printf(o, "%s %s (%s)\n",
 					   bpftune_kind_name(t->ops->kind),
 					   t->ops->name, state_name(t->state));
 			rejected(o, false, t);
+			gates_text(o, t);
 		}
 		for (i = 0; i < t->ops->num_tunables; i++) {
 			const struct bpftune_tunable_desc *d = &t->ops->tunables[i];

@@ -281,6 +281,51 @@ static void strategies(struct bpftune_buf *o)
 	}
 }
 
+/* one line of a gate family: NAME{tuner,hook,gated_by} */
+static void gate_line(struct bpftune_buf *o, const char *name,
+		      const struct bpftune_tuner *t, const struct bpftune_gate_info *g)
+{
+	bpftune_buf_printf(o, "%s{", name);
+	label(o, "tuner", t->ops->name, true);
+	label(o, "hook", g->hook, false);
+	label(o, "gated_by", g->what, false);
+	bpftune_buf_add(o, "} ", 2);
+}
+
+static void gates(struct bpftune_buf *o)
+{
+	static const char *const names[] = {
+		"bpftune_gate_attached", "bpftune_gate_attaches_total",
+		"bpftune_gate_attached_seconds_total",
+	};
+	static const char *const types[] = { "gauge", "counter", "counter" };
+	static const char *const helps[] = {
+		"1 while a gated hot hook's BPF program is attached (its gate open), else 0.",
+		"Times a gated hot hook was attached because its gate opened.",
+		"Time a gated hot hook's BPF program has been attached.",
+	};
+	struct bpftune_gate_info g;
+	struct bpftune_tuner *t;
+	unsigned int id, i, k;
+
+	for (k = 0; k < 3; k++) {
+		family(o, names[k], types[k], helps[k]);
+		for_each_tuner(t, id) {
+			for (i = 0; !bpftune_gate_info(t, i, &g); i++) {
+				gate_line(o, names[k], t, &g);
+				if (k == 0)
+					bpftune_buf_printf(o, "%d\n", g.attached);
+				else if (k == 1)
+					bpftune_buf_printf(o, "%llu\n",
+							   (unsigned long long)g.attaches);
+				else
+					bpftune_buf_printf(o, "%.3f\n",
+							   (double)g.attached_ms / 1000.0);
+			}
+		}
+	}
+}
+
 static void process(struct bpftune_buf *o)
 {
 	long pages = 0, rss = 0;
@@ -327,6 +372,7 @@ int bpftune_metrics_format(struct bpftune_buf *o)
 	ringbuf_lost(o);
 	rejected(o);
 	strategies(o);
+	gates(o);
 	per_tuner(o, "bpftune_strategy_switches_total", "counter",
 		  "Times a tuner switched strategy.", 3);
 	process(o);

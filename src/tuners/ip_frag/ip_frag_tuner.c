@@ -368,6 +368,13 @@ static void ip_frag_netns_state(struct bpftune_tuner *t, void *priv,
 	timer_update(t);
 }
 
+/*
+ * No pressure gate (gate.h) for netif_receive_skb's program on
+ * tracepoint-only kernels: reassembly counters are per netns, so no
+ * reading the daemon takes covers a netns it does not enter, and a window
+ * (200 ms every 2 s) misses a burst of fragments shorter than its period
+ * that fills reassembly memory at once (ip_frag.bats, the cap test).
+ */
 static int ip_frag_init(struct bpftune_tuner *t, void *priv)
 {
 	(void)t;

@@ -37,6 +37,7 @@
 #include <bpf/bpf.h>
 #include <bpftune/libbpftune.h>
 #include <bpftune/correlation.h>
+#include <bpftune/gate.h>
 #include <bpftune/grow.h>
 #include <bpftune/kernel.h>
 #include <bpftune/proc.h>
@@ -518,6 +519,39 @@ static void baselines(struct nb_state *s)
 	limits_update(s);
 }
 
+/*
+ * The gate of the round-following pair (softirq_entry + napi_poll, on
+ * every NET_RX softirq and NAPI poll): the kernel counts every squeezed
+ * round (budget or time) in time_squeeze and every backlog drop in
+ * dropped, so a round near its limits moves the sum first; the pair is
+ * attached only then, and detached after 10 calm seconds.
+ */
+static int softnet_pressure(struct bpftune_tuner *t, void *priv, uint64_t *value)
+{
+	uint64_t col[NB_MAX_CPUS];
+	unsigned int cpu, k;
+
+	(void)t;
+	(void)priv;
+	*value = 0;
+	for (k = 1; k <= 2; k++) {
+		if (bpftune_proc_softnet(k, col, NB_MAX_CPUS) < 0)
+			return -EIO;
+		for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
+			*value += col[cpu];
+	}
+	return 0;
+}
+
+static const struct bpftune_gate gates[] = {
+	{
+		.hook = "rx_entry rx_poll",
+		.kind = BPFTUNE_GATE_COUNTER,
+		.what = "softnet_stat time_squeeze+dropped",
+		.read = softnet_pressure,
+	},
+};
+
 static int net_buffer_init(struct bpftune_tuner *t, void *priv)
 {
 	struct nb_state *s = priv;
@@ -586,6 +620,7 @@ BPFTUNE_TUNER(net_buffer_tuner_bpf,
 	.description = "per-CPU receive backlog, flow limit and the NET_RX budget, with a CPU wait guard",
 	BPFTUNE_TUNABLES(tunables),
 	BPFTUNE_SCENARIOS(scenarios),
+	BPFTUNE_GATES(gates),
 	.priv_size = sizeof(struct nb_state),
 	.init = net_buffer_init,
 	.netns_state = net_buffer_netns_state,

@@ -27,7 +27,9 @@
  * the timer; the scenarios are in tcp_buffer_{buffers,mem,syn}.c and
  * their decisions in tcp_buffer_policy.c (see tcp_buffer.h).
  */
+#include <errno.h>
 #include <bpftune/libbpftune.h>
+#include <bpftune/gate.h>
 #include <bpftune/proc.h>
 
 #include "tcp_buffer.h"
@@ -186,13 +188,73 @@ static void tcp_buffer_fini(struct bpftune_tuner *t, void *priv)
 		bpftune_log(LOG_NOTICE, "tuner tcp_buffer: exiting in low-memory mode; its settings stay unless -R restores them");
 }
 
+/*
+ * The gate of the rcvbuf hook (tcp_rcv_space_adjust: every read of every
+ * TCP receiver).  Since 6.17 tcp_rcvbuf_grow reports autotuning near the
+ * max on its own, and what is left to rcvbuf -- a receiver with
+ * autotuning off, TCP memory seen from a receive-only host, the receive
+ * gauges -- has no one counter covering every netns: a 200 ms window
+ * every 2 s, held open while its scenarios report, and opened at once
+ * when the global netns counts receive-queue pruning, drops for a full
+ * receive queue or TCP memory pressure.
+ */
+static int rcv_pressure(struct bpftune_tuner *t, void *priv, uint64_t *value)
+{
+	static const char *const keys[] = {
+		"TcpExt.PruneCalled", "TcpExt.TCPRcvQDrop", "TcpExt.TCPMemoryPressures",
+	};
+	uint64_t v[3] = { 0 };
+
+	(void)t;
+	(void)priv;
+	if (bpftune_proc_netstat(NULL, keys, v, 3) < 0)
+		return -EIO;
+	*value = v[0] + v[1] + v[2];
+	return 0;
+}
+
+static const struct bpftune_gate gates[] = {
+	{
+		.hook = "rcvbuf",
+		.kind = BPFTUNE_GATE_WINDOW,
+		.what = "a 200 ms window every 2 s, and TcpExt PruneCalled+TCPRcvQDrop+TCPMemoryPressures of the global netns",
+		.read = rcv_pressure,
+		.window_ms = 200,
+		.every_ms = 2000,
+	},
+};
+
+/* what the rcvbuf hook reports keeps it attached */
+static void rcv_near_max(struct bpftune_tuner *t, void *priv,
+			 const struct bpftune_event *ev)
+{
+	if (ev->scenario_id == TCP_BUFFER_RMEM_NEAR_MAX)
+		bpftune_gate_seen(t, "rcvbuf");
+	tb_buffer_near_max(t, priv, ev);
+}
+
+static void rcv_memory(struct bpftune_tuner *t, void *priv,
+		       const struct bpftune_event *ev)
+{
+	if (ev->scenario_id == TCP_BUFFER_MEM_PRESSURE)
+		bpftune_gate_seen(t, "rcvbuf");
+	tb_memory_event(t, priv, ev);
+}
+
+static void rcv_no_autotune(struct bpftune_tuner *t, void *priv,
+			    const struct bpftune_event *ev)
+{
+	bpftune_gate_seen(t, "rcvbuf");
+	tb_rcvbuf_no_autotune(t, priv, ev);
+}
+
 #define EVENT	.payload_size = sizeof(struct tcp_buffer_event)
 
 static const struct bpftune_scenario_desc scenarios[] = {
 	[TCP_BUFFER_RMEM_NEAR_MAX] = {
 		.name = "receive buffer near tcp_rmem max",
 		.description = "receive autotuning grew a socket's buffer within delta of tcp_rmem[2]",
-		EVENT, .handle = tb_buffer_near_max,
+		EVENT, .handle = rcv_near_max,
 	},
 	[TCP_BUFFER_WMEM_NEAR_MAX] = {
 		.name = "send buffer near tcp_wmem max",
@@ -202,7 +264,7 @@ static const struct bpftune_scenario_desc scenarios[] = {
 	[TCP_BUFFER_MEM_PRESSURE] = {
 		.name = "TCP memory near pressure",
 		.description = "memory held by TCP came within delta of tcp_mem[1]",
-		EVENT, .handle = tb_memory_event,
+		EVENT, .handle = rcv_memory,
 	},
 	[TCP_BUFFER_MEM_EXHAUSTED] = {
 		.name = "TCP memory exhausted",
@@ -212,7 +274,7 @@ static const struct bpftune_scenario_desc scenarios[] = {
 	[TCP_BUFFER_RCVBUF_NO_AUTOTUNE] = {
 		.name = "receive autotuning off",
 		.description = "a receiver is limited by its fixed buffer while tcp_moderate_rcvbuf is 0",
-		EVENT, .handle = tb_rcvbuf_no_autotune,
+		EVENT, .handle = rcv_no_autotune,
 	},
 	[TCP_BUFFER_SYN_QUEUE] = {
 		.name = "SYN queue near its limit",
@@ -243,6 +305,7 @@ BPFTUNE_TUNER(tcp_buffer_tuner_bpf,
 	.description = "TCP buffer limits, tcp_mem with memory pressure, latency guard, SYN backlog and syncookies",
 	BPFTUNE_TUNABLES(tunables),
 	BPFTUNE_SCENARIOS(scenarios),
+	BPFTUNE_GATES(gates),
 	.priv_size = sizeof(struct tb_state),
 	.netns = {
 		.size = sizeof(struct tb_netns), .max = MAX_NETNS,

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pressure gates (include/bpftune/gate.h): the library attaches a tuner's
+ * hot programs only while their gate is open.  The decision is
+ * gate_step.c's; this file reads the gates, owns the programs' links and
+ * counts.  One timerfd in the main loop serves every gate, armed for the
+ * earliest check due and registered only while some tuner has gates.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/gate_step.h"
+#include "core/loop.h"
+#include "core/observer.h"
+#include "core/operate.h"
+
+struct gate_hook {
+	const struct bpftune_gate *g;
+	struct bpftune_gate_params p;
+	struct bpftune_gate_state s;
+	struct bpf_program **progs;
+	unsigned int num_progs;
+	struct bpf_link **links;
+	unsigned int num_links;
+	bool seen;			/* bpftune_gate_seen() since the last check */
+	enum bpftune_gate_why why;	/* of the last open or close */
+	uint64_t attaches;
+	uint64_t detaches;
+	uint64_t attached_ms;		/* closed periods so far */
+	uint64_t opened_ms;		/* when the open period began */
+	uint64_t since_ms;		/* when the gate was set */
+};
+
+struct gate_set {
+	struct gate_set *next;
+	struct bpftune_tuner *t;
+	struct gate_hook *h;
+	unsigned int num;
+	bool stopped;			/* taken over by the admin */
+};
+
+static struct gate_set *sets;
+static int timer_fd = -1;
+
+static struct gate_set *find(const struct bpftune_tuner *t)
+{
+	struct gate_set *s;
+
+	for (s = sets; s; s = s->next)
+		if (s->t == t)
+			return s;
+	return NULL;
+}
+
+static void rearm(void)
+{
+	struct gate_set *s;
+	uint64_t when = 0;
+	unsigned int i;
+
+	for (s = sets; s; s = s->next)
+		for (i = 0; !s->stopped && i < s->num; i++)
+			if (!when || s->h[i].s.next_ms < when)
+				when = s->h[i].s.next_ms;
+	if (timer_fd >= 0)
+		bpftune_timer_arm(timer_fd, when ? when : 0);
+}
+
+static void detach(struct gate_hook *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->num_links; i++)
+		bpf_link__destroy(h->links[i]);
+	h->num_links = 0;
+}
+
+static void attach(struct bpftune_tuner *t, struct gate_hook *h)
+{
+	unsigned int i;
+
+	detach(h);
+	bpftune_cap_raise();
+	for (i = 0; i < h->num_progs; i++) {
+		struct bpf_link *l = bpf_program__attach(h->progs[i]);
+
+		if (!l) {
+			bpftune_log(LOG_WARNING, "tuner %s: gated hook %s: cannot attach %s: %s",
+				    t->ops->name, h->g->hook,
+				    bpf_program__name(h->progs[i]), strerror(errno));
+			continue;
+		}
+		h->links[h->num_links++] = l;
+	}
+	bpftune_cap_lower();
+}
+
+struct var_find {
+	const char *name;
+	uint64_t value;
+	bool found;
+};
+
+static void var_cb(const char *name, const char *type, const void *data,
+		   size_t size, void *ctx)
+{
+	struct var_find *f = ctx;
+
+	(void)type;
+	if (f->found || strcmp(name, f->name) || size != sizeof(uint64_t))
+		return;
+	memcpy(&f->value, data, sizeof(f->value));
+	f->found = true;
+}
+
+static void reading(struct bpftune_tuner *t, struct gate_hook *h,
+		    struct bpftune_gate_reading *r)
+{
+	struct var_find f = { .name = h->g->counter };
+
+	r->seen = h->seen;
+	h->seen = false;
+	r->ok = true;
+	switch (h->g->kind) {
+	case BPFTUNE_GATE_COUNTER:
+	case BPFTUNE_GATE_WINDOW:
+		r->ok = h->g->read && !h->g->read(t, t->priv, &r->value);
+		break;
+	case BPFTUNE_GATE_EVENT:
+		r->ok = f.name && !bpftune_bpf_vars(t->obj, ".bss", var_cb, &f) &&
+			f.found;
+		r->value = f.value;
+		break;
+	}
+}
+
+static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
+{
+	struct bpftune_gate_reading r;
+	enum bpftune_gate_action a;
+	enum bpftune_gate_why why;
+
+	reading(t, h, &r);
+	a = bpftune_gate_step(&h->s, &h->p, &r, now, &why);
+	if (a == BPFTUNE_GATE_OPEN) {
+		attach(t, h);
+		h->attaches++;
+		h->opened_ms = now;
+	} else if (a == BPFTUNE_GATE_CLOSE) {
+		detach(h);
+		h->detaches++;
+		h->attached_ms += now - h->opened_ms;
+	} else {
+		return;
+	}
+	h->why = why;
+	/* a window opens every few seconds: only what pressure did is logged */
+	if (why == BPFTUNE_GATE_WHY_WINDOW || why == BPFTUNE_GATE_WHY_WINDOW_END)
+		return;
+	bpftune_log(LOG_INFO, "tuner %s: hook %s %s: %s (%s)", t->ops->name,
+		    h->g->hook, a == BPFTUNE_GATE_OPEN ? "attached" : "detached",
+		    bpftune_gate_why_name(why), h->g->what ? h->g->what : "");
+}
+
+static void on_timer(int fd, uint32_t events, void *ctx)
+{
+	uint64_t now = bpftune_now_ms(), ticks;
+	struct gate_set *s;
+	unsigned int i;
+	ssize_t n;
+
+	(void)events;
+	(void)ctx;
+	n = read(fd, &ticks, sizeof(ticks));
+	(void)n;
+	for (s = sets; s; s = s->next)
+		for (i = 0; !s->stopped && i < s->num; i++)
+			if (s->h[i].s.next_ms <= now)
+				check(s->t, &s->h[i], now);
+	rearm();
+}
+
+static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
+		      enum bpftune_state state, const char *cause)
+{
+	struct gate_set *s = find(t);
+	uint64_t now = bpftune_now_ms();
+	unsigned int i;
+
+	(void)cause;
+	/* stopped everywhere: the tuner's own links are gone, ours go too */
+	if (!s || !bpftune_netns_is_global(cookie) || state == BPFTUNE_STATE_ACTIVE)
+		return;
+	s->stopped = true;
+	for (i = 0; i < s->num; i++) {
+		if (s->h[i].s.open)
+			s->h[i].attached_ms += now - s->h[i].opened_ms;
+		s->h[i].s.open = false;
+		detach(&s->h[i]);
+	}
+	rearm();
+}
+
+static struct bpftune_observer observer = { .state = obs_state };
+
+static int timer_start(void)
+{
+	int err;
+
+	if (timer_fd >= 0)
+		return 0;
+	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (timer_fd < 0)
+		return -errno;
+	err = bpftune_loop_add(timer_fd, on_timer, NULL);
+	if (err) {
+		close(timer_fd);
+		timer_fd = -1;
+		return err;
+	}
+	bpftune_observer_add(&observer);
+	return 0;
+}
+
+static void timer_stop(void)
+{
+	if (timer_fd < 0 || sets)
+		return;
+	bpftune_observer_remove(&observer);
+	bpftune_loop_del(timer_fd);
+	close(timer_fd);
+	timer_fd = -1;
+}
+
+static void set_free(struct gate_set *s)
+{
+	unsigned int i;
+
+	for (i = 0; s->h && i < s->num; i++) {
+		detach(&s->h[i]);
+		free(s->h[i].progs);
+		free(s->h[i].links);
+	}
+	free(s->h);
+	free(s);
+}
+
+/* is @name one of @hooks (space-separated names or hook groups)? */
+static bool hook_matches(const char *name, const char *hooks)
+{
+	char want[64];
+	size_t n;
+
+	while (*hooks) {
+		n = strcspn(hooks, " ");
+		if (n && n < sizeof(want)) {
+			memcpy(want, hooks, n);
+			want[n] = '\0';
+			if (bpftune_prog_matches(name, want))
+				return true;
+		}
+		hooks += n;
+		hooks += strspn(hooks, " ");
+	}
+	return false;
+}
+
+static bool program_gated(struct bpf_program *prog, const struct bpftune_gate *g)
+{
+	return bpf_program__autoload(prog) &&
+	       hook_matches(bpf_program__name(prog), g->hook);
+}
+
+unsigned int bpftune_gate_programs(const struct bpftune_gate *g,
+				   struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	unsigned int n = 0;
+
+	bpf_object__for_each_program(prog, obj)
+		n += program_gated(prog, g);
+	return n;
+}
+
+/* the loaded programs of @g's hooks, taken from the tuner: 0 or -ENOMEM */
+static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
+		     struct gate_hook *h, uint64_t now)
+{
+	struct bpf_program *prog, **np;
+
+	h->g = g;
+	h->p = (struct bpftune_gate_params){
+		.kind = g->kind, .calm = g->calm,
+		.window_ms = g->window_ms, .every_ms = g->every_ms,
+		.reading = g->kind == BPFTUNE_GATE_WINDOW && g->read,
+	};
+	h->since_ms = now;
+	bpf_object__for_each_program(prog, t->obj) {
+		if (!program_gated(prog, g))
+			continue;
+		np = realloc(h->progs, (h->num_progs + 1) * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		h->progs = np;
+		h->progs[h->num_progs++] = prog;
+	}
+	h->links = calloc(h->num_progs ? h->num_progs : 1, sizeof(*h->links));
+	return h->links ? 0 : -ENOMEM;
+}
+
+static int gate_valid(const struct bpftune_gate *g)
+{
+	if (!g->hook || !*g->hook)
+		return 0;
+	switch (g->kind) {
+	case BPFTUNE_GATE_COUNTER:
+		return g->read != NULL;
+	case BPFTUNE_GATE_EVENT:
+		return g->counter != NULL;
+	case BPFTUNE_GATE_WINDOW:
+		return 1;
+	}
+	return 0;
+}
+
+int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
+		      unsigned int num)
+{
+	uint64_t now = bpftune_now_ms();
+	struct gate_set *s;
+	unsigned int i, j;
+	int err;
+
+	if (!t || !t->obj || !gates || !num || num > 32)
+		return -EINVAL;
+	for (i = 0; i < num; i++)
+		if (!gate_valid(&gates[i]))
+			return -EINVAL;
+	bpftune_gates_free(t);
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->h = calloc(num, sizeof(*s->h));
+	if (!s || !s->h) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->t = t;
+	for (i = 0; i < num; i++) {
+		struct gate_hook *h = &s->h[s->num];
+
+		err = hook_init(t, &gates[i], h, now);
+		if (err) {
+			s->num++;
+			set_free(s);
+			return err;
+		}
+		if (!h->num_progs) {	/* not loaded in this mode: nothing to gate */
+			free(h->progs);
+			free(h->links);
+			memset(h, 0, sizeof(*h));
+			continue;
+		}
+		s->num++;
+	}
+	err = s->num ? timer_start() : 0;
+	if (err) {
+		set_free(s);
+		return err;
+	}
+	s->next = sets;
+	sets = s;
+	for (i = 0; i < s->num; i++) {
+		struct gate_hook *h = &s->h[i];
+
+		for (j = 0; j < h->num_progs; j++)
+			bpftune_tuner_unlink_prog(t, h->progs[j]);
+		bpftune_gate_start(&h->s, &h->p, now);
+		check(t, h, now);
+		bpftune_log(LOG_INFO, "tuner %s: hook %s gated by %s (%s gate, %u program%s)",
+			    t->ops->name, h->g->hook, h->g->what ? h->g->what : "?",
+			    bpftune_gate_kind_name(h->g->kind), h->num_progs,
+			    h->num_progs == 1 ? "" : "s");
+	}
+	rearm();
+	return 0;
+}
+
+void bpftune_gate_seen(struct bpftune_tuner *t, const char *hook)
+{
+	struct gate_set *s = find(t);
+	unsigned int i;
+
+	for (i = 0; s && hook && i < s->num; i++)
+		if (!strcmp(s->h[i].g->hook, hook))
+			s->h[i].seen = true;
+}
+
+void bpftune_gates_free(struct bpftune_tuner *t)
+{
+	struct gate_set **p, *s;
+
+	for (p = &sets; (s = *p); p = &s->next) {
+		if (s->t != t)
+			continue;
+		*p = s->next;
+		set_free(s);
+		break;
+	}
+	timer_stop();
+	rearm();
+}
+
+unsigned int bpftune_gate_count(const struct bpftune_tuner *t)
+{
+	struct gate_set *s = find(t);
+
+	return s ? s->num : 0;
+}
+
+int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
+		      struct bpftune_gate_info *info)
+{
+	struct gate_set *s = find(t);
+	const struct gate_hook *h;
+	uint64_t now = bpftune_now_ms();
+
+	if (!s || i >= s->num)
+		return -ENOENT;
+	h = &s->h[i];
+	*info = (struct bpftune_gate_info){
+		.hook = h->g->hook,
+		.what = h->g->what ? h->g->what : "",
+		.kind = bpftune_gate_kind_name(h->g->kind),
+		.attached = h->num_links > 0,
+		.attaches = h->attaches,
+		.detaches = h->detaches,
+		.attached_ms = h->attached_ms + (h->s.open ? now - h->opened_ms : 0),
+		.total_ms = now - h->since_ms,
+		.why = bpftune_gate_why_name(h->why),
+	};
+	return 0;
+}
+
+unsigned int bpftune_gate_links(const struct bpftune_tuner *t)
+{
+	struct gate_set *s = find(t);
+	unsigned int i, n = 0;
+
+	for (i = 0; s && i < s->num; i++)
+		n += s->h[i].num_links;
+	return n;
+}

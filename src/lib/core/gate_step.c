@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The pressure gate's decision (gate_step.h): a counter or event gate
+ * opens at the first check whose reading differs from the last one and
+ * closes after calm checks in a row without a change; a window gate opens
+ * every every_ms for window_ms and stays open while the hook reports the
+ * condition.  A reading that fails opens the gate: the hook is then
+ * attached as it was before gates existed, never blind.
+ */
+#include "core/gate_step.h"
+
+static unsigned int or_default(unsigned int v, unsigned int def)
+{
+	return v ? v : def;
+}
+
+void bpftune_gate_start(struct bpftune_gate_state *s,
+			const struct bpftune_gate_params *p, uint64_t now_ms)
+{
+	(void)p;
+	*s = (struct bpftune_gate_state){ .next_ms = now_ms, .window_due_ms = now_ms };
+}
+
+static enum bpftune_gate_action set_why(enum bpftune_gate_why *why,
+					enum bpftune_gate_why w,
+					enum bpftune_gate_action a)
+{
+	if (why)
+		*why = w;
+	return a;
+}
+
+static enum bpftune_gate_action counter_step(struct bpftune_gate_state *s,
+					     const struct bpftune_gate_params *p,
+					     const struct bpftune_gate_reading *r,
+					     enum bpftune_gate_why *why)
+{
+	bool moved, primed = s->primed;
+
+	if (!r->ok) {
+		s->primed = false;
+		s->quiet = 0;
+		if (s->open)
+			return BPFTUNE_GATE_KEEP;
+		s->open = true;
+		return set_why(why, BPFTUNE_GATE_WHY_UNREADABLE, BPFTUNE_GATE_OPEN);
+	}
+	moved = s->primed && r->value != s->last;
+	s->last = r->value;
+	s->primed = true;
+	if (moved || r->seen) {
+		s->quiet = 0;
+		if (s->open)
+			return BPFTUNE_GATE_KEEP;
+		s->open = true;
+		return set_why(why, moved ? BPFTUNE_GATE_WHY_MOVED : BPFTUNE_GATE_WHY_SEEN,
+			       BPFTUNE_GATE_OPEN);
+	}
+	/* a first reading says nothing about calm either */
+	if (!primed || !s->open || ++s->quiet < or_default(p->calm, BPFTUNE_GATE_CALM))
+		return BPFTUNE_GATE_KEEP;
+	s->open = false;
+	s->quiet = 0;
+	return set_why(why, BPFTUNE_GATE_WHY_CALM, BPFTUNE_GATE_CLOSE);
+}
+
+/* WINDOW with a reading too: did it move since the last check? */
+static bool window_moved(struct bpftune_gate_state *s,
+			 const struct bpftune_gate_params *p,
+			 const struct bpftune_gate_reading *r)
+{
+	bool moved;
+
+	if (!p->reading || !r->ok) {
+		s->primed = false;
+		return false;
+	}
+	moved = s->primed && r->value != s->last;
+	s->last = r->value;
+	s->primed = true;
+	return moved;
+}
+
+static enum bpftune_gate_action window_step(struct bpftune_gate_state *s,
+					    const struct bpftune_gate_params *p,
+					    const struct bpftune_gate_reading *r,
+					    uint64_t now_ms,
+					    enum bpftune_gate_why *why)
+{
+	unsigned int window = or_default(p->window_ms, BPFTUNE_GATE_WINDOW_MS);
+	unsigned int every = or_default(p->every_ms, BPFTUNE_GATE_EVERY_MS);
+	unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+	bool moved = window_moved(s, p, r), was_seen = s->seen;
+
+	if (!s->open) {
+		if (moved || r->seen || now_ms >= s->window_due_ms) {
+			s->open = true;
+			s->seen = moved || r->seen;
+			s->quiet = 0;
+			if (!s->seen)
+				s->next_ms = now_ms + window;
+			return set_why(why, moved ? BPFTUNE_GATE_WHY_MOVED :
+				       r->seen ? BPFTUNE_GATE_WHY_SEEN : BPFTUNE_GATE_WHY_WINDOW,
+				       BPFTUNE_GATE_OPEN);
+		}
+		if (p->reading && s->window_due_ms < s->next_ms)
+			s->next_ms = s->window_due_ms;
+		else if (!p->reading)
+			s->next_ms = s->window_due_ms;
+		return BPFTUNE_GATE_KEEP;
+	}
+	if (moved || r->seen) {
+		s->seen = true;
+		s->quiet = 0;
+		return BPFTUNE_GATE_KEEP;
+	}
+	if (was_seen && ++s->quiet < or_default(p->calm, BPFTUNE_GATE_CALM))
+		return BPFTUNE_GATE_KEEP;
+	s->open = false;
+	s->seen = false;
+	s->quiet = 0;
+	s->window_due_ms = now_ms + (every > window ? every - window : window);
+	s->next_ms = p->reading && now_ms + check < s->window_due_ms ?
+		     now_ms + check : s->window_due_ms;
+	return set_why(why, was_seen ? BPFTUNE_GATE_WHY_CALM : BPFTUNE_GATE_WHY_WINDOW_END,
+		       BPFTUNE_GATE_CLOSE);
+}
+
+enum bpftune_gate_action bpftune_gate_step(struct bpftune_gate_state *s,
+					   const struct bpftune_gate_params *p,
+					   const struct bpftune_gate_reading *r,
+					   uint64_t now_ms,
+					   enum bpftune_gate_why *why)
+{
+	set_why(why, BPFTUNE_GATE_WHY_NONE, BPFTUNE_GATE_KEEP);
+	if (now_ms < s->next_ms)
+		return BPFTUNE_GATE_KEEP;
+	s->next_ms = now_ms + or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+	if (p->kind == BPFTUNE_GATE_WINDOW)
+		return window_step(s, p, r, now_ms, why);
+	return counter_step(s, p, r, why);
+}
+
+const char *bpftune_gate_why_name(enum bpftune_gate_why why)
+{
+	switch (why) {
+	case BPFTUNE_GATE_WHY_MOVED:
+		return "the reading moved";
+	case BPFTUNE_GATE_WHY_UNREADABLE:
+		return "the reading failed: attached to be safe";
+	case BPFTUNE_GATE_WHY_WINDOW:
+		return "a sampling window began";
+	case BPFTUNE_GATE_WHY_SEEN:
+		return "the hook saw the condition";
+	case BPFTUNE_GATE_WHY_CALM:
+		return "calm for the calm period";
+	case BPFTUNE_GATE_WHY_WINDOW_END:
+		return "the window saw nothing";
+	default:
+		return "none";
+	}
+}
+
+const char *bpftune_gate_kind_name(enum bpftune_gate_kind kind)
+{
+	switch (kind) {
+	case BPFTUNE_GATE_COUNTER:
+		return "counter";
+	case BPFTUNE_GATE_EVENT:
+		return "event";
+	case BPFTUNE_GATE_WINDOW:
+		return "window";
+	}
+	return "?";
+}

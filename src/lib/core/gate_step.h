@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The decision of a pressure gate (gate.h), pure: given the state, the
+ * reading and the clock, open, close or keep the hook as it is, and say
+ * when to look next.  Unit-tested (test/unit/test_gate.c).
+ */
+#ifndef BPFTUNE_GATE_STEP_H
+#define BPFTUNE_GATE_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <bpftune/gate.h>
+
+#define BPFTUNE_GATE_CHECK_MS	1000
+#define BPFTUNE_GATE_CALM	10
+#define BPFTUNE_GATE_WINDOW_MS	200
+#define BPFTUNE_GATE_EVERY_MS	5000
+
+struct bpftune_gate_params {
+	enum bpftune_gate_kind kind;
+	unsigned int calm;	/* 0: BPFTUNE_GATE_CALM */
+	unsigned int check_ms;	/* 0: BPFTUNE_GATE_CHECK_MS */
+	unsigned int window_ms;	/* 0: BPFTUNE_GATE_WINDOW_MS */
+	unsigned int every_ms;	/* 0: BPFTUNE_GATE_EVERY_MS */
+	/* WINDOW: a reading also opens it when it moves (checked every check_ms) */
+	bool reading;
+};
+
+struct bpftune_gate_state {
+	bool open;
+	bool primed;		/* @last holds a reading */
+	bool seen;		/* WINDOW: the condition was seen while open */
+	uint64_t last;
+	unsigned int quiet;	/* checks in a row without movement, open */
+	uint64_t next_ms;	/* when to look next */
+	uint64_t window_due_ms;	/* WINDOW: when the next window begins */
+};
+
+/* what the reading at this check was */
+struct bpftune_gate_reading {
+	bool ok;		/* false: could not be read */
+	uint64_t value;		/* COUNTER, EVENT */
+	bool seen;		/* bpftune_gate_seen() since the last check */
+};
+
+enum bpftune_gate_action {
+	BPFTUNE_GATE_KEEP,
+	BPFTUNE_GATE_OPEN,
+	BPFTUNE_GATE_CLOSE,
+};
+
+enum bpftune_gate_why {
+	BPFTUNE_GATE_WHY_NONE,
+	BPFTUNE_GATE_WHY_MOVED,		/* the reading moved */
+	BPFTUNE_GATE_WHY_UNREADABLE,	/* could not read: open to be safe */
+	BPFTUNE_GATE_WHY_WINDOW,	/* a duty-cycle window began */
+	BPFTUNE_GATE_WHY_SEEN,		/* the hook saw the condition */
+	BPFTUNE_GATE_WHY_CALM,		/* calm for the calm period */
+	BPFTUNE_GATE_WHY_WINDOW_END,	/* a window ended without the condition */
+};
+
+/* A gate is new: closed, first look at @now_ms (WINDOW: first window). */
+void bpftune_gate_start(struct bpftune_gate_state *s,
+			const struct bpftune_gate_params *p, uint64_t now_ms);
+
+/*
+ * One check at @now_ms (due: now_ms >= s->next_ms; earlier is a no-op
+ * KEEP).  *@why (optional) says why it opened or closed.
+ */
+enum bpftune_gate_action bpftune_gate_step(struct bpftune_gate_state *s,
+					   const struct bpftune_gate_params *p,
+					   const struct bpftune_gate_reading *r,
+					   uint64_t now_ms,
+					   enum bpftune_gate_why *why);
+
+const char *bpftune_gate_why_name(enum bpftune_gate_why why);
+const char *bpftune_gate_kind_name(enum bpftune_gate_kind kind);
+
+#endif

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The pressure gate's open/close decision (src/lib/core/gate_step.c).
+ */
+#include "unit.h"
+#include "core/gate_step.h"
+
+static const struct bpftune_gate_params counter = {
+	.kind = BPFTUNE_GATE_COUNTER, .calm = 3, .check_ms = 1000,
+};
+
+static enum bpftune_gate_action look(struct bpftune_gate_state *s,
+				     const struct bpftune_gate_params *p,
+				     bool ok, uint64_t v, bool seen,
+				     uint64_t now, enum bpftune_gate_why *why)
+{
+	struct bpftune_gate_reading r = { .ok = ok, .value = v, .seen = seen };
+
+	return bpftune_gate_step(s, p, &r, now, why);
+}
+
+static void test_counter_opens_when_moved(void **state)
+{
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+
+	(void)state;
+	bpftune_gate_start(&s, &counter, 0);
+	assert_false(s.open);
+	/* the first reading only primes: a counter's level means nothing */
+	assert_int_equal(look(&s, &counter, true, 500, false, 0, &why), BPFTUNE_GATE_KEEP);
+	assert_false(s.open);
+	/* not due yet: nothing happens, even if it moved */
+	assert_int_equal(look(&s, &counter, true, 501, false, 999, &why), BPFTUNE_GATE_KEEP);
+	assert_false(s.open);
+	/* calm */
+	assert_int_equal(look(&s, &counter, true, 500, false, 1000, &why), BPFTUNE_GATE_KEEP);
+	assert_false(s.open);
+	/* moved */
+	assert_int_equal(look(&s, &counter, true, 503, false, 2000, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_MOVED);
+	assert_true(s.open);
+	assert_int_equal(s.next_ms, 3000);
+}
+
+static void test_counter_closes_after_calm(void **state)
+{
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+	uint64_t t = 0;
+
+	(void)state;
+	bpftune_gate_start(&s, &counter, t);
+	look(&s, &counter, true, 1, false, t, &why);
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 2, false, t, &why), BPFTUNE_GATE_OPEN);
+	/* two calm checks, then movement: the calm count starts over */
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 2, false, t, &why), BPFTUNE_GATE_KEEP);
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 2, false, t, &why), BPFTUNE_GATE_KEEP);
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 9, false, t, &why), BPFTUNE_GATE_KEEP);
+	assert_true(s.open);
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 9, false, t, &why), BPFTUNE_GATE_KEEP);
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 9, false, t, &why), BPFTUNE_GATE_KEEP);
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 9, false, t, &why), BPFTUNE_GATE_CLOSE);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_CALM);
+	assert_false(s.open);
+	/* and it opens again at the next movement */
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 10, false, t, &why), BPFTUNE_GATE_OPEN);
+}
+
+static void test_counter_seen_holds(void **state)
+{
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+	uint64_t t = 0;
+	int i;
+
+	(void)state;
+	bpftune_gate_start(&s, &counter, t);
+	look(&s, &counter, true, 1, false, t, &why);
+	t += 1000;
+	/* the hook saw the condition with the counter still: open */
+	assert_int_equal(look(&s, &counter, true, 1, true, t, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_SEEN);
+	for (i = 0; i < 10; i++) {
+		t += 1000;
+		assert_int_equal(look(&s, &counter, true, 1, true, t, &why), BPFTUNE_GATE_KEEP);
+	}
+	assert_true(s.open);
+}
+
+static void test_counter_unreadable_opens(void **state)
+{
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+	uint64_t t = 0;
+	int i;
+
+	(void)state;
+	bpftune_gate_start(&s, &counter, t);
+	assert_int_equal(look(&s, &counter, false, 0, false, t, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_UNREADABLE);
+	/* it never closes while the reading fails */
+	for (i = 0; i < 20; i++) {
+		t += 1000;
+		assert_int_equal(look(&s, &counter, false, 0, false, t, &why), BPFTUNE_GATE_KEEP);
+	}
+	/* readable again: primes, then calm closes it */
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 7, false, t, &why), BPFTUNE_GATE_KEEP);
+	for (i = 0; i < 2; i++) {
+		t += 1000;
+		assert_int_equal(look(&s, &counter, true, 7, false, t, &why), BPFTUNE_GATE_KEEP);
+	}
+	t += 1000;
+	assert_int_equal(look(&s, &counter, true, 7, false, t, &why), BPFTUNE_GATE_CLOSE);
+}
+
+static void test_counter_reset_is_movement(void **state)
+{
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+
+	(void)state;
+	bpftune_gate_start(&s, &counter, 0);
+	look(&s, &counter, true, 100, false, 0, &why);
+	/* a counter that went back (a CPU went offline) also moved */
+	assert_int_equal(look(&s, &counter, true, 40, false, 1000, &why), BPFTUNE_GATE_OPEN);
+}
+
+static void test_defaults(void **state)
+{
+	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_EVENT };
+	struct bpftune_gate_state s;
+	uint64_t t = 0;
+	int i;
+
+	(void)state;
+	bpftune_gate_start(&s, &p, t);
+	look(&s, &p, true, 0, false, t, NULL);
+	t += BPFTUNE_GATE_CHECK_MS;
+	assert_int_equal(look(&s, &p, true, 1, false, t, NULL), BPFTUNE_GATE_OPEN);
+	for (i = 1; i < BPFTUNE_GATE_CALM; i++) {
+		t += BPFTUNE_GATE_CHECK_MS;
+		assert_int_equal(look(&s, &p, true, 1, false, t, NULL), BPFTUNE_GATE_KEEP);
+	}
+	t += BPFTUNE_GATE_CHECK_MS;
+	assert_int_equal(look(&s, &p, true, 1, false, t, NULL), BPFTUNE_GATE_CLOSE);
+}
+
+static void test_window_duty_cycle(void **state)
+{
+	struct bpftune_gate_params p = {
+		.kind = BPFTUNE_GATE_WINDOW, .calm = 2, .check_ms = 1000,
+		.window_ms = 100, .every_ms = 5000,
+	};
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+
+	(void)state;
+	bpftune_gate_start(&s, &p, 0);
+	/* a window begins at once */
+	assert_int_equal(look(&s, &p, true, 0, false, 0, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_WINDOW);
+	assert_int_equal(s.next_ms, 100);
+	assert_int_equal(look(&s, &p, true, 0, false, 50, &why), BPFTUNE_GATE_KEEP);
+	/* it saw nothing: closed until the next window */
+	assert_int_equal(look(&s, &p, true, 0, false, 100, &why), BPFTUNE_GATE_CLOSE);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_WINDOW_END);
+	assert_int_equal(s.next_ms, 5000);
+	assert_int_equal(look(&s, &p, true, 0, false, 5000, &why), BPFTUNE_GATE_OPEN);
+	/* this window sees it: held while seen, then calm closes it */
+	assert_int_equal(look(&s, &p, true, 0, true, 5100, &why), BPFTUNE_GATE_KEEP);
+	assert_int_equal(s.next_ms, 6100);
+	assert_int_equal(look(&s, &p, true, 0, true, 6100, &why), BPFTUNE_GATE_KEEP);
+	assert_int_equal(look(&s, &p, true, 0, false, 7100, &why), BPFTUNE_GATE_KEEP);
+	assert_int_equal(look(&s, &p, true, 0, false, 8100, &why), BPFTUNE_GATE_CLOSE);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_CALM);
+	assert_false(s.open);
+	assert_int_equal(s.next_ms, 8100 + 4900);
+}
+
+static void test_window_with_reading(void **state)
+{
+	struct bpftune_gate_params p = {
+		.kind = BPFTUNE_GATE_WINDOW, .calm = 2, .check_ms = 1000,
+		.window_ms = 200, .every_ms = 2000, .reading = true,
+	};
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+
+	(void)state;
+	bpftune_gate_start(&s, &p, 0);
+	assert_int_equal(look(&s, &p, true, 5, false, 0, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(look(&s, &p, true, 5, false, 200, &why), BPFTUNE_GATE_CLOSE);
+	/* closed: looked at every check_ms until the next window */
+	assert_int_equal(s.next_ms, 1200);
+	assert_int_equal(look(&s, &p, true, 5, false, 1200, &why), BPFTUNE_GATE_KEEP);
+	assert_int_equal(s.next_ms, 2000);
+	assert_int_equal(look(&s, &p, true, 5, false, 2000, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_WINDOW);
+	assert_int_equal(look(&s, &p, true, 5, false, 2200, &why), BPFTUNE_GATE_CLOSE);
+	/* the reading moves between windows: open at once, held by calm */
+	assert_int_equal(look(&s, &p, true, 6, false, 3200, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_MOVED);
+	assert_int_equal(s.next_ms, 4200);
+	assert_int_equal(look(&s, &p, true, 6, false, 4200, &why), BPFTUNE_GATE_KEEP);
+	assert_int_equal(look(&s, &p, true, 6, false, 5200, &why), BPFTUNE_GATE_CLOSE);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_CALM);
+	/* an unreadable reading only primes again: windows go on */
+	assert_int_equal(look(&s, &p, false, 0, false, 6200, &why), BPFTUNE_GATE_KEEP);
+}
+
+static void test_why_names(void **state)
+{
+	(void)state;
+	assert_string_equal(bpftune_gate_why_name(BPFTUNE_GATE_WHY_MOVED), "the reading moved");
+	assert_string_equal(bpftune_gate_why_name(BPFTUNE_GATE_WHY_NONE), "none");
+	assert_string_equal(bpftune_gate_why_name((enum bpftune_gate_why)99), "none");
+}
+
+int unit_run_gate(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counter_opens_when_moved),
+		cmocka_unit_test(test_counter_closes_after_calm),
+		cmocka_unit_test(test_counter_seen_holds),
+		cmocka_unit_test(test_counter_unreadable_opens),
+		cmocka_unit_test(test_counter_reset_is_movement),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_window_duty_cycle),
+		cmocka_unit_test(test_window_with_reading),
+		cmocka_unit_test(test_why_names),
+	};
+
+	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
+}
