@@ -472,7 +472,8 @@ UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.
 	     src/lib/kit/softnet_parse.c src/lib/kit/proc_parse.c \
 	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp_buffer_mem_plan.c \
-	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/udp_buffer/udp_buffer_policy.c
+	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/tcp_conn/tcp_conn_model.c \
+	     src/tuners/udp_buffer/udp_buffer_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/btf/kbtf.c src/lib/btf/btf_min.c src/lib/btf/core_relo.c \
 	     src/lib/core/bpf_btf.c

@@ -28,6 +28,7 @@ int main(void)
 	failed += unit_run_grow();
 	failed += unit_run_tcp_buffer_policy();
 	failed += unit_run_tcp_conn_policy();
+	failed += unit_run_tcp_conn_model();
 	failed += unit_run_udp_buffer_policy();
 	failed += unit_run_kit();
 	failed += unit_run_refusal();

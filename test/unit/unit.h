@@ -30,6 +30,7 @@ int unit_run_tcp_mem_plan(void);
 int unit_run_grow(void);
 int unit_run_tcp_buffer_policy(void);
 int unit_run_tcp_conn_policy(void);
+int unit_run_tcp_conn_model(void);
 int unit_run_udp_buffer_policy(void);
 int unit_run_kit(void);
 int unit_run_refusal(void);
