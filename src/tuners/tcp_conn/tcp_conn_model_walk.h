@@ -14,6 +14,11 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
+/* keep a bounds check where it is: clang may move it off the index */
+#ifndef barrier_var
+#define barrier_var(v)	__asm__ __volatile__("" : "+r"(v))
+#endif
+
 #define TCP_CONN_WALK_NONE	-1	/* no model, or a broken one */
 #define TCP_CONN_WALK_RANGE	-2	/* a feature outside the training ranges */
 
@@ -35,12 +40,15 @@ static __always_inline int tcp_conn_model_walk(const struct tcp_conn_model_map *
 	for (i = 0; i <= TCP_CONN_MODEL_DEPTH; i++) {
 		const struct tcp_conn_model_node *node;
 
-		if (n >= TCP_CONN_MODEL_NODES)
+		if (n >= m->num_nodes)
 			return TCP_CONN_WALK_NONE;
-		node = &m->nodes[n];
+		barrier_var(n);
+		node = &m->nodes[n & (TCP_CONN_MODEL_SLOTS - 1)];
 		if (node->feature < 0)
 			return node->action >= 0 ? node->action : TCP_CONN_WALK_NONE;
-		f = (__u32)node->feature & (TCP_CONN_F_SLOTS - 1);
+		f = (__u32)node->feature;
+		barrier_var(f);
+		f &= TCP_CONN_F_SLOTS - 1;
 		n = (__u32)(x[f] <= node->threshold ? node->left : node->right);
 	}
 	return TCP_CONN_WALK_NONE;	/* deeper than the limit */

@@ -82,6 +82,7 @@ struct tcp_conn_dest_stats {
  * tcp_conn_config.names.  Otherwise x[feature] <= threshold goes left.
  */
 #define TCP_CONN_MODEL_NODES	255
+#define TCP_CONN_MODEL_SLOTS	256	/* > NODES, a power of 2: masked indexes */
 #define TCP_CONN_MODEL_DEPTH	8	/* edges from the root to a leaf, at most */
 
 struct tcp_conn_model_node {
@@ -97,7 +98,7 @@ struct tcp_conn_model_map {
 	__u32 generation;		/* bumped at every model loaded */
 	__u64 lo[TCP_CONN_F_SLOTS];	/* training ranges: outside, the hand rule */
 	__u64 hi[TCP_CONN_F_SLOTS];
-	struct tcp_conn_model_node nodes[TCP_CONN_MODEL_NODES];
+	struct tcp_conn_model_node nodes[TCP_CONN_MODEL_SLOTS];
 };
 
 /* The cost of the model's evaluation (array map model_stats, one entry). */
