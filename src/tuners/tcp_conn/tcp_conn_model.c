@@ -362,7 +362,7 @@ int tcp_conn_model_compile(const struct tcp_conn_model *m,
 			   const char names[][TCP_CONN_CC_NAME], unsigned int num_cc,
 			   struct tcp_conn_model_map *out, char *err, size_t err_len)
 {
-	int map[TCP_CONN_F_SLOTS];
+	int map[TCP_CONN_F_SLOTS] = { 0 };
 	unsigned int i;
 
 	memset(out, 0, sizeof(*out));
