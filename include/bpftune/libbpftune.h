@@ -201,6 +201,11 @@ struct bpftune_tuner_ops {
 	const struct bpftune_gate *gates;
 	unsigned int num_gates;
 	/*
+	 * The policy was re-read (SIGHUP, a valid one): settings such as
+	 * bpftune_strategy_setting() may have changed.  May be NULL.
+	 */
+	void (*reload)(struct bpftune_tuner *tuner, void *priv);
+	/*
 	 * New members go here, at the end: the library reads one only when
 	 * the plugin's ops_size covers it (BPFTUNE_OPS_HAS()).
 	 */
@@ -534,6 +539,14 @@ int bpftune_strategies_set(struct bpftune_tuner *tuner,
 			   unsigned int num);
 /* Index of the active strategy, or -1 if the tuner has none. */
 int bpftune_strategy_active(const struct bpftune_tuner *tuner);
+/*
+ * The admin's setting @key of [strategy NAME] for this tuner in the
+ * policy file (bpftune.conf(5)), or of --strategy NAME.KEY=VALUE, which
+ * wins: "model" is the path of a learned model file.  NULL if not set.
+ * Valid until the policy is re-read (the tuner's reload() is called).
+ */
+const char *bpftune_strategy_setting(const struct bpftune_tuner *tuner,
+				     const char *key);
 
 #pragma GCC visibility pop
 

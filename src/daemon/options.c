@@ -59,7 +59,9 @@ static void usage(FILE *f)
 "                         node_exporter textfile collector)\n"
 "      --config PATH      policy file, with drop-ins in PATH.d/*.conf\n"
 "                         (default %s; options given here win)\n"
-"      --check-config     check the policy file and exit\n",
+"      --check-config     check the policy file and exit\n"
+"      --strategy TUNER.KEY=VALUE  as KEY = VALUE in [strategy TUNER] of the\n"
+"                         policy file: tcp_conn.model=PATH runs a learned model\n",
 		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
 		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT,
 		BPFTUNE_POLICY_DEFAULT);
@@ -198,6 +200,8 @@ static int parse_main(int c, struct options *o)
 		return 1;
 	case OPT_COLLECTORS:
 		return parse_collectors(optarg, o) ? -EINVAL : 1;
+	case OPT_STRATEGY:
+		return 1;	/* the policy has it (bpftune_policy_cli()) */
 	case 'r':
 		if (parse_rate(optarg, &o->learning_rate)) {
 			fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
@@ -346,6 +350,7 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		{ "telemetry-max-mb", required_argument, NULL, OPT_TELEMETRY_MAX_MB },
 		{ "host-id", required_argument, NULL, OPT_HOST_ID },
 		{ "collectors", required_argument, NULL, OPT_COLLECTORS },
+		{ "strategy", required_argument, NULL, OPT_STRATEGY },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, err;

@@ -67,6 +67,7 @@ enum {
 	OPT_TELEMETRY_MAX_MB,
 	OPT_HOST_ID,
 	OPT_COLLECTORS,
+	OPT_STRATEGY,
 };
 
 /* parse @argv (pass ARGS_*) into @o; 0 or -EINVAL (said on stderr) */

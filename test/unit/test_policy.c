@@ -303,6 +303,35 @@ static void test_garbage(void **state)
 	}
 }
 
+/* [strategy TUNER] model = PATH, and --strategy TUNER.KEY=VALUE over it */
+static void test_strategy(void **state)
+{
+	struct bpftune_policy *p = parse("[strategy tcp_conn]\nmodel = /etc/bpftune/cc.model\n");
+	const struct bpftune_policy_strategy *s;
+
+	(void)state;
+	s = bpftune_policy_strategy(p, "tcp_conn", "model");
+	assert_non_null(s);
+	assert_string_equal(s->value, "/etc/bpftune/cc.model");
+	assert_int_equal(s->src.line, 2);
+	assert_null(bpftune_policy_strategy(p, "tcp_buffer", "model"));
+	assert_int_equal(bpftune_policy_strategy_cli(p, "tcp_conn.model=/tmp/b.model", err,
+						     sizeof(err)), 0);
+	s = bpftune_policy_strategy(p, "tcp_conn", "model");
+	assert_string_equal(s->value, "/tmp/b.model");
+	assert_int_equal(s->src.origin, BPFTUNE_POLICY_CLI);
+	assert_int_equal(p->num_strategies, 1);
+	assert_int_equal(bpftune_policy_strategy_cli(p, "tcp_conn=/x", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "TUNER.KEY=VALUE"));
+	assert_int_equal(bpftune_policy_strategy_cli(p, "tcp_conn.model=rel", err, sizeof(err)),
+			 -EINVAL);
+	bpftune_policy_free(p);
+	refused("[strategy tcp_conn]\nmodel = cc.model\n", "f.conf:2: model takes an absolute path");
+	refused("[strategy tcp_conn]\nepsilon = 0.1\n", "unknown key 'epsilon' in [strategy tcp_conn]");
+	refused("[strategy tcp conn]\nmodel = /a\n", "bad tuner name");
+	refused("[strategy tcp_conn]\nmodel = /a\nmodel = /b\n", "f.conf:3: model set twice");
+}
+
 int unit_run_policy(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +343,7 @@ int unit_run_policy(void)
 		cmocka_unit_test(test_bounds_never_widen_cap),
 		cmocka_unit_test(test_netns_scope),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_strategy),
 	};
 
 	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);

@@ -50,6 +50,7 @@ from .graphs import cmd_graphs
 from .perf_list import cmd_perf_list
 from .provenance import cmd_verify
 from .fleet import add_parser as add_fleet_parser
+from .learn import add_parser as add_learn_parser
 from .plot import cmd_plot
 from .runs import cmd_runs
 
@@ -171,6 +172,7 @@ def main():
     p.set_defaults(fn=cmd_all)
 
     add_fleet_parser(sub)
+    add_learn_parser(sub)
 
     args = ap.parse_args()
     # progress lines of a long collect show up as they happen, also in a pipe

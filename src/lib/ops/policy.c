@@ -26,6 +26,9 @@ static char policy_path[PATH_MAX] = BPFTUNE_POLICY_DEFAULT;
 static bool path_given;		/* --config: the file must exist */
 /* what the command line set: wins over every file, reload included */
 static struct bpftune_policy_setting cli[BPFTUNE_PK_MAX];
+/* --strategy TUNER.KEY=VALUE, in order: over every file too */
+static char *cli_strategy[BPFTUNE_POLICY_MAX_STRATEGY];
+static unsigned int num_cli_strategy;
 
 /* ---- reading --------------------------------------------------------------- */
 
@@ -119,6 +122,8 @@ static int load(const char *path, bool must, struct bpftune_policy **out,
 	for (i = 0; !ret && i < BPFTUNE_PK_MAX; i++)
 		if (cli[i].set)
 			p->settings[i] = cli[i];
+	for (i = 0; !ret && i < (int)num_cli_strategy; i++)
+		ret = bpftune_policy_strategy_cli(p, cli_strategy[i], err, err_len);
 	if (ret) {
 		bpftune_policy_free(p);
 		return ret;
@@ -138,6 +143,11 @@ int bpftune_policy_cli(const char *option, const char *arg)
 	int i;
 
 	snprintf(opt, sizeof(opt), "--%s", option ? option : "");
+	if (!strcmp(opt, "--strategy") && arg) {
+		if (num_cli_strategy < BPFTUNE_POLICY_MAX_STRATEGY)
+			cli_strategy[num_cli_strategy++] = strdup(arg);
+		return 1;
+	}
 	for (i = 0; i < BPFTUNE_PK_MAX; i++) {
 		k = bpftune_policy_key(i);
 		if (!k->option || strcmp(k->option, opt))
@@ -408,6 +418,29 @@ static void apply_settings(const struct bpftune_policy *p)
 	}
 }
 
+/* every started tuner that asks for it re-reads its settings */
+static void tuners_reload(void)
+{
+	struct bpftune_tuner *t;
+	unsigned int id;
+
+	for (id = 0; id < bpftune_num_tuners(); id++) {
+		t = bpftune_tuner_get(id);
+		if (t && t->started && BPFTUNE_OPS_HAS(t->ops, reload) && t->ops->reload)
+			t->ops->reload(t, t->priv);
+	}
+}
+
+const char *bpftune_strategy_setting(const struct bpftune_tuner *t, const char *key)
+{
+	const struct bpftune_policy_strategy *s;
+
+	if (!t || !key || !current)
+		return NULL;
+	s = bpftune_policy_strategy(current, t->ops->name, key);
+	return s ? s->value : NULL;
+}
+
 int bpftune_policy_reload(void)
 {
 	struct bpftune_policy *p;
@@ -431,11 +464,14 @@ int bpftune_policy_reload(void)
 	current = p;
 	bpftune_policy_hook_reset();
 	log_summary(p, "reloaded");
+	tuners_reload();
 	return 0;
 }
 
 void bpftune_policy_fini(void)
 {
+	while (num_cli_strategy)
+		free(cli_strategy[--num_cli_strategy]);
 	bpftune_policy_free(current);
 	current = NULL;
 	bpftune_policy_hook_reset();

@@ -109,6 +109,19 @@ enum bpftune_netns_scope {
 	BPFTUNE_SCOPE_GLOBAL_ONLY,	/* the initial netns only */
 };
 
+/*
+ * [strategy TUNER]: how a tuner decides.  Keys: model = PATH (a learned
+ * model file the tuner runs, falling back to its hand rule).  The command
+ * line's --strategy TUNER.KEY=VALUE sets the same.
+ */
+#define BPFTUNE_POLICY_MAX_STRATEGY	32
+struct bpftune_policy_strategy {
+	char tuner[BPFTUNE_POLICY_NAME_LEN];
+	char key[BPFTUNE_POLICY_NAME_LEN];
+	char value[BPFTUNE_POLICY_VALUE_LEN];
+	struct bpftune_policy_src src;
+};
+
 /* the initial netns in skip/only lists */
 #define BPFTUNE_POLICY_GLOBAL_NETNS	"global"
 
@@ -122,6 +135,8 @@ struct bpftune_policy {
 	char scope_names[BPFTUNE_POLICY_MAX_NAMES][BPFTUNE_POLICY_NAME_LEN];
 	unsigned int num_scope_names;
 	struct bpftune_policy_src scope_src;
+	struct bpftune_policy_strategy strategies[BPFTUNE_POLICY_MAX_STRATEGY];
+	unsigned int num_strategies;
 };
 
 /* ---- policy_parse.c (pure) ---- */
@@ -138,6 +153,16 @@ int bpftune_policy_parse(struct bpftune_policy *p, const char *file,
 /* @value for key @k as if from the command line; -EINVAL with @err */
 int bpftune_policy_set_cli(struct bpftune_policy *p, enum bpftune_policy_key k,
 			   const char *value, char *err, size_t err_len);
+/*
+ * --strategy TUNER.KEY=VALUE from the command line: wins over the files.
+ * 0, or -EINVAL with what is wrong in @err.
+ */
+int bpftune_policy_strategy_cli(struct bpftune_policy *p, const char *arg,
+				char *err, size_t err_len);
+/* the [strategy @tuner] setting @key, or NULL */
+const struct bpftune_policy_strategy *
+bpftune_policy_strategy(const struct bpftune_policy *p, const char *tuner,
+			const char *key);
 /* "FILE:LINE", "command line" or "default" */
 const char *bpftune_policy_src_text(const struct bpftune_policy *p,
 				    const struct bpftune_policy_src *s,

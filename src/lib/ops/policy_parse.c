@@ -491,6 +491,113 @@ static int on_tunable(struct parse *ps, const char *tname, const char *name,
 	return 1;
 }
 
+/* ---- [strategy TUNER] ---------------------------------------------------- */
+
+const struct bpftune_policy_strategy *
+bpftune_policy_strategy(const struct bpftune_policy *p, const char *tuner,
+			const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->num_strategies; i++)
+		if (!strcmp(p->strategies[i].tuner, tuner) &&
+		    !strcmp(p->strategies[i].key, key))
+			return &p->strategies[i];
+	return NULL;
+}
+
+/* check and store @tuner's @key = @value; NULL with @why if refused */
+static struct bpftune_policy_strategy *
+strategy_set(struct bpftune_policy *p, const char *tuner, const char *key,
+	     const char *value, char *why, size_t why_len)
+{
+	struct bpftune_policy_strategy *s;
+
+	if (!name_ok(tuner, BPFTUNE_POLICY_NAME_LEN)) {
+		snprintf(why, why_len, "bad tuner name '%.64s'", tuner);
+		return NULL;
+	}
+	if (strcmp(key, "model")) {
+		snprintf(why, why_len, "unknown key '%.64s' in [strategy %s] (model)", key, tuner);
+		return NULL;
+	}
+	if (value[0] != '/' || strpbrk(value, " \t") ||
+	    strlen(value) >= BPFTUNE_POLICY_VALUE_LEN) {
+		snprintf(why, why_len, "model takes an absolute path, not '%.64s'", value);
+		return NULL;
+	}
+	s = (struct bpftune_policy_strategy *)bpftune_policy_strategy(p, tuner, key);
+	if (!s) {
+		if (p->num_strategies == BPFTUNE_POLICY_MAX_STRATEGY) {
+			snprintf(why, why_len, "more than %d strategy settings",
+				 BPFTUNE_POLICY_MAX_STRATEGY);
+			return NULL;
+		}
+		s = &p->strategies[p->num_strategies++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->tuner, sizeof(s->tuner), "%s", tuner);
+		snprintf(s->key, sizeof(s->key), "%s", key);
+	}
+	snprintf(s->value, sizeof(s->value), "%s", value);
+	return s;
+}
+
+int bpftune_policy_strategy_cli(struct bpftune_policy *p, const char *arg,
+				char *err, size_t err_len)
+{
+	char buf[BPFTUNE_POLICY_VALUE_LEN + 2 * BPFTUNE_POLICY_NAME_LEN], why[200];
+	struct bpftune_policy_strategy *s;
+	char *dot, *eq;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	dot = strchr(buf, '.');
+	eq = dot ? strchr(dot, '=') : NULL;
+	if (!dot || !eq || strlen(arg) >= sizeof(buf)) {
+		snprintf(err, err_len, "--strategy takes TUNER.KEY=VALUE, not '%.64s'", arg);
+		return -EINVAL;
+	}
+	*dot = *eq = '\0';
+	s = strategy_set(p, buf, dot + 1, eq + 1, why, sizeof(why));
+	if (!s) {
+		snprintf(err, err_len, "--strategy %.64s: %s", arg, why);
+		return -EINVAL;
+	}
+	s->src.origin = BPFTUNE_POLICY_CLI;
+	return 0;
+}
+
+static int on_strategy(struct parse *ps, const char *tuner, const char *name,
+		       const char *value)
+{
+	const struct bpftune_policy_strategy *old;
+	struct bpftune_policy_strategy *s;
+	char why[200];
+
+	old = bpftune_policy_strategy(ps->p, tuner, name);
+	if (old && twice(ps, &old->src, name))
+		return 0;
+	s = strategy_set(ps->p, tuner, name, value, why, sizeof(why));
+	if (!s)
+		return fail(ps, "%s", why);
+	s->src = here(ps);
+	return 1;
+}
+
+/* "strategy NAME" -> NAME */
+static bool strategy_section(const char *section, char *name, size_t len)
+{
+	const char *s;
+
+	if (strncmp(section, "strategy", 8) || !isspace((unsigned char)section[8]))
+		return false;
+	s = section + 8;
+	s += strspn(s, " \t");
+	if (!*s || strlen(s) >= len)
+		return false;
+	snprintf(name, len, "%s", s);
+	return true;
+}
+
 /* "tunable net.ipv4.tcp_rmem" (or net/ipv4/tcp_rmem) -> the dotted name */
 static bool tunable_section(const char *section, char *name, size_t len)
 {
@@ -524,10 +631,12 @@ static int on_value(void *user, const char *section, const char *name,
 		return on_netns(ps, name, value);
 	if (tunable_section(section, tname, sizeof(tname)))
 		return on_tunable(ps, tname, name, value);
+	if (strategy_section(section, tname, sizeof(tname)))
+		return on_strategy(ps, tname, name, value);
 	if (!*section)
-		return fail(ps, "'%.64s' outside a section ([daemon], [netns] or [tunable NAME])",
+		return fail(ps, "'%.64s' outside a section ([daemon], [netns], [tunable NAME] or [strategy TUNER])",
 			    name);
-	return fail(ps, "unknown section [%.80s] ([daemon], [netns] or [tunable NAME])",
+	return fail(ps, "unknown section [%.80s] ([daemon], [netns], [tunable NAME] or [strategy TUNER])",
 		    section);
 }
 

@@ -148,6 +148,37 @@ static void tunable(struct bpftune_buf *o, bool json, bool first,
 				   held, held == 1 ? "" : "s", refused);
 }
 
+/* [strategy TUNER] settings: KEY = VALUE and where from */
+static void strategies(struct bpftune_buf *o, bool json, const struct bpftune_policy *p)
+{
+	char src[PATH_MAX + 16], line[BPFTUNE_POLICY_VALUE_LEN + 80];
+	unsigned int i;
+
+	if (json)
+		bpftune_buf_add(o, ",\"strategies\":[", 15);
+	for (i = 0; i < p->num_strategies; i++) {
+		const struct bpftune_policy_strategy *s = &p->strategies[i];
+
+		bpftune_policy_src_text(p, &s->src, src, sizeof(src));
+		if (json) {
+			bpftune_buf_add(o, i ? ",{\"tuner\":" : "{\"tuner\":", i ? 10 : 9);
+			bpftune_buf_json_str(o, s->tuner);
+			bpftune_buf_add(o, ",\"key\":", 7);
+			bpftune_buf_json_str(o, s->key);
+			bpftune_buf_add(o, ",\"value\":", 9);
+			bpftune_buf_json_str(o, s->value);
+			bpftune_buf_add(o, ",\"source\":", 10);
+			bpftune_buf_json_str(o, src);
+			bpftune_buf_add(o, "}", 1);
+			continue;
+		}
+		snprintf(line, sizeof(line), "%s = %s", s->key, s->value);
+		bpftune_buf_printf(o, "[strategy %s]\n  %-44s ; %s\n", s->tuner, line, src);
+	}
+	if (json)
+		bpftune_buf_add(o, "]", 1);
+}
+
 int bpftune_policy_format(struct bpftune_buf *o, bool json)
 {
 	const struct bpftune_policy *p = bpftune_policy_current();
@@ -186,9 +217,12 @@ int bpftune_policy_format(struct bpftune_buf *o, bool json)
 	for (i = 0; i < p->num_tunables; i++)
 		tunable(o, json, !i, p, &p->tunables[i]);
 	if (json)
-		bpftune_buf_add(o, "]}\n", 3);
+		bpftune_buf_add(o, "]", 1);
 	else if (!p->num_tunables)
 		bpftune_buf_printf(o, "; no [tunable] bounds: the built-in caps apply\n");
+	strategies(o, json, p);
+	if (json)
+		bpftune_buf_add(o, "}\n", 2);
 	return 0;
 }
 

@@ -18,7 +18,7 @@
 static const struct bpftune_col_desc outcome_cols[] = {
 	BPFTUNE_COL_INT("family", LABEL, NULL, "4 or 6"),
 	BPFTUNE_COL_LABEL("dest", DEST_DESC),
-	BPFTUNE_COL_LABEL("choice", "how it got its congestion control: default (left to the netns default), greedy (the destination's cheapest) or explore (at random)"),
+	BPFTUNE_COL_LABEL("choice", "how it got its congestion control: default (left to the netns default), greedy (the destination's cheapest), explore (at random) or model (the learned model's pick)"),
 	BPFTUNE_COL_LABEL("cc", "the congestion control it ended with"),
 	BPFTUNE_COL_INT("srtt_us", DISTRIBUTION, "us", "smoothed RTT at close"),
 	BPFTUNE_COL_INT("min_rtt_us", DISTRIBUTION, "us", "its windowed minimum RTT (the kernel's rtt_min)"),
@@ -74,7 +74,7 @@ static const struct bpftune_col_desc loss_inputs[] = {
 };
 
 static const struct bpftune_col_desc choice_inputs[] = {
-	BPFTUNE_INPUT_TEXT("choice", "how the algorithm was placed: greedy, explore or default"),
+	BPFTUNE_INPUT_TEXT("choice", "how the algorithm was placed: greedy, explore, model or default"),
 	BPFTUNE_INPUT_INT("outcomes", "connections", "outcomes learnt for the destination so far"),
 	BPFTUNE_INPUT_TEXT("costs", "per algorithm 'cost[name]=cost/tries' or 'untried' (the list is configurable)"),
 	BPFTUNE_INPUT_REAL("cost", NULL, "the learnt cost of the algorithm used; NULL if untried"),

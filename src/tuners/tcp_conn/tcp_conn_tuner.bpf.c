@@ -3,19 +3,26 @@
  * Per-connection congestion control from a sockops program (attached to
  * the daemon's cgroup; the same program in the full and legacy builds).
  *
- * - Established: count the connection for its destination; once the
- *   destination has min_conns connections, set the destination's greedy
- *   algorithm, or with probability epsilon a random one (dctcp only where
- *   the connection negotiated ECN: without it dctcp falls back to reno).
+ * - Established: count the connection for its destination.  With a
+ *   learned model loaded (conn_model), walk its tree over the
+ *   destination's history and set the algorithm it picks; features
+ *   outside its training ranges leave the choice to the hand rule: once
+ *   the destination has min_conns connections, set the destination's
+ *   greedy algorithm, or with probability epsilon a random one (dctcp
+ *   only where the connection negotiated ECN: without it dctcp falls
+ *   back to reno).
  * - Retransmission: once data_segs_out >= loss_min_segs and more than
  *   loss_per_mille of them were retransmitted, move the connection to bbr
  *   and tell userspace.  Then stop listening to its retransmissions.
  * - Close: report what the connection had and how it did (RTT, delivery
- *   rate) for the per-destination cost.  Connections we did not place are
- *   reported only when they carried enough data, and sampled.
+ *   rate) for the per-destination cost, and fold it into the
+ *   destination's history (the model's features).  Connections we did
+ *   not place are reported only when they carried enough data, and
+ *   sampled.
  */
 #include <bpftune/bpftune.bpf.h>
 #include "tcp_conn_tuner.h"
+#include "tcp_conn_model_walk.h"
 
 #define AF_INET		2
 #define AF_INET6	10
@@ -44,13 +51,27 @@ struct {
 	__type(value, struct tcp_conn_choice);
 } dest_choice SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tcp_conn_model_map);
+} conn_model SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tcp_conn_model_stats);
+} model_stats SEC(".maps");
+
 struct conn_state {
 	__u64 start_ns;
 	struct tcp_conn_dest dest;
 	__u8 how;
 	__u8 ecn;
 	__u8 lossy;
-	__u8 pad;
+	__u8 model_miss;
 };
 
 struct {
@@ -167,6 +188,42 @@ static __always_inline int set_cc(struct bpf_sock_ops *ops,
 			      TCP_CONN_CC_NAME);
 }
 
+/*
+ * The learned model's algorithm for a connection to a destination with
+ * history @stats: an index into cfg->names, or -1 (no model, features
+ * outside its training ranges: @st->model_miss, or dctcp without ECN).
+ */
+static __always_inline __s32 model_pick(struct tcp_conn_config *cfg,
+					struct tcp_conn_dest_stats *stats,
+					struct conn_state *st)
+{
+	struct tcp_conn_model_stats *ms;
+	struct tcp_conn_model_map *m;
+	__u64 x[TCP_CONN_F_SLOTS] = {}, t0;
+	__u32 zero = 0, i;
+	int idx;
+
+	m = bpf_map_lookup_elem(&conn_model, &zero);
+	ms = bpf_map_lookup_elem(&model_stats, &zero);
+	if (!m || !ms || !m->num_nodes)
+		return -1;
+	t0 = bpf_ktime_get_ns();
+	for (i = 0; i < TCP_CONN_F_MAX; i++)
+		x[i] = stats->f[i];
+	idx = tcp_conn_model_walk(m, x);
+	__sync_fetch_and_add(&ms->eval_ns, bpf_ktime_get_ns() - t0);
+	__sync_fetch_and_add(&ms->evals, 1);
+	if (idx == TCP_CONN_WALK_RANGE) {
+		__sync_fetch_and_add(&ms->out_of_range, 1);
+		st->model_miss = 1;
+		return -1;
+	}
+	if (idx < 0 || idx >= (int)cfg->num_cc || (idx == cfg->dctcp && !st->ecn))
+		return -1;
+	__sync_fetch_and_add(&ms->picks, 1);
+	return idx;
+}
+
 static __always_inline int established(struct bpf_sock_ops *ops)
 {
 	struct tcp_conn_config *cfg = conn_cfg();
@@ -201,7 +258,14 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 			return 1;
 	}
 	conns = __sync_fetch_and_add(&stats->conns, 1) + 1;
-	if (conns > cfg->min_conns) {
+	idx = model_pick(cfg, stats, st);
+	if (idx >= 0) {
+		st->how = TCP_CONN_MODEL;
+		if (set_cc(ops, cfg, idx)) {
+			st->how = TCP_CONN_DEFAULT;
+			idx = -1;
+		}
+	} else if (conns > cfg->min_conns) {
 		/* dctcp is a candidate only on a connection that has ECN */
 		no_dctcp = cfg->dctcp >= 0 && !st->ecn;
 		candidates = cfg->num_cc - no_dctcp;
@@ -291,6 +355,31 @@ static __always_inline int retransmitted(struct bpf_sock_ops *ops)
 	return 1;
 }
 
+static __always_inline __u64 ewma(__u64 old, __u64 x, __u64 n)
+{
+	return n ? (3 * old + x) / 4 : x;
+}
+
+/* fold a reported connection into its destination's history */
+static __always_inline void learn_history(const struct tcp_conn_done *d)
+{
+	struct tcp_conn_dest_stats *s = bpf_map_lookup_elem(&dest_stats, &d->dest);
+	__u64 n, pm = 0;
+
+	if (!s)
+		return;
+	n = s->f[TCP_CONN_F_HIST];
+	if (d->segs_out)
+		pm = (__u64)d->retrans * 1000 / d->segs_out;
+	s->f[TCP_CONN_F_SRTT] = ewma(s->f[TCP_CONN_F_SRTT], d->srtt_us, n);
+	s->f[TCP_CONN_F_RETRANS] = ewma(s->f[TCP_CONN_F_RETRANS], pm, n);
+	s->f[TCP_CONN_F_RATE] = ewma(s->f[TCP_CONN_F_RATE], d->delivery_rate, n);
+	if (d->min_rtt_us && (!s->f[TCP_CONN_F_MIN_RTT] ||
+			      d->min_rtt_us < s->f[TCP_CONN_F_MIN_RTT]))
+		s->f[TCP_CONN_F_MIN_RTT] = d->min_rtt_us;
+	s->f[TCP_CONN_F_HIST] = n + 1;
+}
+
 static __always_inline int closing(struct bpf_sock_ops *ops)
 {
 	struct tcp_conn_config *cfg = conn_cfg();
@@ -320,6 +409,7 @@ static __always_inline int closing(struct bpf_sock_ops *ops)
 	d->how = st->how;
 	d->ecn = st->ecn;
 	d->lossy = st->lossy;
+	d->model_miss = st->model_miss;
 	d->srtt_us = ops->srtt_us >> 3;
 	d->retrans = ops->total_retrans;
 	d->segs_out = ops->data_segs_out;
@@ -333,6 +423,7 @@ static __always_inline int closing(struct bpf_sock_ops *ops)
 	if (tp)
 		d->min_rtt_us = tp->rtt_min.s[0].v;
 	bpf_getsockopt(ops, SOL_TCP, TCP_CONGESTION, d->cc, sizeof(d->cc));
+	learn_history(d);
 	ev->payload_len = sizeof(*d);
 	bpftune_event_submit(ev);
 	return 1;

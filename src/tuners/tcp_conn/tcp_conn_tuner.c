@@ -16,6 +16,10 @@
  *   8 connections, new ones get the cheapest algorithm (untried ones
  *   first), or with probability epsilon = 5 % a random one.  Every choice
  *   is recorded with bpftune_decision() when the connection ends.
+ * - With a learned model ([strategy tcp_conn] model = PATH, written by
+ *   bpftune-telemetry learn), the sockops program asks the model first,
+ *   from the destination's history; outside the model's training ranges
+ *   the rules above decide (tcp_conn_strategy.c, docs/learning.md).
  * The costs and the greedy choice are pure functions (tcp_conn_policy.c).
  * Missing algorithms are loaded as modules when the kernel has them; the
  * rest are skipped.  No sysctl is changed.  Each reported connection is a
@@ -40,6 +44,7 @@
 #include "tcp_conn_tuner.h"
 #include "tcp_conn_policy.h"
 #include "tcp_conn_tables.h"
+#include "tcp_conn_strategy.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"
 
@@ -60,6 +65,7 @@ static const char *const how_names[] = {
 	[TCP_CONN_DEFAULT] = "default",
 	[TCP_CONN_GREEDY] = "greedy",
 	[TCP_CONN_EXPLORE] = "explore",
+	[TCP_CONN_MODEL] = "model",
 };
 
 struct dest {
@@ -69,6 +75,7 @@ struct dest {
 	struct tcp_conn_costs c;
 	int greedy;
 	bool ecn;
+	bool model_miss;		/* said: outside the model's ranges */
 	unsigned int lossy;
 };
 
@@ -79,7 +86,8 @@ struct conn_priv {
 	struct dest *buckets[DEST_BUCKETS];
 	unsigned int num_dests;
 	uint64_t clock;
-	uint64_t placed[3], lossy, lossy_dests, evicted;
+	uint64_t placed[4], lossy, lossy_dests, evicted;
+	struct tcp_conn_strategy strategy;
 };
 
 /* ---- algorithms ---------------------------------------------------- */
@@ -398,6 +406,11 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 		return;
 	if (c->ecn)
 		d->ecn = true;
+	if (c->model_miss && !d->model_miss) {
+		d->model_miss = true;
+		bpftune_log(LOG_INFO, "tcp_conn: %s: its history is outside the model's training ranges: the hand rule decides for it",
+			    dest_describe(&d->key, costs, sizeof(costs)));
+	}
 	costs_text(p, d, costs, sizeof(costs));
 	choice_inputs(how, d, costs, cc, cc_name, c, inputs);
 	snprintf(action, sizeof(action), how == TCP_CONN_DEFAULT ? "none" : "cc=%s",
@@ -405,8 +418,9 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 	bpftune_decision(t, ev, &(struct bpftune_decision){
 		.scenario = TCP_CONN_SCENARIO_CHOICE, .policy = "epsilon-greedy",
 		.values = inputs, .num_values = 12, .action = action, .tunable = -1,
-		.epsilon = how == TCP_CONN_DEFAULT ? -1 : EPSILON,
-		.explored = how == TCP_CONN_DEFAULT ? -1 : how == TCP_CONN_EXPLORE });
+		.epsilon = how == TCP_CONN_DEFAULT || how == TCP_CONN_MODEL ? -1 : EPSILON,
+		.explored = how == TCP_CONN_DEFAULT || how == TCP_CONN_MODEL ? -1 :
+			    how == TCP_CONN_EXPLORE });
 	/* a connection moved to bbr midway says little about either algorithm */
 	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES) {
 		outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_NULL,
@@ -493,6 +507,8 @@ static int conn_init(struct bpftune_tuner *t, void *priv)
 	p->cfg.prefix6 = PREFIX6;
 	if (bpf_map_update_elem(cfg_fd, &zero, &p->cfg, BPF_ANY))
 		return -errno;
+	if (tcp_conn_strategy_load(t, &p->strategy, &p->cfg))
+		return -ENOENT;
 	bpftune_log(LOG_INFO, "tcp_conn: choosing among %u algorithm%s: %s%s%s%s%s%s%s; %s",
 		    p->cfg.num_cc, p->cfg.num_cc == 1 ? "" : "s",
 		    p->cfg.names[0], p->cfg.num_cc > 1 ? " " : "", p->cfg.names[1],
@@ -510,7 +526,9 @@ static void conn_fini(struct bpftune_tuner *t, void *priv)
 	unsigned int b;
 
 	(void)t;
-	bpftune_log(LOG_INFO, "tcp_conn: connections reported: %llu greedy, %llu explored, %llu left to the default; %llu lossy connections moved to bbr (%llu destinations); %u destinations known, %llu evicted",
+	tcp_conn_strategy_report(&p->strategy);
+	bpftune_log(LOG_INFO, "tcp_conn: connections reported: %llu by the model, %llu greedy, %llu explored, %llu left to the default; %llu lossy connections moved to bbr (%llu destinations); %u destinations known, %llu evicted",
+		    (unsigned long long)p->placed[TCP_CONN_MODEL],
 		    (unsigned long long)p->placed[TCP_CONN_GREEDY],
 		    (unsigned long long)p->placed[TCP_CONN_EXPLORE],
 		    (unsigned long long)p->placed[TCP_CONN_DEFAULT],
@@ -522,6 +540,14 @@ static void conn_fini(struct bpftune_tuner *t, void *priv)
 			dn = d->next;
 			free(d);
 		}
+}
+
+/* SIGHUP: the policy may name another model, or none */
+static void conn_reload(struct bpftune_tuner *t, void *priv)
+{
+	struct conn_priv *p = priv;
+
+	tcp_conn_strategy_load(t, &p->strategy, &p->cfg);
 }
 
 _Static_assert(sizeof(struct tcp_conn_done) <= BPFTUNE_PAYLOAD_LEN &&
@@ -551,4 +577,5 @@ BPFTUNE_TUNER(tcp_conn_tuner_bpf,
 	.init = conn_init,
 	.fini = conn_fini,
 	.netns_state = conn_netns_state,
+	.reload = conn_reload,
 	.telemetry = &tcp_conn_telemetry);

@@ -23,6 +23,7 @@ enum tcp_conn_how {
 	TCP_CONN_DEFAULT,		/* left alone: the netns default */
 	TCP_CONN_GREEDY,		/* the destination's cheapest algorithm */
 	TCP_CONN_EXPLORE,		/* picked at random (probability epsilon) */
+	TCP_CONN_MODEL,			/* the learned model's pick (tcp_conn_model.h) */
 };
 
 /*
@@ -51,9 +52,61 @@ struct tcp_conn_config {
 	char names[TCP_CONN_CC_MAX][TCP_CONN_CC_NAME];
 };
 
+/*
+ * What a destination's reported connections (the rows of
+ * tcp_conn_outcomes) say about it, kept by the BPF side at each report:
+ * the features of the learned model, by enum tcp_conn_feature.  An EWMA
+ * starts at its first sample, then moves by a quarter of each new one:
+ * (3 * old + new) / 4 in integers, as bpftune-telemetry learn computes it.
+ */
+enum tcp_conn_feature {
+	TCP_CONN_F_HIST,		/* connections reported so far */
+	TCP_CONN_F_SRTT,		/* EWMA of the smoothed RTT at close, us */
+	TCP_CONN_F_MIN_RTT,		/* lowest non-zero minimum RTT, us */
+	TCP_CONN_F_RETRANS,		/* EWMA of retransmitted per mille segments sent */
+	TCP_CONN_F_RATE,		/* EWMA of the delivery rate, bytes/s */
+	TCP_CONN_F_MAX,
+};
+#define TCP_CONN_F_SLOTS	8	/* >= TCP_CONN_F_MAX, a power of 2 */
+
 /* Per destination, kept by the BPF side. */
 struct tcp_conn_dest_stats {
 	__u64 conns;			/* connections established */
+	__u64 f[TCP_CONN_F_MAX];	/* enum tcp_conn_feature */
+};
+
+/*
+ * A learned decision tree, as the sockops program walks it (array map
+ * conn_model, one entry): written by tcp_conn_strategy.c from a model
+ * file.  A node with feature < 0 is a leaf: action is the index into
+ * tcp_conn_config.names.  Otherwise x[feature] <= threshold goes left.
+ */
+#define TCP_CONN_MODEL_NODES	255
+#define TCP_CONN_MODEL_SLOTS	256	/* > NODES, a power of 2: masked indexes */
+#define TCP_CONN_MODEL_DEPTH	8	/* edges from the root to a leaf, at most */
+
+struct tcp_conn_model_node {
+	__u64 threshold;
+	__s16 left, right;
+	__s8 feature;			/* enum tcp_conn_feature, -1: a leaf */
+	__s8 action;
+	__u8 pad[2];
+};
+
+struct tcp_conn_model_map {
+	__u32 num_nodes;		/* 0: no model, the hand rule decides */
+	__u32 generation;		/* bumped at every model loaded */
+	__u64 lo[TCP_CONN_F_SLOTS];	/* training ranges: outside, the hand rule */
+	__u64 hi[TCP_CONN_F_SLOTS];
+	struct tcp_conn_model_node nodes[TCP_CONN_MODEL_SLOTS];
+};
+
+/* The cost of the model's evaluation (array map model_stats, one entry). */
+struct tcp_conn_model_stats {
+	__u64 evals;			/* connections the model was asked about */
+	__u64 eval_ns;			/* time in the walk, range check included */
+	__u64 picks;			/* answered with an algorithm */
+	__u64 out_of_range;		/* features outside the training ranges */
 };
 
 /* Per destination, written by userspace: the current greedy choice. */
@@ -78,7 +131,7 @@ struct tcp_conn_done {
 	__u8 how;			/* enum tcp_conn_how */
 	__u8 ecn;			/* ECN was negotiated */
 	__u8 lossy;			/* moved to bbr on loss meanwhile */
-	__u8 pad;
+	__u8 model_miss;		/* the model was out of its ranges */
 	__u32 srtt_us;
 	__u32 min_rtt_us;
 	__u32 retrans;

@@ -46,6 +46,8 @@ FUZZ_SRCS_ship		:= tools/ship/url.c tools/ship/watermark.c tools/ship/encode.c \
 FUZZ_LIBS_ship		:= -lm
 # sysctl values and names
 FUZZ_SRCS_sysctl	:= src/lib/core/sysctl_value.c
+# tcp_conn's learned model files (bpftune-telemetry learn)
+FUZZ_SRCS_tcp_conn_model := src/tuners/tcp_conn/tcp_conn_model.c
 # plugins' telemetry declarations (ops->telemetry); the in-tree ones too
 FUZZ_SRCS_telemetry_decl := $(SCHEMA_SRCS) $(TABLES_SRCS)
 $(B)/fuzz/fuzz_telemetry_decl: $(DECLARERS)
