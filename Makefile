@@ -475,7 +475,7 @@ UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp
 	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/udp_buffer/udp_buffer_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/btf/kbtf.c src/lib/btf/btf_min.c src/lib/btf/core_relo.c \
-	     src/lib/core/bpf_btf.c
+	     src/lib/core/bpf_btf.c src/lib/core/collector_opts.c
 UNIT_LIB  += $(SHIP_PURE)
 
 $(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(PLUGIN_HDRS)
