@@ -415,6 +415,7 @@ static int run(const struct options *o, struct start_ctx *sc,
 
 static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
 {
+	bpftune_tuners_drain();
 	bpftune_telemetry_stop(ret);
 	bpftune_control_fini();
 	bpftune_hotplug_fini();

@@ -194,6 +194,12 @@ struct bpftune_tuner_ops {
 	/* the plugin's telemetry tables and gauges (telemetry.h); may be NULL */
 	const struct bpftune_telemetry_desc *telemetry;
 	/*
+	 * The daemon is stopping and telemetry is still on: write what the
+	 * plugin still holds (a collector's ring buffer); main thread, may
+	 * wait for room in the writer's queue (bpftune_table_room()).
+	 */
+	void (*drain)(struct bpftune_tuner *tuner, void *priv);
+	/*
 	 * New members go here, at the end: the library reads one only when
 	 * the plugin's ops_size covers it (BPFTUNE_OPS_HAS()).
 	 */

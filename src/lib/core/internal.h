@@ -303,6 +303,8 @@ BPFTUNE_DAEMON void bpftune_dispatch(const struct bpftune_event *ev, size_t size
 /* events that named no loaded tuner or were cut short, so far */
 uint64_t bpftune_events_malformed(void);
 BPFTUNE_DAEMON void bpftune_print_summary(void);
+/* before telemetry stops: each running plugin's drain() */
+BPFTUNE_DAEMON void bpftune_tuners_drain(void);
 BPFTUNE_DAEMON void bpftune_tuners_fini(void);
 
 
