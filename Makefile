@@ -480,7 +480,7 @@ UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp
 	     src/tuners/neigh_table/neigh_table_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
 UNIT_LIB  += src/lib/btf/kbtf.c src/lib/btf/btf_min.c src/lib/btf/core_relo.c \
-	     src/lib/core/bpf_btf.c
+	     src/lib/core/bpf_btf.c src/lib/core/collector_opts.c
 UNIT_LIB  += $(SHIP_PURE)
 
 $(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(PLUGIN_HDRS)
@@ -563,7 +563,13 @@ BENCH_WRITER	:= $(B)/bench/telemetry_writer
 $(BENCH_WRITER): bench/telemetry_writer.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-bench: fixtures $(BENCH_WRITER)
+# the sched collector's rows through the writer, without BPF
+BENCH_SCHED_WRITER := $(B)/bench/sched_writer
+SCHED_ROWS_SRCS	:= src/collectors/sched/sched_rows.c src/collectors/sched/sched_tables.c
+$(BENCH_SCHED_WRITER): bench/sched_writer.c $(SCHED_ROWS_SRCS) $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Isrc/collectors/sched $(LDFLAGS) -o $@ $^ $(LIBS)
+bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER)
 # the overhead benchmark in the qemu guests (test/vm), full and legacy
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all

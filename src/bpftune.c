@@ -410,6 +410,7 @@ static int run(const struct options *o, struct start_ctx *sc,
 
 static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
 {
+	bpftune_tuners_drain();
 	bpftune_telemetry_stop(ret);
 	bpftune_control_fini();
 	bpftune_hotplug_fini();
@@ -471,6 +472,8 @@ int bpftune_main(int argc, char **argv)
 		goto free_args;
 	}
 	bpftune_set_learning_rate(o.learning_rate);
+	bpftune_set_collector_opts(&(struct bpftune_collector_opts){
+		.buffer_kb = o.buffer_kb, .keep_observer = o.keep_observer });
 	err = bpftune_loop_init();
 	if (err) {
 		bpftune_log(LOG_ERR, "cannot create the event loop: %s", strerror(-err));

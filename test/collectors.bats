@@ -112,7 +112,9 @@ sched_pingpong_check() {
 # bats test_tags=hooks
 @test "sched collector: every switch the kernel counts for a pinned ping-pong is a row, with its content" {
 	make_plugin_dir sysctl sched
-	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200
+	# the daemon's threads kept: a switch to or from one of them is the
+	# child's too, and the kernel counts it
+	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --keep-observer
 	grep -qE "collector sched started \((full|legacy) objects, 4 hooks\)" "$LOG"
 	sched_pingpong_check
 	stop_daemon
@@ -125,11 +127,91 @@ sched_pingpong_check() {
 	"$BPFTUNE" -S -l "$BUILD_PLUGINS" 2>/dev/null | grep -qE "^  kprobe +yes" ||
 		skip "-L needs kprobes, which this kernel lacks (test/vm: BPFTUNE_TEST_MODE=legacy)"
 	make_plugin_dir sysctl sched
-	start_daemon -L --telemetry-dir "$TEL" --collectors sched --sample-interval 200
+	start_daemon -L --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --keep-observer
 	grep -q "collector sched started (legacy objects, 4 hooks)" "$LOG"
 	sched_pingpong_check
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
+}
+
+# the daemon's threads, as a SQL list: "(1, 2, 3)"
+daemon_tids() {
+	local tids
+	tids="$(ls /proc/"$DAEMON_PID"/task | paste -sd, -)"
+	echo "($tids)"
+}
+
+@test "sched collector: the daemon's own threads are left out and counted; --keep-observer keeps them, marked" {
+	local tids
+	make_plugin_dir sysctl sched
+	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200
+	grep -q "the daemon's own threads left out" "$LOG"
+	python3 "$REPO/test/sched_pingpong.py" 300 >/dev/null
+	# the writer thread switches at every commit: counted, never written
+	wait_sql "SELECT sum(observer_switch) FROM sched_stats
+		  WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)"
+	wait_sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND comm = 'coll2_pp_child'"
+	tids="$(daemon_tids)"
+	expect_sql "= 0" "rows of the daemon's threads $tids" \
+		"SELECT count(*) FROM sched_events WHERE pid IN $tids OR prev_pid IN $tids OR observer <> 0"
+	expect_sql "= 0" "sched_stats rows with observer > events" \
+		"SELECT count(*) FROM sched_stats WHERE observer > events OR observer_switch > switch
+		 OR observer IS NULL"
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	expect_sql "= 0" "rows of the daemon's threads $tids after the last drain" \
+		"SELECT count(*) FROM sched_events WHERE pid IN $tids OR prev_pid IN $tids"
+
+	rm -rf "$TEL"
+	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --keep-observer
+	grep -q "the daemon's own threads kept, marked observer=1" "$LOG"
+	wait_sql "SELECT count(*) FROM sched_events WHERE observer = 1 AND event = 'switch'"
+	tids="$(daemon_tids)"
+	# marked exactly when a task of the row is one of the daemon's
+	expect_sql "= 0" "rows of the daemon's threads $tids not marked" \
+		"SELECT count(*) FROM sched_events WHERE (pid IN $tids OR prev_pid IN $tids)
+		 AND observer <> 1"
+	expect_sql "= 0" "marked rows of other tasks" \
+		"SELECT count(*) FROM sched_events WHERE observer = 1 AND event = 'switch'
+		 AND pid NOT IN $tids AND prev_pid NOT IN $tids"
+	expect_sql "= 0" "observer NULL or not 0/1" \
+		"SELECT count(*) FROM sched_events WHERE observer IS NULL OR observer NOT IN (0, 1)"
+}
+
+@test "sched collector: a ring buffer too small drops events, each located in sched_gaps to the event" {
+	make_plugin_dir sysctl sched
+	# 4 KiB per CPU: a buffer of a few dozen records, drained every 50 ms
+	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --buffer-size 4
+	grep -qE "sched collector: [0-9]+ CPUs, a (4|8|16|32|64) KiB ring buffer" "$LOG"
+	python3 "$REPO/test/sched_pingpong.py" 3000 >/dev/null
+	wait_sql "SELECT count(*) FROM sched_gaps"
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	# every lost event is in a gap: the gaps add up to the last counts
+	python3 - "$(tel_db)" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+lost = dict(db.execute(
+    "SELECT cpu, lost_ringbuf + lost_writer FROM sched_stats "
+    "WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)").fetchall())
+gaps = dict(db.execute("SELECT cpu, sum(dropped) FROM sched_gaps GROUP BY cpu").fetchall())
+print("# lost per CPU %s, in gaps %s" % (lost, gaps))
+assert sum(lost.values()) > 0
+assert {c: n for c, n in lost.items() if n} == gaps, (lost, gaps)
+bad = db.execute("SELECT count(*) FROM sched_gaps WHERE dropped < 1 OR start_ns > end_ns "
+                 "OR lost_in NOT IN ('ringbuf', 'writer') OR ts_uptime_us <> start_ns / 1000"
+                 ).fetchone()[0]
+assert bad == 0, bad
+# no event of the CPU inside its gap; a CPU's gaps of one kind never overlap
+inside = db.execute("SELECT count(*) FROM sched_gaps g JOIN sched_events e ON e.cpu = g.cpu "
+                    "AND e.ts_ns > g.start_ns AND e.ts_ns < g.end_ns").fetchone()[0]
+assert inside == 0, inside
+over = db.execute("SELECT count(*) FROM sched_gaps a JOIN sched_gaps b ON a.cpu = b.cpu "
+                  "AND a.lost_in = b.lost_in AND a.seq < b.seq "
+                  "AND a.start_ns <= b.end_ns AND b.start_ns <= a.end_ns"
+                  ).fetchone()[0]
+assert over == 0, over
+PY
 }
 
 @test "collectors run only when named: --collectors, unknown names said, -a names one too" {

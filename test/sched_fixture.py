@@ -3,8 +3,9 @@
 """FIXTURE: add sched collector tables to run files, for the dataset tests.
 
 usage: sched_fixture.py COLLECTORS_MD RUN_FILE_OR_DIR... [--events N] [--except LABEL,...]
+                        [--no-gaps]
 
-Writes the tables the sched collector (src/collectors/sched_collector.*)
+Writes the tables the sched collector (src/collectors/sched/)
 writes -- created from the SQL blocks of docs/collectors.md, which
 test/telemetry_tools.bats compares with the collector's declarations --
 with made-up events, for offline tests that need no kernel.  Per run: N events (default 300) spread over the
@@ -13,7 +14,11 @@ wakeup_news and migrations; timestamps in nanoseconds (not multiples of
 1000); rows written in per-CPU batches, so seq order is not time order
 (as the collector's batching does); sched_stats rows per CPU per
 second with the counts and a few lost events: one lost_ringbuf on each CPU
-every 3 s, one lost_writer on CPU 1 every 5 s.  Deterministic: the random
+every 3 s, one lost_writer on CPU 1 every 5 s, each located by a row of
+sched_gaps (a gap of one event, a millisecond before the stats row that
+first counts it).  --no-gaps: no sched_gaps table (a run file of a
+collector before it, whose losses the tools locate by sched_stats
+alone).  Deterministic: the random
 generator is seeded with the run id.  Runs whose label is listed after
 --except get no tables.
 """
@@ -74,7 +79,7 @@ def make_events(rng, label, start_ns, end_ns, n):
     return out
 
 
-def add_tables(path, doc, n, skip):
+def add_tables(path, doc, n, skip, gaps):
     db = sqlite3.connect(path)
     run_id, host_id, label, start_us, end_us = db.execute(
         "SELECT run_id, host_id, label, ts_uptime_us, end_ts_uptime_us FROM runs").fetchone()
@@ -84,6 +89,8 @@ def add_tables(path, doc, n, skip):
     rng = random.Random(run_id)
     db.execute(ddl(doc, "sched_events"))
     db.execute(ddl(doc, "sched_stats"))
+    if gaps:
+        db.execute(ddl(doc, "sched_gaps"))
     events = make_events(rng, label, start_us * 1000, (end_us or start_us + 10**7) * 1000, n)
     seq = 0
     # per-CPU batches of 16: write order is not time order
@@ -99,19 +106,31 @@ def add_tables(path, doc, n, skip):
         for ts, cpu, kind, f in batch:
             seq += 1
             row = dict(run_id=run_id, host_id=host_id, seq=seq, ts_uptime_us=ts // 1000,
-                       ts_ns=ts, cpu=cpu, event=kind, **f)
+                       ts_ns=ts, cpu=cpu, event=kind, observer=0, **f)
             db.execute("INSERT INTO sched_events (%s) VALUES (%s)" % (
                 ", ".join(row), ", ".join("?" * len(row))), list(row.values()))
-    add_stats(db, run_id, host_id, events, start_us, end_us or start_us + 10**7)
+    add_stats(db, run_id, host_id, events, start_us, end_us or start_us + 10**7, gaps)
     db.commit()
     db.close()
 
 
-def add_stats(db, run_id, host_id, events, start_us, end_us):
-    seq = 0
+def add_gap(db, run_id, host_id, seq, cpu, t_us, where):
+    """One dropped event of @cpu a millisecond before @t_us."""
+    ts = (t_us - 1000) * 1000
+    db.execute("INSERT INTO sched_gaps (run_id, host_id, seq, ts_uptime_us, cpu, start_ns, "
+               "end_ns, dropped, lost_in) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)",
+               (run_id, host_id, seq, ts // 1000, cpu, ts, ts, where))
+
+
+def add_stats(db, run_id, host_id, events, start_us, end_us, gaps):
+    seq = gseq = 0
     for sec in range(1, (end_us - start_us) // 10**6 + 1):
         t = start_us + sec * 10**6
         for cpu in (0, 1):
+            for where, every in (("ringbuf", 3), ("writer", 5)):
+                if gaps and sec % every == 0 and (cpu or where == "ringbuf"):
+                    gseq += 1
+                    add_gap(db, run_id, host_id, gseq, cpu, t, where)
             seen = [e for e in events if e[1] == cpu and e[0] // 1000 <= t]
             counts = {k: sum(1 for e in seen if e[2] == k)
                       for k in ("switch", "wakeup", "wakeup_new", "migrate")}
@@ -126,7 +145,10 @@ def add_stats(db, run_id, host_id, events, start_us, end_us):
 
 def main():
     args = sys.argv[1:]
-    n, skip = 300, set()
+    n, skip, gaps = 300, set(), True
+    if "--no-gaps" in args:
+        args.remove("--no-gaps")
+        gaps = False
     if "--events" in args:
         i = args.index("--events")
         n = int(args[i + 1])
@@ -142,7 +164,7 @@ def main():
         files = ([os.path.join(src, f) for f in sorted(os.listdir(src)) if f.endswith(".db")]
                  if os.path.isdir(src) else [src])
         for f in files:
-            add_tables(f, doc, n, skip)
+            add_tables(f, doc, n, skip, gaps)
 
 
 if __name__ == "__main__":

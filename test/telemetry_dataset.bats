@@ -231,6 +231,31 @@ PY
 		[ "$held" = io_mixed ]
 }
 
+@test "dataset build --format sched: gaps to the event from sched_gaps, else to the sample interval" {
+	local mode
+	for mode in exact interval; do
+		rm -rf "$FIX"
+		fixture hackbench_pipe_small:2 cpu_bound_4p:2
+		sched_fixture $([ "$mode" = exact ] || echo --no-gaps)
+		"$TOOL" dataset build --format sched --no-unseen --out "$BATS_TEST_TMPDIR/$mode" "$FIX"
+	done
+	$PY - "$BATS_TEST_TMPDIR" <<'PY'
+import csv, json, sys
+for mode, exact in (("exact", True), ("interval", False)):
+    d = "%s/%s" % (sys.argv[1], mode)
+    m = json.load(open(d + "/dataset_meta.json"))
+    a = m["splits"]["all"]
+    assert set(a["gaps_exact"].values()) == {exact}, (mode, a["gaps_exact"])
+    gaps = list(csv.DictReader(open(d + "/all_gaps.csv")))
+    per = {}
+    for g in gaps:
+        per[g["trace_id"]] = per.get(g["trace_id"], 0) + int(g["lost_events"])
+    # every loss located either way; to the event: a gap of one dropped event
+    assert per == a["lost_events"], (mode, per, a["lost_events"])
+    assert all((g["start"] == g["end"]) == exact for g in gaps), mode
+PY
+}
+
 @test "dataset build --format sched: the same seed gives the same files, other seeds other splits" {
 	seed_runs
 	local differ=0 seed
@@ -588,7 +613,7 @@ for fmt in ("sched", "sched-baseline"):
     g = ds.gaps
     assert str(g["cpu"].dtype) == "Int64" and str(g["start"].dtype) == "float64"
     assert (g["lost_events"] == g["lost_ringbuf"] + g["lost_writer"]).all()
-    assert (g["start"] < g["end"]).all()
+    assert (g["start"] <= g["end"]).all()   # a gap of one event: start = end
     for s in ("train", "test_seen", "test_unseen"):
         gs = g[g["split"] == s]
         assert sorted(gs["trace_id"].unique()) == m["splits"][s]["traces_with_gaps"]
@@ -597,10 +622,11 @@ for fmt in ("sched", "sched-baseline"):
         if fmt == "sched":
             df = ds[s]
             assert df["in_gap"].dtype == bool and df["in_gap"].any() and not df["in_gap"].all()
-            for r in df[df["in_gap"]].sample(5, random_state=1).itertuples():
+            # marked: the rows whose time_diff overlaps a gap, and only those
+            for r in df.sample(40, random_state=1).itertuples():
                 w = gs[(gs["trace_id"] == r.trace_id) & (gs["start"] <= r.timestamp) &
-                       (gs["end"] >= r.timestamp)]
-                assert len(w), r
+                       (gs["end"] >= r.timestamp - r.time_diff)]
+                assert bool(len(w)) == r.in_gap, r
     # whole runs: the gaps add up to the losses sched_stats counted
     ga = g[g["split"] == "all"]
     for tid, n in m["splits"]["all"]["lost_events"].items():

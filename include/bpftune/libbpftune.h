@@ -206,6 +206,12 @@ struct bpftune_tuner_ops {
 	 */
 	void (*reload)(struct bpftune_tuner *tuner, void *priv);
 	/*
+	 * The daemon is stopping and telemetry is still on: write what the
+	 * plugin still holds (a collector's ring buffer); main thread, may
+	 * wait for room in the writer's queue (bpftune_table_room()).
+	 */
+	void (*drain)(struct bpftune_tuner *tuner, void *priv);
+	/*
 	 * New members go here, at the end: the library reads one only when
 	 * the plugin's ops_size covers it (BPFTUNE_OPS_HAS()).
 	 */
@@ -337,6 +343,20 @@ bool bpftune_tuner_legacy(const struct bpftune_tuner *tuner);
 	(bpftune_tuner_legacy(tuner) ?					\
 	 ((struct skel##_legacy *)bpftune_tuner_skel(tuner))->maps.map :	\
 	 ((struct skel *)bpftune_tuner_skel(tuner))->maps.map)
+
+/*
+ * What the daemon's options ask of collectors.  buffer_kb (--buffer-size):
+ * KiB per CPU of a collector's own ring buffers; before load the daemon
+ * gives each BPF_MAP_TYPE_RINGBUF of a collector but the shared one
+ * buffer_kb times the CPUs, rounded up to a power of two (0: the size the
+ * object declares).  keep_observer (--keep-observer): keep the events of
+ * the daemon's own threads, marked, instead of leaving them out.
+ */
+struct bpftune_collector_opts {
+	unsigned long buffer_kb;
+	bool keep_observer;
+};
+const struct bpftune_collector_opts *bpftune_collector_opts(void);
 
 /* learning rate 0..4 and the matching delta (value >> (6 - rate)) */
 unsigned int bpftune_learning_rate(void);

@@ -22,6 +22,10 @@
 #include "ops/policy_daemon.h"
 #include "options.h"
 
+/* KiB per CPU of a collector's ring buffers: seed 003's ftrace buffer */
+#define BUFFER_KB_DEFAULT	16384
+#define BUFFER_KB_MAX		(1024 * 1024)
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -38,6 +42,10 @@ static void usage(FILE *f)
 "  -L, --legacy           use the legacy (kprobe/raw_tp) BPF objects\n"
 "      --collectors LIST  also run these collectors (e.g. sched,perf;\n"
 "                         repeatable); none runs unless named\n"
+"      --buffer-size KB   collectors' own ring buffers: KB KiB per CPU\n"
+"                         (default %d, as ftrace's buffer_size_kb)\n"
+"      --keep-observer    collectors keep the events of the daemon's own\n"
+"                         threads, marked, instead of leaving them out\n"
 "  -a, --allow PLUGIN     load only this tuner or collector (repeatable;\n"
 "                         name or file); the core mechanisms (admin-override\n"
 "                         detection, netns tracking) always run\n"
@@ -62,7 +70,7 @@ static void usage(FILE *f)
 "      --check-config     check the policy file and exit\n"
 "      --strategy TUNER.KEY=VALUE  as KEY = VALUE in [strategy TUNER] of the\n"
 "                         policy file: tcp_conn.model=PATH runs a learned model\n",
-		BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
+		BUFFER_KB_DEFAULT, BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
 		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT,
 		BPFTUNE_POLICY_DEFAULT);
 	fprintf(f,
@@ -198,8 +206,6 @@ static int parse_main(int c, struct options *o)
 	case 'l':
 		o->libdir = optarg;
 		return 1;
-	case OPT_COLLECTORS:
-		return parse_collectors(optarg, o) ? -EINVAL : 1;
 	case OPT_STRATEGY:
 		return 1;	/* the policy has it (bpftune_policy_cli()) */
 	case 'r':
@@ -246,6 +252,29 @@ static int parse_operate(int c, struct options *o)
 		return 1;
 	case OPT_CHECK_CONFIG:
 		o->check_config = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* the collectors' options: as above */
+static int parse_collector_opts(int c, struct options *o)
+{
+	long kb;
+
+	switch (c) {
+	case OPT_COLLECTORS:
+		return parse_collectors(optarg, o) ? -EINVAL : 1;
+	case OPT_BUFFER_SIZE:
+		if (parse_long(optarg, 4, BUFFER_KB_MAX, &kb)) {
+			fprintf(stderr, "bpftune: --buffer-size takes 4 to %d KiB per CPU, not '%s'\n",
+				BUFFER_KB_MAX, optarg);
+			return -EINVAL;
+		}
+		o->buffer_kb = kb;
+		return 1;
+	case OPT_KEEP_OBSERVER:
+		o->keep_observer = true;
 		return 1;
 	}
 	return 0;
@@ -317,6 +346,18 @@ static const char *long_name(const struct option *lo, int c)
 	return NULL;
 }
 
+/* every kind of option in turn: as above */
+static int parse_one(int c, struct options *o)
+{
+	int err = parse_main(c, o);
+
+	if (!err)
+		err = parse_operate(c, o);
+	if (!err)
+		err = parse_telemetry(c, o);
+	return err ?: parse_collector_opts(c, o);
+}
+
 int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 {
 	static const struct option longopts[] = {
@@ -351,6 +392,8 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		{ "host-id", required_argument, NULL, OPT_HOST_ID },
 		{ "collectors", required_argument, NULL, OPT_COLLECTORS },
 		{ "strategy", required_argument, NULL, OPT_STRATEGY },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+		{ "keep-observer", no_argument, NULL, OPT_KEEP_OBSERVER },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, err;
@@ -360,6 +403,7 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 		o->libdir = BPFTUNE_PLUGIN_DIR;
 		o->sample_netns = o->telemetry_keep = o->telemetry_max_mb = -1;
+		o->buffer_kb = BUFFER_KB_DEFAULT;
 	}
 	o->allow.names = o->allow_names;
 	o->allow.collectors = o->collector_names;
@@ -374,11 +418,7 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		/* and --collectors its collectors */
 		if (c == OPT_COLLECTORS && pass == ARGS_CLI && o->collectors_file)
 			o->allow.num_collectors = o->collectors_file = 0;
-		err = parse_main(c, o);
-		if (!err)
-			err = parse_operate(c, o);
-		if (!err)
-			err = parse_telemetry(c, o);
+		err = parse_one(c, o);
 		if (err < 0)
 			return err;
 		if (!err) {

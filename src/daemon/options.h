@@ -27,6 +27,8 @@ struct options {
 	unsigned int collectors_file;	/* collectors named by the policy file */
 	/* telemetry (telemetry.h) */
 	const char *telemetry_dir, *label, *host_id;
+	unsigned long buffer_kb;	/* --buffer-size */
+	bool keep_observer;
 	bool no_telemetry, observe;
 	unsigned int sample_interval_ms;
 	long sample_netns, telemetry_keep, telemetry_max_mb;	/* -1: default */
@@ -68,6 +70,8 @@ enum {
 	OPT_HOST_ID,
 	OPT_COLLECTORS,
 	OPT_STRATEGY,
+	OPT_BUFFER_SIZE,
+	OPT_KEEP_OBSERVER,
 };
 
 /* parse @argv (pass ARGS_*) into @o; 0 or -EINVAL (said on stderr) */

@@ -302,6 +302,20 @@ static void test_trust_relative(void **state)
 	assert_int_equal(ret, 0);
 }
 
+/* --buffer-size: KiB per CPU times the CPUs, a power of two, capped */
+static void test_collector_ringbuf_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(bpftune_collector_ringbuf_bytes(16384, 2), 32UL << 20);
+	assert_int_equal(bpftune_collector_ringbuf_bytes(16384, 3), 64UL << 20);
+	assert_int_equal(bpftune_collector_ringbuf_bytes(4, 1), 4096);
+	assert_int_equal(bpftune_collector_ringbuf_bytes(5, 1), 8192);
+	assert_int_equal(bpftune_collector_ringbuf_bytes(1, 1), 4096);
+	assert_int_equal(bpftune_collector_ringbuf_bytes(1024 * 1024, 2), 1UL << 30);
+	assert_int_equal(bpftune_collector_ringbuf_bytes(~0UL, 64), 1UL << 30);
+	assert_int_equal(bpftune_collector_ringbuf_bytes(16, 0), 16384);
+}
+
 int unit_run_plugin_name(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +326,7 @@ int unit_run_plugin_name(void)
 		cmocka_unit_test(test_normalize_truncates),
 		cmocka_unit_test(test_allowed),
 		cmocka_unit_test(test_collectors_allowed),
+		cmocka_unit_test(test_collector_ringbuf_bytes),
 		cmocka_unit_test(test_trust_bad_names),
 		cmocka_unit_test(test_trust_root),
 		cmocka_unit_test(test_trust_world_writable),

@@ -87,6 +87,9 @@ def add_collect_options(p):
                    help="set net.core.somaxconn in both namespaces first")
     p.add_argument("--collectors", metavar="LIST",
                    help="collectors the daemon runs, e.g. sched,perf (its --collectors)")
+    p.add_argument("--buffer-size", type=int, metavar="KB",
+                   help="the collectors' ring buffers, KiB per CPU (the daemon's "
+                   "--buffer-size; default 16384, as seed 003's)")
     p.add_argument("--daemon-arg", action="append", metavar="ARG",
                    help="extra daemon argument (repeatable)")
     p.add_argument("--job", metavar="ID",

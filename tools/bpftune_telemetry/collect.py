@@ -90,6 +90,8 @@ def daemon_cmd(args, label, private):
         cmd.append("--observe")
     if getattr(args, "collectors", None):
         cmd += ["--collectors", args.collectors]
+    if getattr(args, "buffer_size", None):
+        cmd += ["--buffer-size", str(args.buffer_size)]
     return cmd + extra
 
 

@@ -24,7 +24,7 @@ import string
 from .common import NO_LABEL, SPLITS, connect, die, tables_of
 from .dataset import Part, base_meta, lost_events, make_parts, report, split_meta, \
     split_runs, write_meta
-from .dataset_gaps import COLUMNS as GAP_COLUMNS, write_gaps
+from .dataset_gaps import COLUMNS as GAP_COLUMNS, gaps_exact, write_gaps
 from .provenance import seal
 
 SCHED_TABLE = "sched_events"
@@ -178,11 +178,13 @@ def build_sched(args, src):
         written.append(os.path.join(args.out, s + GAPS_SUFFIX))
         meta["splits"][s]["gaps"] = gaps
         meta["splits"][s]["traces_with_gaps"] = sorted(t for t, g in gaps.items() if g)
+        meta["splits"][s]["gaps_exact"] = gaps_exact(ps)
     meta["gaps"] = {"file": "<split>" + GAPS_SUFFIX, "columns": list(GAP_COLUMNS),
-                    "resolution": "the sample interval: a loss is located between two "
-                    "sched_stats rows of its CPU", "mark": "a row whose timestamp is in a "
-                    "gap of its trace (any CPU) may follow dropped switches: its time_diff "
-                    "can span a hole"}
+                    "resolution": "per trace (gaps_exact of its split): true, the event "
+                    "(the collector's sched_gaps: the first and last dropped event); false, "
+                    "the sample interval (between two sched_stats rows of the CPU)",
+                    "mark": "a row whose time_diff overlaps a gap of its trace (any CPU) "
+                    "spans dropped switches: in_gap in bpftune_telemetry.load"}
     seal(meta, args.out, written, src, runs)
     write_meta(args.out, meta)
     report(meta, held, args)

@@ -14,7 +14,7 @@ ds.units): the sched formats declare theirs in dataset_meta.json
 ("column_declarations"), the tables format has the daemon's declarations
 (telemetry_columns.csv), the decisions format its per-policy ones in
 dataset_meta.json.  An empty field is NULL (NA).  A --format
-sched frame has one more column, in_gap: its row lies in a gap of its
+sched frame has one more column, in_gap: its time_diff overlaps a gap of its
 trace (ds.gaps), so its time_diff may span dropped switches.  A table nobody
 declared is read as pandas guesses, and listed in ds.undeclared.
 load(..., verify=True) first rechecks the hashes as `dataset verify` does
@@ -177,8 +177,9 @@ class Dataset(Mapping):
         return pd.concat(frames, ignore_index=True)
 
     def _mark_gaps(self, split, df):
-        """in_gap: the row's time is within a gap of its trace (any CPU): its
-        time_diff may span dropped switches (only where rows have times)."""
+        """in_gap: the row's time_diff (from the trace's previous row to it)
+        overlaps a gap of its trace (any CPU): it may span dropped switches
+        (only where rows have times)."""
         if "timestamp" not in df.columns or "trace_id" not in df.columns:
             return df
         gaps = self.gaps
@@ -189,9 +190,11 @@ class Dataset(Mapping):
         for tid, g in gaps.groupby("trace_id"):
             rows = df["trace_id"] == tid
             ts = df.loc[rows, "timestamp"]
+            # from the previous row of the trace to this one
+            prev = ts - df.loc[rows, "time_diff"] if "time_diff" in df.columns else ts
             hit = ts != ts      # all False
             for start, end in zip(g["start"], g["end"]):
-                hit |= (ts >= start) & (ts <= end)
+                hit |= (ts >= start) & (prev <= end)
             df.loc[rows, "in_gap"] = hit
         return df
 

@@ -6,6 +6,13 @@
  * full the event is dropped and counted (the trace keeps its beginning,
  * as ftrace's nooverwrite mode).  No wake-up per event: userspace drains
  * the buffer on its own clock, so a switch costs a reserve and a copy.
+ *
+ * Every drop is located: a CPU's run of dropped events is a gap, from the
+ * first dropped to the last, with their number; it goes into the buffer
+ * as a record of its own before the next event kept on that CPU (or is
+ * read from the counters at the end).  Events about the daemon's own
+ * threads (the observer) are counted and left out unless
+ * sched_keep_observer is set; then they are marked.
  */
 #include <bpftune/bpftune.bpf.h>
 #include "sched_collector.h"
@@ -27,33 +34,79 @@ struct {
 	__type(value, struct sched_counts);
 } sched_counts SEC(".maps");
 
+/* set by userspace after load (--keep-observer) */
+__u32 sched_keep_observer;
+/* set by userspace when the daemon stops: nothing more is recorded or counted */
+__u32 sched_stopped;
+
+static __always_inline bool is_observer(struct task_struct *p)
+{
+	return bpftune_daemon_tgid && BPF_CORE_READ(p, tgid) == bpftune_daemon_tgid;
+}
+
 static __always_inline int task_cpu(struct task_struct *p)
 {
 	return BPF_CORE_READ(p, thread_info.cpu);
 }
 
-static __always_inline struct sched_record *record_new(__u8 kind)
+/* the CPU's open gap into the buffer; it stays open while there is no room */
+static __always_inline void gap_close(struct sched_counts *c)
+{
+	struct sched_gap *g;
+
+	if (!c->gap.dropped)
+		return;
+	g = bpf_ringbuf_reserve(&sched_ringbuf, sizeof(*g), 0);
+	if (!g)
+		return;
+	*g = c->gap;
+	bpf_ringbuf_submit(g, BPF_RB_NO_WAKEUP);
+	c->gap.dropped = 0;
+}
+
+static __always_inline void gap_extend(struct sched_counts *c, __u64 now)
+{
+	if (!c->gap.dropped) {
+		c->gap.start_ns = now;
+		c->gap.cpu = bpf_get_smp_processor_id();
+		c->gap.kind = SCHED_REC_GAP;
+	}
+	c->gap.end_ns = now;
+	c->gap.dropped++;
+	c->lost_ringbuf++;
+}
+
+static __always_inline struct sched_record *record_new(__u8 kind, bool observer)
 {
 	struct sched_counts *c;
 	struct sched_record *r;
 	__u32 zero = 0;
+	__u64 now;
 
-	c = bpf_map_lookup_elem(&sched_counts, &zero);
-	if (!c)
+	if (sched_stopped)
 		return NULL;
-	if (kind < SCHED_EV_NUM)
-		c->kind[kind]++;
-	r = bpf_ringbuf_reserve(&sched_ringbuf, sizeof(*r), 0);
+	c = bpf_map_lookup_elem(&sched_counts, &zero);
+	if (!c || kind >= SCHED_EV_NUM)
+		return NULL;
+	c->kind[kind]++;
+	if (observer) {
+		c->observer[kind]++;
+		if (!sched_keep_observer)
+			return NULL;
+	}
+	now = bpf_ktime_get_boot_ns();
+	gap_close(c);
+	r = c->gap.dropped ? NULL : bpf_ringbuf_reserve(&sched_ringbuf, sizeof(*r), 0);
 	if (!r) {
-		c->lost_ringbuf++;
+		gap_extend(c, now);
 		return NULL;
 	}
-	r->ts_ns = bpf_ktime_get_boot_ns();
+	r->ts_ns = now;
 	r->cpu = bpf_get_smp_processor_id();
 	r->kind = kind;
 	r->prev_state = 0;
 	r->preempt = 0;
-	r->pad = 0;
+	r->observer = observer;
 	r->prev_pid = 0;
 	r->prev_prio = 0;
 	r->aux0 = -1;
@@ -91,7 +144,8 @@ static __always_inline char state_letter(unsigned int state, int exit_state)
 BPFTUNE_TP(sched_switch, sched_switch, bool preempt, struct task_struct *prev,
 	   struct task_struct *next, unsigned int prev_state)
 {
-	struct sched_record *r = record_new(SCHED_EV_SWITCH);
+	struct sched_record *r = record_new(SCHED_EV_SWITCH,
+					    is_observer(prev) || is_observer(next));
 
 	if (!r)
 		return 0;
@@ -108,7 +162,7 @@ BPFTUNE_TP(sched_switch, sched_switch, bool preempt, struct task_struct *prev,
 
 static __always_inline int wakeup(struct task_struct *p, __u8 kind)
 {
-	struct sched_record *r = record_new(kind);
+	struct sched_record *r = record_new(kind, is_observer(p));
 
 	if (!r)
 		return 0;
@@ -131,7 +185,7 @@ BPFTUNE_TP(sched_wakeup_new, sched_wakeup_new, struct task_struct *p)
 BPFTUNE_TP(sched_migrate_task, sched_migrate_task, struct task_struct *p,
 	   int dest_cpu)
 {
-	struct sched_record *r = record_new(SCHED_EV_MIGRATE);
+	struct sched_record *r = record_new(SCHED_EV_MIGRATE, is_observer(p));
 
 	if (!r)
 		return 0;

@@ -1,35 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The sched collector: scheduler events into sched_events, per-CPU counts
- * into sched_stats (docs/collectors.md).  Off unless named by
- * --collectors sched.
+ * into sched_stats, dropped runs of events into sched_gaps
+ * (docs/collectors.md).  Off unless named by --collectors sched.
  *
- * Its BPF programs write into a ring buffer of its own, without waking
- * anyone; a timer on the daemon's loop drains it every DRAIN_MS into the
- * telemetry writer's queue, whose thread commits a transaction per
- * batch.  The drain stops while that queue is nearly full (keeping room
- * for the daemon's own rows) and resumes a millisecond later, so a burst
- * waits in the ring buffer instead of being dropped.  What is lost is
- * counted where it is lost: a full ring buffer in BPF (lost_ringbuf), a
- * full writer queue here (lost_writer).
+ * Its BPF programs write into a ring buffer of its own (--buffer-size),
+ * without waking anyone; a timer on the daemon's loop drains it every
+ * DRAIN_MS into the telemetry writer's queue, whose thread commits a
+ * transaction per batch.  The drain stops while that queue is nearly full
+ * (keeping room for the daemon's own rows) and resumes a millisecond
+ * later, so a burst waits in the ring buffer instead of being dropped;
+ * when the daemon stops, drain() empties the ring buffer before the
+ * writer's last flush.  What is lost is counted where it is lost (a full
+ * ring buffer in BPF, lost_ringbuf; a full writer queue here,
+ * lost_writer) and located: a row of sched_gaps per run of a CPU's
+ * dropped events.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <bpftune/libbpftune.h>
 
 #include "sched_collector.h"
+#include "sched_rows.h"
 #include "sched_tables.h"
 #include "sched_collector.skel.h"
 #include "sched_collector.legacy.skel.h"
 
-#define DRAIN_MS	50	/* the ring buffer holds ~0.3 s at 200 k events/s */
+#define DRAIN_MS	50	/* the ring buffer holds seconds at 200 k events/s */
 #define RETRY_MS	1	/* the writer's queue was nearly full */
 #define QUEUE_RESERVE	512	/* queue slots left to the daemon's own rows */
+#define LAST_DRAIN_S	20	/* at exit, at most this long for what is left */
 
 struct sched_state {
 	struct bpftune_tuner *tuner;
@@ -39,18 +45,40 @@ struct sched_state {
 	unsigned int budget;	/* rows this drain may still queue */
 	bool more;		/* stopped for want of room */
 	_Atomic uint64_t *lost_writer;	/* per CPU */
+	struct sched_gap *wgap;	/* per CPU: the open gap of lost_writer */
 };
 
-static const char *const kind_names[SCHED_EV_NUM] = {
-	[SCHED_EV_SWITCH] = "switch",
-	[SCHED_EV_WAKEUP] = "wakeup",
-	[SCHED_EV_WAKEUP_NEW] = "wakeup_new",
-	[SCHED_EV_MIGRATE] = "migrate",
-};
-
-static struct bpftune_value int_if(bool have, int64_t v)
+/* the CPU's open writer gap, if any, as a row: before its next event */
+static void wgap_close(struct sched_state *st, struct sched_gap *g)
 {
-	return have ? BPFTUNE_VALUE_INT(v) : BPFTUNE_VALUE_NULL;
+	if (g->dropped && !sched_gap_row(st->tuner, g, SCHED_GAP_WRITER))
+		g->dropped = 0;
+}
+
+static void wgap_extend(struct sched_gap *g, uint64_t ts, unsigned int cpu)
+{
+	if (!g->dropped) {
+		g->start_ns = ts;
+		g->cpu = cpu;
+	}
+	g->end_ns = ts;
+	g->dropped++;
+}
+
+static void on_event(struct sched_state *st, const struct sched_record *r)
+{
+	struct sched_gap *g;
+
+	if (r->cpu >= (unsigned int)st->ncpus) {
+		sched_event_row(st->tuner, r);
+		return;
+	}
+	g = &st->wgap[r->cpu];
+	wgap_close(st, g);
+	if (!g->dropped && sched_event_row(st->tuner, r) != -ENOBUFS)
+		return;
+	atomic_fetch_add(&st->lost_writer[r->cpu], 1);
+	wgap_extend(g, r->ts_ns, r->cpu);
 }
 
 /* one record, one row; a negative return stops the drain after it */
@@ -58,30 +86,11 @@ static int on_record(void *ctx, void *data, size_t len)
 {
 	struct sched_state *st = ctx;
 	const struct sched_record *r = data;
-	char comm[SCHED_COMM_LEN + 1], prev_comm[SCHED_COMM_LEN + 1], state_s[2];
-	struct bpftune_event ev = { .ts_uptime_ns = 0 };
-	bool sw, wake, mig;
 
-	if (len < sizeof(*r) || r->kind >= SCHED_EV_NUM)
-		return 0;
-	sw = r->kind == SCHED_EV_SWITCH;
-	wake = r->kind == SCHED_EV_WAKEUP || r->kind == SCHED_EV_WAKEUP_NEW;
-	mig = r->kind == SCHED_EV_MIGRATE;
-	snprintf(comm, sizeof(comm), "%.*s", SCHED_COMM_LEN, r->comm);
-	snprintf(prev_comm, sizeof(prev_comm), "%.*s", SCHED_COMM_LEN, r->prev_comm);
-	state_s[0] = r->prev_state;
-	state_s[1] = '\0';
-	ev.ts_uptime_ns = r->ts_ns;
-	if (bpftune_table_row(st->tuner, SCHED_TABLE_EVENTS, &ev, (const struct bpftune_value[]){
-		BPFTUNE_VALUE_INT(r->ts_ns), BPFTUNE_VALUE_INT(r->cpu),
-		BPFTUNE_VALUE_TEXT(kind_names[r->kind]),
-		BPFTUNE_VALUE_INT(r->pid), BPFTUNE_VALUE_TEXT(comm), BPFTUNE_VALUE_INT(r->prio),
-		int_if(sw, r->prev_pid), sw ? BPFTUNE_VALUE_TEXT(prev_comm) : BPFTUNE_VALUE_NULL,
-		int_if(sw, r->prev_prio), sw ? BPFTUNE_VALUE_TEXT(state_s) : BPFTUNE_VALUE_NULL,
-		int_if(sw, r->preempt), int_if(wake, r->aux0),
-		int_if(mig, r->aux0), int_if(mig, r->aux1) }, 14) == -ENOBUFS &&
-	    r->cpu < (unsigned int)st->ncpus)
-		atomic_fetch_add(&st->lost_writer[r->cpu], 1);
+	if (len >= sizeof(struct sched_gap) && r->kind == SCHED_REC_GAP)
+		sched_gap_row(st->tuner, data, SCHED_GAP_RINGBUF);
+	else if (len >= sizeof(*r))
+		on_event(st, r);
 	if (--st->budget == 0) {
 		st->more = true;
 		return -EAGAIN;
@@ -89,9 +98,9 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void drain(struct bpftune_tuner *t, void *priv)
+/* as much as the queue has room for; false once the ring buffer is empty */
+static bool drain_some(struct sched_state *st)
 {
-	struct sched_state *st = priv;
 	unsigned int room = bpftune_table_room();
 
 	st->more = room <= QUEUE_RESERVE;
@@ -99,43 +108,114 @@ static void drain(struct bpftune_tuner *t, void *priv)
 		st->budget = room - QUEUE_RESERVE;
 		ring_buffer__consume(st->rb);
 	}
-	bpftune_timer_set(t, st->more ? RETRY_MS : DRAIN_MS);
+	return st->more;
 }
 
-static uint64_t events_of(const struct sched_counts *c)
+static void drain(struct bpftune_tuner *t, void *priv)
+{
+	struct sched_state *st = priv;
+
+	bpftune_timer_set(t, drain_some(st) ? RETRY_MS : DRAIN_MS);
+}
+
+static uint64_t events_of(const __u64 *kind)
 {
 	uint64_t n = 0;
 	int k;
 
 	for (k = 0; k < SCHED_EV_NUM; k++)
-		n += c->kind[k];
+		n += kind[k];
 	return n;
+}
+
+/* the BPF counters of every CPU (calloc'ed), or NULL */
+static struct sched_counts *counts_read(const struct sched_state *st)
+{
+	struct sched_counts *c = calloc(st->ncpus, sizeof(*c));
+	__u32 zero = 0;
+
+	if (c && bpf_map_lookup_elem(st->counts_fd, &zero, c)) {
+		free(c);
+		c = NULL;
+	}
+	return c;
 }
 
 /* sched_stats: one row per CPU, from the BPF counters (telemetry thread) */
 static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 {
 	struct sched_state *st = bpftune_tuner_priv(t);
-	struct sched_counts *c;
-	__u32 zero = 0;
+	struct sched_counts *c = counts_read(st);
 	int cpu;
 
-	c = calloc(st->ncpus, sizeof(*c));
-	if (!c)
-		return;
-	if (bpf_map_lookup_elem(st->counts_fd, &zero, c)) {
-		free(c);
-		return;
-	}
-	for (cpu = 0; cpu < st->ncpus; cpu++)
+	for (cpu = 0; c && cpu < st->ncpus; cpu++)
 		bpftune_sample_row(s, (const struct bpftune_value[]){
-			BPFTUNE_VALUE_INT(cpu), BPFTUNE_VALUE_INT(events_of(&c[cpu])),
+			BPFTUNE_VALUE_INT(cpu), BPFTUNE_VALUE_INT(events_of(c[cpu].kind)),
 			BPFTUNE_VALUE_INT(c[cpu].kind[SCHED_EV_SWITCH]),
 			BPFTUNE_VALUE_INT(c[cpu].kind[SCHED_EV_WAKEUP]),
 			BPFTUNE_VALUE_INT(c[cpu].kind[SCHED_EV_WAKEUP_NEW]),
 			BPFTUNE_VALUE_INT(c[cpu].kind[SCHED_EV_MIGRATE]),
 			BPFTUNE_VALUE_INT(c[cpu].lost_ringbuf),
-			BPFTUNE_VALUE_INT(atomic_load(&st->lost_writer[cpu])) }, 8);
+			BPFTUNE_VALUE_INT(atomic_load(&st->lost_writer[cpu])),
+			BPFTUNE_VALUE_INT(events_of(c[cpu].observer)),
+			BPFTUNE_VALUE_INT(c[cpu].observer[SCHED_EV_SWITCH]) }, 10);
+	free(c);
+}
+
+/* the BPF side's switches, set after load: --keep-observer, stopped */
+static void set_bss(struct bpftune_tuner *t, const __u32 *keep, const __u32 *stopped)
+{
+	void *skel = bpftune_tuner_skel(t);
+
+	if (bpftune_tuner_legacy(t)) {
+		struct sched_collector_bpf_legacy *o = skel;
+
+		if (o->bss && keep)
+			o->bss->sched_keep_observer = *keep;
+		if (o->bss && stopped)
+			o->bss->sched_stopped = *stopped;
+	} else {
+		struct sched_collector_bpf *o = skel;
+
+		if (o->bss && keep)
+			o->bss->sched_keep_observer = *keep;
+		if (o->bss && stopped)
+			o->bss->sched_stopped = *stopped;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The daemon stops: the BPF side stops recording and counting (the last
+ * sched_stats rows then agree with sched_gaps), then what the ring buffer
+ * holds and the gaps still open are written while the writer still runs.
+ * At most LAST_DRAIN_S: what is left then is lost, and counted.
+ */
+static void sched_drain(struct bpftune_tuner *t, void *priv)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	struct sched_state *st = priv;
+	double end = now_s() + LAST_DRAIN_S;
+	const __u32 stop = 1;
+	struct sched_counts *c;
+	int cpu;
+
+	set_bss(t, NULL, &stop);
+	while (drain_some(st) && now_s() < end)
+		nanosleep(&ms, NULL);
+	c = counts_read(st);
+	for (cpu = 0; cpu < st->ncpus; cpu++) {
+		if (c && c[cpu].gap.dropped)
+			sched_gap_row(st->tuner, &c[cpu].gap, SCHED_GAP_RINGBUF);
+		wgap_close(st, &st->wgap[cpu]);
+	}
 	free(c);
 }
 
@@ -154,13 +234,17 @@ static void sched_fini(struct bpftune_tuner *t, void *priv)
 		bpftune_log(LOG_NOTICE, "sched collector: %llu events dropped for want of room in the telemetry queue",
 			    (unsigned long long)lost);
 	free((void *)st->lost_writer);
+	free(st->wgap);
 	memset(st, 0, sizeof(*st));
 }
 
 static int sched_init(struct bpftune_tuner *t, void *priv)
 {
+	struct bpf_map *map = BPFTUNE_SKEL_MAP(t, sched_collector_bpf, sched_ringbuf);
+	const struct bpftune_collector_opts *o = bpftune_collector_opts();
 	struct sched_state *st = priv;
-	int rb_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, sched_collector_bpf, sched_ringbuf));
+	int rb_fd = bpf_map__fd(map);
+	__u32 keep;
 
 	st->tuner = t;
 	st->counts_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, sched_collector_bpf, sched_counts));
@@ -168,15 +252,19 @@ static int sched_init(struct bpftune_tuner *t, void *priv)
 	if (rb_fd < 0 || st->counts_fd < 0 || st->ncpus <= 0)
 		return rb_fd < 0 ? rb_fd : st->counts_fd < 0 ? st->counts_fd : -EINVAL;
 	st->lost_writer = calloc(st->ncpus, sizeof(*st->lost_writer));
+	st->wgap = calloc(st->ncpus, sizeof(*st->wgap));
 	st->rb = ring_buffer__new(rb_fd, on_record, st, NULL);
-	if (!st->lost_writer || !st->rb) {
+	if (!st->lost_writer || !st->wgap || !st->rb) {
 		sched_fini(t, priv);
 		return -ENOMEM;
 	}
+	keep = o->keep_observer;
+	set_bss(t, &keep, NULL);
 	sched_stats_source = stats_rows;
 	bpftune_timer_set(t, DRAIN_MS);
-	bpftune_log(LOG_INFO, "sched collector: %d CPUs, a %d MiB ring buffer drained every %d ms",
-		    st->ncpus, SCHED_RINGBUF_SIZE >> 20, DRAIN_MS);
+	bpftune_log(LOG_INFO, "sched collector: %d CPUs, a %u KiB ring buffer drained every %d ms; the daemon's own threads %s",
+		    st->ncpus, bpf_map__max_entries(map) >> 10, DRAIN_MS,
+		    o->keep_observer ? "kept, marked observer=1" : "left out");
 	return 0;
 }
 
@@ -188,4 +276,5 @@ BPFTUNE_COLLECTOR(sched_collector_bpf,
 	.init = sched_init,
 	.fini = sched_fini,
 	.timer = drain,
+	.drain = sched_drain,
 	.telemetry = &sched_telemetry);

@@ -8,7 +8,11 @@
 #ifndef SCHED_COLLECTOR_H
 #define SCHED_COLLECTOR_H
 
-/* its own ring buffer: 64 Ki records of 80 bytes, ~0.3 s at 200 k/s */
+/*
+ * Its own ring buffer, as the object declares it: 8 MiB.  The daemon
+ * sizes it before load from --buffer-size (KiB per CPU, 16 MiB per CPU by
+ * default, as seed 003's ftrace buffer): 2 CPUs, 32 MiB, ~380 k records.
+ */
 #define SCHED_RINGBUF_SIZE	(8 * 1024 * 1024)
 #define SCHED_COMM_LEN		16
 
@@ -21,9 +25,13 @@ enum sched_event_kind {
 };
 
 
+/* the kind of a gap record in the ring buffer: not an event */
+#define SCHED_REC_GAP		0x80
+
 enum sched_table {
 	SCHED_TABLE_EVENTS,	/* per event */
 	SCHED_TABLE_STATS,	/* sampled: one row per CPU */
+	SCHED_TABLE_GAPS,	/* per gap: where a CPU's events were dropped */
 };
 
 /* One event.  aux0/aux1: target_cpu; orig_cpu and dest_cpu. */
@@ -33,7 +41,7 @@ struct sched_record {
 	__u8 kind;		/* enum sched_event_kind */
 	char prev_state;	/* switch: ftrace's letter */
 	__u8 preempt;		/* switch: prev was preempted */
-	__u8 pad;
+	__u8 observer;		/* about one of the daemon's own threads */
 	__u32 pid;
 	__s32 prio;
 	__u32 prev_pid;
@@ -44,6 +52,21 @@ struct sched_record {
 	char prev_comm[SCHED_COMM_LEN];
 };
 
+/*
+ * A gap: events of one CPU dropped from start_ns to end_ns (the times of
+ * the first and the last dropped).  In the ring buffer as a record of
+ * kind SCHED_REC_GAP, before the first event kept after it; the same
+ * layout as sched_record up to kind.
+ */
+struct sched_gap {
+	__u64 start_ns;
+	__u32 cpu;
+	__u8 kind;		/* SCHED_REC_GAP */
+	__u8 pad[3];
+	__u64 end_ns;
+	__u64 dropped;		/* 0: no gap */
+};
+
 /* Per-CPU counters (a PERCPU_ARRAY of one), cumulative since load. */
 /*
  * No separate total: userspace copies a CPU's counters while that CPU's
@@ -52,7 +75,10 @@ struct sched_record {
  */
 struct sched_counts {
 	__u64 kind[SCHED_EV_NUM];	/* every event the programs saw, per kind */
+	/* of those, about the daemon's own threads and left out */
+	__u64 observer[SCHED_EV_NUM];
 	__u64 lost_ringbuf;		/* found the ring buffer full */
+	struct sched_gap gap;		/* the gap still open on this CPU */
 };
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * The sched collector's telemetry, exactly as docs/collectors.md fixes it
  * (dataset build --format sched reads it): sched_events, a row per
- * scheduler event, and sched_stats, the per-CPU counts every interval.
+ * scheduler event, sched_stats, the per-CPU counts every interval, and
+ * sched_gaps, where events were dropped.
  * Linked into sched_collector.so and into the docs generator.
  */
 #include <stddef.h>
@@ -29,6 +30,7 @@ static const struct bpftune_col_desc events_cols[] = {
 	COL_I("target_cpu", 0, NULL, "wakeup, wakeup_new: the CPU the task will run on"),
 	COL_I("orig_cpu", 0, NULL, "migrate: the CPU the task leaves"),
 	COL_I("dest_cpu", 0, NULL, "migrate: the CPU it goes to"),
+	COL_I("observer", NN, NULL, "1 if the event is about one of the daemon's own threads (either task of a switch); such rows exist only with --keep-observer"),
 };
 
 #define CTR(n, d)	BPFTUNE_COL_INT(n, COUNTER, "events", d)
@@ -42,6 +44,16 @@ static const struct bpftune_col_desc stats_cols[] = {
 	CTR("migrate", "of those, sched_migrate_task"),
 	CTR("lost_ringbuf", "events that found the collector's ring buffer full"),
 	CTR("lost_writer", "events read from the ring buffer but dropped: writer queue full"),
+	CTR("observer", "events about the daemon's own threads: left out (written, marked, with --keep-observer)"),
+	CTR("observer_switch", "of those, sched_switch"),
+};
+
+static const struct bpftune_col_desc gaps_cols[] = {
+	COL_I("cpu", NN, NULL, "the CPU whose events were dropped"),
+	COL_I("start_ns", NN, "ns", "CLOCK_BOOTTIME of the first event dropped"),
+	COL_I("end_ns", NN, "ns", "CLOCK_BOOTTIME of the last event dropped"),
+	COL_I("dropped", NN, "events", "events of the CPU dropped between them, all of them"),
+	COL_T("lost_in", NN, "ringbuf (the collector's ring buffer was full) or writer (the telemetry queue was)"),
 };
 
 collector_sample_fn sched_stats_source;
@@ -55,7 +67,7 @@ static void stats_sample(struct bpftune_tuner *t, struct bpftune_sample *s)
 static const struct bpftune_table_desc tables[] = {
 	{
 		.name = "sched_events",
-		.description = "One row per scheduler event (sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task), written in batches: order by ts_ns. sched_events rows + lost_ringbuf + lost_writer = events (sched_stats).",
+		.description = "One row per scheduler event (sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task), written in batches: order by ts_ns. sched_events rows + lost_ringbuf + lost_writer (+ observer, without --keep-observer) = events (sched_stats).",
 		.cols = events_cols,
 		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(events_cols),
 	},
@@ -66,6 +78,12 @@ static const struct bpftune_table_desc tables[] = {
 		.cols = stats_cols,
 		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(stats_cols),
 		.sample = stats_sample,
+	},
+	{
+		.name = "sched_gaps",
+		.description = "One row per gap: a run of a CPU's scheduler events that were dropped, from the first to the last and how many. No sched_events row of that CPU lies between start_ns and end_ns; sum(dropped) = lost_ringbuf + lost_writer (sched_stats).",
+		.cols = gaps_cols,
+		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(gaps_cols),
 	},
 };
 

@@ -478,6 +478,9 @@ int bpftune_bpf_load_attach(struct bpftune_tuner *t,
 			    t->ops->name, strerror(-err));
 		return err;
 	}
+	err = bpftune_collector_size_buffers(t);
+	if (err)
+		return err;
 	/* the skeleton's load also maps its data sections */
 	bpftune_cap_raise();
 	err = image_of(t)->load(t->skel);

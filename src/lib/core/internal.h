@@ -264,6 +264,11 @@ BPFTUNE_DAEMON void bpftune_set_observe_only(bool on);
 bool bpftune_observe_only(void);
 
 BPFTUNE_DAEMON void bpftune_set_learning_rate(unsigned int rate);
+BPFTUNE_DAEMON void bpftune_set_collector_opts(const struct bpftune_collector_opts *o);
+/* @kb KiB per CPU times @ncpus, rounded up to a power of two, at most 1 GiB */
+BPFTUNE_DAEMON unsigned long bpftune_collector_ringbuf_bytes(unsigned long kb, int ncpus);
+/* before load: a collector's own ring buffers sized (collector_opts.c); 0 or -errno */
+int bpftune_collector_size_buffers(struct bpftune_tuner *t);
 BPFTUNE_DAEMON unsigned int bpftune_num_tuners(void);
 BPFTUNE_DAEMON struct bpftune_tuner *bpftune_tuner_get(unsigned int id);
 BPFTUNE_DAEMON struct bpftune_tuner *bpftune_tuner_add(const struct bpftune_tuner_ops *ops,
@@ -307,6 +312,8 @@ BPFTUNE_DAEMON void bpftune_dispatch(const struct bpftune_event *ev, size_t size
 /* events that named no loaded tuner or were cut short, so far */
 uint64_t bpftune_events_malformed(void);
 BPFTUNE_DAEMON void bpftune_print_summary(void);
+/* before telemetry stops: each running plugin's drain() */
+BPFTUNE_DAEMON void bpftune_tuners_drain(void);
 BPFTUNE_DAEMON void bpftune_tuners_fini(void);
 
 

@@ -575,6 +575,18 @@ unsigned int bpftune_netns_states(void)
 	return n;
 }
 
+void bpftune_tuners_drain(void)
+{
+	unsigned int id;
+
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++) {
+		struct bpftune_tuner *t = tuners[id];
+
+		if (t && t->started && BPFTUNE_OPS_HAS(t->ops, drain) && t->ops->drain)
+			t->ops->drain(t, t->priv);
+	}
+}
+
 void bpftune_tuners_fini(void)
 {
 	unsigned int id;
