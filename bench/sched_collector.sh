@@ -88,7 +88,16 @@ def health(at_us, last=False):
          + ("ORDER BY seq DESC LIMIT 1" if last else
             "WHERE ts_uptime_us <= ? ORDER BY seq DESC LIMIT 1"))
     return db.execute(q, () if last else (at_us,)).fetchone()
-a, b, z = health(t0 // 1000), health(t1 // 1000), health(0, last=True)
+# the daemon's first health row may come after the workload's start: the
+# window then begins there
+first = db.execute("SELECT ts_uptime_us, cpu_user_us + cpu_system_us, rows_written "
+                   "FROM health ORDER BY seq LIMIT 1").fetchone()
+z = health(0, last=True)
+if first is None:
+    print(sw, lost, gaps, "nan", "nan")
+    sys.exit(0)
+a = health(t0 // 1000) or first
+b = health(t1 // 1000) or z
 cpu = 100.0 * (b[1] - a[1]) / max(b[0] - a[0], 1)
 rps = 1e6 * (z[2] - a[2]) / max(z[0] - a[0], 1)
 print(sw, lost, gaps, "%.1f" % cpu, "%.0f" % rps)
