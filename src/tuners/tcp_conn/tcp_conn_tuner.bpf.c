@@ -363,7 +363,13 @@ static __always_inline __u64 ewma(__u64 old, __u64 x, __u64 n)
 /* fold a reported connection into its destination's history */
 static __always_inline void learn_history(const struct tcp_conn_done *d)
 {
-	struct tcp_conn_dest_stats *s = bpf_map_lookup_elem(&dest_stats, &d->dest);
+	/*
+	 * the key on the stack: d is ring buffer memory, which verifiers
+	 * before 6.2 or so refuse as a map key (6.1: "R2 type=alloc_mem
+	 * expected=fp, ...")
+	 */
+	struct tcp_conn_dest dest = d->dest;
+	struct tcp_conn_dest_stats *s = bpf_map_lookup_elem(&dest_stats, &dest);
 	__u64 n, pm = 0;
 
 	if (!s)
