@@ -196,6 +196,13 @@ make_netns() {
 	echo "$ns"
 }
 
+# netns_pids NS: the processes in NS but the daemon under test, which
+# enters a netns for a moment to read or write there (its main thread's
+# netns is what /proc, and so ip netns pids, shows meanwhile)
+netns_pids() {
+	ip netns pids "$1" 2>/dev/null | grep -vx "${DAEMON_PID:-0}" || true
+}
+
 cleanup_netns() {
 	local ns list="${BATS_TEST_TMPDIR:-/tmp}/.bt-netns"
 	# what a test left running there (traffic generators) goes too, in
@@ -204,7 +211,7 @@ cleanup_netns() {
 	# tcp_mem for minutes (the next tests' TCP memory)
 	local pids i
 	pids="$(for ns in "${NETNS_LIST[@]}" $(cat "$list" 2>/dev/null); do
-		ip netns pids "$ns" 2>/dev/null
+		netns_pids "$ns"
 	done)"
 	if [ -n "$pids" ]; then
 		kill $pids 2>/dev/null || true

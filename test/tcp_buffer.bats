@@ -103,8 +103,8 @@ iperf_bg() {
 # with data unread, its sockets reset the sender's, which would otherwise
 # linger as orphans holding a full send queue against tcp_mem
 stop_traffic() {
-	ip netns pids "$SRV" | xargs -r kill 2>/dev/null || true
-	ip netns pids "$CLI" | xargs -r kill 2>/dev/null || true
+	netns_pids "$SRV" | xargs -r kill 2>/dev/null || true
+	netns_pids "$CLI" | xargs -r kill 2>/dev/null || true
 }
 
 # sysctl_in NS NAME: value with single spaces ("-" for the global netns)

@@ -128,7 +128,7 @@ client_ccs() {
 		sleep 0.1
 	done
 	[ "$(bbr_bytes_acked)" -gt $((acked + 1048576)) ]
-	ip netns pids "$CLI" | xargs -r kill
+	netns_pids "$CLI" | xargs -r kill
 	# and tcp_conn's own table has it, in the client's netns
 	stop_daemon
 	local c
@@ -222,7 +222,7 @@ for i in range(int(sys.argv[1])):
 	stop_daemon
 	n="$(grep -cE "policy epsilon-greedy inputs \[choice=(greedy|explore)" "$LOG")"
 	[ "$n" -eq 16 ] || { echo "# $n choices recorded, not 16" >&3; grep -E "tcp_conn|lost" "$LOG" | tail -30 >&3; false; }
-	grep -qE "tcp_conn: connections reported: [0-9]+ greedy, [0-9]+ explored" "$LOG"
+	grep -qE "tcp_conn: connections reported: [0-9]+ by the model, [0-9]+ greedy, [0-9]+ explored" "$LOG"
 	check_outcomes_table
 }
 
