@@ -1,5 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=nosan
+# (nosan: no program of the build under test runs here; make test-asan
+# leaves these out, as running them again adds nothing)
 # The benchmark tooling's pictures open: a flame graph rendered by
 # bench/flamegraph.py from a fixed folded-stacks fixture whose names hold
 # '&', '<', '"', quotes, a control character and non-ASCII parses as XML,

@@ -1,5 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=nosan
+# (nosan: no program of the build under test runs here; make test-asan
+# leaves these out, as running them again adds nothing)
 # make fuzz: the runner fails a target that crashes, keeps the input that
 # crashed it and says how to reproduce it; a clean target passes with its
 # figures.  (No daemon, no kernel state: needs no host-kernel lock.)

@@ -43,6 +43,10 @@ f=$(awk '/\[  FAILED  \] [0-9]+ test/ {s += $4} END {print s + 0}' "$log")
 passed=$((passed + p)) failed=$((failed + f))
 
 echo "== bats tests (mode: ${BPFTUNE_TEST_MODE:-host})"
+# the sanitizer build: the files tagged nosan run none of its programs
+if [ $# -eq 0 ] && [ "${BPFTUNE_SAN:-0}" = 1 ]; then
+	set -- --filter-tags '!nosan' test/
+fi
 [ $# -gt 0 ] || set -- test/
 bats --tap --timing "$@" 2>&1 | tee "$log"
 bats_rc=${PIPESTATUS[0]}

@@ -1,5 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=nosan
+# (nosan: no program of the build under test runs here; make test-asan
+# leaves these out, as running them again adds nothing)
 # bpftune-telemetry dataset build by workload category, seed 003's sched
 # formats (from fixture sched tables, as the collector writes them),
 # graphs across runs, and the README's pandas example.  Offline: run files
