@@ -274,9 +274,11 @@ PY
 	close_conn "$keep"
 	wait_for_log "max_dgram_qlen 300 -> 375 in netns $keep"
 	# 70 namespaces changed, then destroyed: more than a compaction's worth
-	local try
+	local try foreign=0 mine="$BATS_TEST_TMPDIR/mine"
+	: > "$mine"
 	for i in $(seq 1 70); do
 		ns="$(make_netns)"
+		echo "(was $ns)" >> "$mine"
 		# connections close in ns until the daemon has changed it there:
 		# on a loaded machine an event may be handled after its process
 		# has gone, before the daemon knew the new netns (it is ignored)
@@ -287,13 +289,17 @@ PY
 		grep -qE "max_dgram_qlen [0-9]+ -> [0-9]+ in netns $ns " "$LOG"
 		ip netns del "$ns"
 	done
-	# once the daemon has seen 64 of them go, their records are gone
+	# once the daemon has seen 64 of them go, their records are gone;
+	# namespaces of earlier tests that the kernel destroys meanwhile (its
+	# cleanup is deferred) take some of those 64 slots: one more record
+	# of ours stays for each
 	for i in $(seq 1 600); do
-		[ "$(grep -c '^O ' "$JOURNAL")" -le 7 ] && break
+		foreign="$(grep "destroyed (seen by" "$LOG" | grep -vcFf "$mine" || :)"
+		[ "$(grep -c '^O ' "$JOURNAL")" -le $((7 + foreign)) ] && break
 		sleep 0.1
 	done
-	echo "# originals left in the journal: $(grep -c '^O ' "$JOURNAL")" >&3
-	[ "$(grep -c '^O ' "$JOURNAL")" -le 7 ]
+	echo "# originals left in the journal: $(grep -c '^O ' "$JOURNAL") ($foreign other namespaces seen going)" >&3
+	[ "$(grep -c '^O ' "$JOURNAL")" -le $((7 + foreign)) ]
 	grep -q "^O .* $keep .* net.unix.max_dgram_qlen 1 300 #" "$JOURNAL"
 	kill_daemon
 	run "$BPFTUNE" --restore --journal "$JOURNAL"
@@ -302,5 +308,5 @@ PY
 	[ "$(qlen_in "$keep")" -eq 300 ]
 	# nothing damaged, and at most the few not compacted yet reported gone
 	[[ "$output" != *"damaged"* ]]
-	[ "$(grep -c "is gone" <<<"$output")" -le 6 ]
+	[ "$(grep -c "is gone" <<<"$output")" -le $((6 + foreign)) ]
 }
