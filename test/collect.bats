@@ -61,7 +61,9 @@ all_tuners() {
 		$PY - "$f" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-label, = db.execute("SELECT label FROM runs").fetchone()
+label, args = db.execute("SELECT label, args FROM runs").fetchone()
+# a collection's buffer: collect's own default, larger than the daemon's
+assert "--collectors sched --buffer-size 131072" in args, args
 w, cat, status, idx, nr, bad, ok = db.execute(
     "SELECT workload, category, exit_status, run_index, runs, tunables_not_restored, "
     "tunables_restored FROM collect_runs").fetchone()

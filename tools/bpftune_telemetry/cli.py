@@ -42,7 +42,7 @@ import argparse
 import os
 import sys
 
-from .collect import cmd_collect
+from .collect import COLLECT_BUFFER_KB, cmd_collect
 from .common import DEFAULT_DIR, die
 from .dataset import cmd_dataset
 from .export import cmd_export
@@ -87,9 +87,10 @@ def add_collect_options(p):
                    help="set net.core.somaxconn in both namespaces first")
     p.add_argument("--collectors", metavar="LIST",
                    help="collectors the daemon runs, e.g. sched,perf (its --collectors)")
-    p.add_argument("--buffer-size", type=int, metavar="KB",
+    p.add_argument("--buffer-size", type=int, metavar="KB", default=COLLECT_BUFFER_KB,
                    help="the collectors' ring buffers, KiB per CPU (the daemon's "
-                   "--buffer-size; default 16384, as seed 003's)")
+                   "--buffer-size; default %d: the daemon's own 16384 lost 1 percent "
+                   "of one hackbench_pipe_large run here)" % COLLECT_BUFFER_KB)
     p.add_argument("--daemon-arg", action="append", metavar="ARG",
                    help="extra daemon argument (repeatable)")
     p.add_argument("--job", metavar="ID",

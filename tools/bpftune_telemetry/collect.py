@@ -20,6 +20,12 @@ import time
 
 from . import runrecord, sysctls
 from .common import die, give_back, make_dirs
+
+# the collectors' ring buffers of a collection, KiB per CPU: a collection
+# must lose nothing, and under hackbench_pipe_large the daemon's threads get
+# little CPU until the workload ends (the daemon's own 16384 lost 1 % of
+# one run of two there; 131072 lost none in 7, bench/sched_collector.sh)
+COLLECT_BUFFER_KB = 131072
 from .workloads import CATALOGUE, SERVER, select
 
 
@@ -90,7 +96,7 @@ def daemon_cmd(args, label, private):
         cmd.append("--observe")
     if getattr(args, "collectors", None):
         cmd += ["--collectors", args.collectors]
-    if getattr(args, "buffer_size", None):
+    if getattr(args, "collectors", None) and getattr(args, "buffer_size", None):
         cmd += ["--buffer-size", str(args.buffer_size)]
     return cmd + extra
 
