@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=offline
 # bpftune-ship and `bpftune-telemetry fleet` against a real redis-server
 # (its own port and directory, AOF on), with run files written with the
 # daemon's DDL: no daemon, no BPF, no sysctl here (test/fleet_daemon.bats

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=offline
 # bpftune-ship and run files damaged on disk: a page of one table
 # overwritten (a leaf, the root), a file truncated or its header broken.
 # Each is that file's problem: refused with the reason and exit 3, the

@@ -20,7 +20,7 @@ export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 build=${BPFTUNE_BUILD:-build}
 passed=0 failed=0 skipped=0
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "${offline_log:-}"' EXIT
 
 # make test-asan (BPFTUNE_SAN=1): every sanitizer report of every process
 # of the build under test goes to a file of its own; each one is a failure
@@ -43,18 +43,43 @@ f=$(awk '/\[  FAILED  \] [0-9]+ test/ {s += $4} END {print s + 0}' "$log")
 passed=$((passed + p)) failed=$((failed + f))
 
 echo "== bats tests (mode: ${BPFTUNE_TEST_MODE:-host})"
-# the sanitizer build: the files tagged nosan run none of its programs
-if [ $# -eq 0 ] && [ "${BPFTUNE_SAN:-0}" = 1 ]; then
-	set -- --filter-tags '!nosan' test/
+# count_tap LOG RC: add a bats run's TAP results to the totals
+count_tap() {
+	local s p f
+	s=$(grep -cE '^ok [0-9]+ .*# skip' "$1")
+	p=$(grep -E '^ok [0-9]+ ' "$1" | grep -vc '# skip')
+	f=$(grep -cE '^not ok [0-9]+ ' "$1")
+	[ "$2" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+if [ $# -gt 0 ]; then
+	bats --tap --timing "$@" 2>&1 | tee "$log"
+	count_tap "$log" "${PIPESTATUS[0]}"
+else
+	# the whole suite: the files tagged offline (no daemon, no BPF, no
+	# kernel state: tools on fixture files, a redis-server of their own)
+	# run beside the others, which take turns on the kernel; the sanitizer
+	# build leaves out the files tagged nosan (they run none of its
+	# programs).  Installed once for both runs (two installs into two
+	# prefixes would relink the same build at once).
+	no=""
+	[ "${BPFTUNE_SAN:-0}" = 1 ] && no=",!nosan"
+	. test/setup_suite.bash
+	setup_suite || exit 1
+	export BPFTUNE_SUITE_SHARED=1
+	offline_log="$(mktemp)"
+	bats --tap --timing --filter-tags "offline$no" test/ >"$offline_log" 2>&1 &
+	offline_pid=$!
+	bats --tap --timing --filter-tags "!offline$no" test/ 2>&1 | tee "$log"
+	count_tap "$log" "${PIPESTATUS[0]}"
+	wait "$offline_pid"
+	offline_rc=$?
+	echo "== bats tests tagged offline (run beside the others)"
+	cat "$offline_log"
+	count_tap "$offline_log" "$offline_rc"
+	rm -f "$offline_log"
+	BPFTUNE_SUITE_SHARED=0 teardown_suite
 fi
-[ $# -gt 0 ] || set -- test/
-bats --tap --timing "$@" 2>&1 | tee "$log"
-bats_rc=${PIPESTATUS[0]}
-s=$(grep -cE '^ok [0-9]+ .*# skip' "$log")
-p=$(grep -E '^ok [0-9]+ ' "$log" | grep -vc '# skip')
-f=$(grep -cE '^not ok [0-9]+ ' "$log")
-[ "$bats_rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 
 if [ -n "${reports:-}" ]; then
 	n=$(find "$reports" -type f | wc -l)

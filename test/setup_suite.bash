@@ -4,6 +4,8 @@
 
 setup_suite() {
 	local repo prefix
+	# test/run-tests.sh installed once for its two bats runs
+	[ "${BPFTUNE_SUITE_SHARED:-0}" = 1 ] && return 0
 	repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 	# one prefix per run: concurrent suites must not remove each other's
 	if [ -n "${BPFTUNE_SUITE_PREFIX:-}" ]; then
@@ -30,6 +32,7 @@ setup_suite() {
 }
 
 teardown_suite() {
+	[ "${BPFTUNE_SUITE_SHARED:-0}" = 1 ] && return 0
 	[ -n "${BPFTUNE_SUITE_PREFIX:-}" ] || return 0
 	rm -rf "$BPFTUNE_SUITE_PREFIX" "$BPFTUNE_SUITE_PREFIX.install.log"
 }

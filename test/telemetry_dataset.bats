@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# bats file_tags=nosan
+# bats file_tags=nosan,offline
 # (nosan: no program of the build under test runs here; make test-asan
 # leaves these out, as running them again adds nothing)
 # bpftune-telemetry dataset build by workload category, seed 003's sched
