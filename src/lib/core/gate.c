@@ -9,8 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -45,7 +43,7 @@ struct gate_set {
 };
 
 static struct gate_set *sets;
-static int timer_fd = -1;
+static struct bpftune_timer *timer;	/* while a set has hooks */
 
 static struct gate_set *find(const struct bpftune_tuner *t)
 {
@@ -67,8 +65,7 @@ static void rearm(void)
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (!when || s->h[i].s.next_ms < when)
 				when = s->h[i].s.next_ms;
-	if (timer_fd >= 0)
-		bpftune_timer_arm(timer_fd, when ? when : 0);
+	bpftune_loop_timer_at(timer, when);
 }
 
 static void detach(struct gate_hook *h)
@@ -167,17 +164,13 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		    bpftune_gate_why_name(why), h->g->what ? h->g->what : "");
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
-	uint64_t now = bpftune_now_ms(), ticks;
+	uint64_t now = bpftune_now_ms();
 	struct gate_set *s;
 	unsigned int i;
-	ssize_t n;
 
-	(void)events;
 	(void)ctx;
-	n = read(fd, &ticks, sizeof(ticks));
-	(void)n;
 	for (s = sets; s; s = s->next)
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (s->h[i].s.next_ms <= now)
@@ -210,31 +203,22 @@ static struct bpftune_observer observer = { .state = obs_state };
 
 static int timer_start(void)
 {
-	int err;
-
-	if (timer_fd >= 0)
+	if (timer)
 		return 0;
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (timer_fd < 0)
+	timer = bpftune_loop_timer_new(on_timer, NULL);
+	if (!timer)
 		return -errno;
-	err = bpftune_loop_add(timer_fd, on_timer, NULL);
-	if (err) {
-		close(timer_fd);
-		timer_fd = -1;
-		return err;
-	}
 	bpftune_observer_add(&observer);
 	return 0;
 }
 
 static void timer_stop(void)
 {
-	if (timer_fd < 0 || sets)
+	if (!timer || sets)
 		return;
 	bpftune_observer_remove(&observer);
-	bpftune_loop_del(timer_fd);
-	close(timer_fd);
-	timer_fd = -1;
+	bpftune_loop_timer_free(timer);
+	timer = NULL;
 }
 
 static void set_free(struct gate_set *s)

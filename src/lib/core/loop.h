@@ -30,6 +30,8 @@ typedef void (*bpftune_loop_timer_fn)(void *ctx);
 struct bpftune_timer *bpftune_loop_timer_new(bpftune_loop_timer_fn fn, void *ctx);
 /* fire once in @delay_ms (re-arming if armed); 0 disarms.  0 or -errno */
 int bpftune_loop_timer_set(struct bpftune_timer *tm, uint64_t delay_ms);
+/* fire once at @when_ms of bpftune_now_ms() (now if past); 0 disarms */
+int bpftune_loop_timer_at(struct bpftune_timer *tm, uint64_t when_ms);
 bool bpftune_loop_timer_armed(const struct bpftune_timer *tm);
 /* remove from the loop and free; NULL is fine */
 void bpftune_loop_timer_free(struct bpftune_timer *tm);

@@ -104,8 +104,4 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 /* BPF links the open gates hold (besides the tuner's own) */
 unsigned int bpftune_gate_links(const struct bpftune_tuner *t);
 
-/* Internal timers (bpftune_now_ms() is in libbpftune.h): */
-/* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */
-int bpftune_timer_arm(int tfd, uint64_t when_ms);
-
 #endif /* BPFTUNE_OPERATE_H */

@@ -9,8 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -34,7 +32,7 @@ struct strategy_set {
 };
 
 static struct strategy_set *sets;
-static int timer_fd = -1;
+static struct bpftune_timer *timer;	/* while a set has hooks */
 
 static struct strategy_set *find(const struct bpftune_tuner *t)
 {
@@ -54,8 +52,7 @@ static void rearm(void)
 	for (s = sets; s; s = s->next)
 		if (!s->stopped && s->num > 1 && (!when || s->deadline_ms < when))
 			when = s->deadline_ms;
-	if (timer_fd >= 0)
-		bpftune_timer_arm(timer_fd, when);
+	bpftune_loop_timer_at(timer, when);
 }
 
 /* Does program @name belong to entry @want (a name or a hook group)? */
@@ -161,16 +158,12 @@ static void set_free(struct strategy_set *s)
 	free(s);
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
-	uint64_t now = bpftune_now_ms(), ticks;
+	uint64_t now = bpftune_now_ms();
 	struct strategy_set *s;
-	ssize_t n;
 
-	(void)events;
 	(void)ctx;
-	n = read(fd, &ticks, sizeof(ticks));
-	(void)n;
 	for (s = sets; s; s = s->next) {
 		double score[32], cur;
 		unsigned int i, best, from;
@@ -221,31 +214,22 @@ static struct bpftune_observer observer = { .state = obs_state };
 
 static int timer_start(void)
 {
-	int err;
-
-	if (timer_fd >= 0)
+	if (timer)
 		return 0;
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (timer_fd < 0)
+	timer = bpftune_loop_timer_new(on_timer, NULL);
+	if (!timer)
 		return -errno;
-	err = bpftune_loop_add(timer_fd, on_timer, NULL);
-	if (err) {
-		close(timer_fd);
-		timer_fd = -1;
-		return err;
-	}
 	bpftune_observer_add(&observer);
 	return 0;
 }
 
 static void timer_stop(void)
 {
-	if (timer_fd < 0 || sets)
+	if (!timer || sets)
 		return;
 	bpftune_observer_remove(&observer);
-	bpftune_loop_del(timer_fd);
-	close(timer_fd);
-	timer_fd = -1;
+	bpftune_loop_timer_free(timer);
+	timer = NULL;
 }
 
 int bpftune_strategies_set(struct bpftune_tuner *t,

@@ -29,7 +29,8 @@ uint64_t bpftune_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int bpftune_timer_arm(int tfd, uint64_t when_ms)
+/* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */
+static int timer_arm_at(int tfd, uint64_t when_ms)
 {
 	struct itimerspec its;
 
@@ -101,6 +102,18 @@ int bpftune_loop_timer_set(struct bpftune_timer *tm, uint64_t delay_ms)
 		return -errno;
 	tm->armed = delay_ms != 0;
 	return 0;
+}
+
+int bpftune_loop_timer_at(struct bpftune_timer *tm, uint64_t when_ms)
+{
+	int err;
+
+	if (!tm)
+		return -EINVAL;
+	err = timer_arm_at(tm->fd, when_ms);
+	if (!err)
+		tm->armed = when_ms != 0;
+	return err;
 }
 
 bool bpftune_loop_timer_armed(const struct bpftune_timer *tm)

@@ -3,7 +3,7 @@
  * The control socket: a Unix stream socket in a root-only directory,
  * served from the main loop.  Only uid 0 may ask (SO_PEERCRED).  Each
  * client has its own bounded request buffer and a deadline; sockets are
- * non-blocking, replies go out as the client reads them, and a timerfd
+ * non-blocking, replies go out as the client reads them, and a loop timer
  * is armed only while a client is connected, so an idle daemon does not
  * wake up.  One request per connection: one reply, then close.  When
  * every slot is taken, the client that has waited longest without a whole
@@ -21,7 +21,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -46,7 +45,7 @@ struct client {
 };
 
 static int listen_fd = -1;
-static int timer_fd = -1;
+static struct bpftune_timer *timer;	/* the next client deadline */
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct stat sock_st;
 static struct client *clients;
@@ -62,8 +61,7 @@ static void rearm(void)
 	for (c = clients; c; c = c->next)
 		if (!when || c->deadline_ms < when)
 			when = c->deadline_ms;
-	if (timer_fd >= 0)
-		bpftune_timer_arm(timer_fd, when);
+	bpftune_loop_timer_at(timer, when);
 }
 
 /*
@@ -287,16 +285,12 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 	rearm();
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
 	struct client *c, *next;
-	uint64_t now = bpftune_now_ms(), ticks;
-	ssize_t n;
+	uint64_t now = bpftune_now_ms();
 
-	(void)events;
 	(void)ctx;
-	n = read(fd, &ticks, sizeof(ticks));
-	(void)n;
 	for (c = clients; c; c = next) {
 		next = c->next;
 		if (c->deadline_ms > now)
@@ -403,13 +397,8 @@ int bpftune_control_init(const char *path, const struct bpftune_daemon_info *inf
 		goto err;
 	}
 	strcpy(sock_path, path);
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (timer_fd < 0) {
-		err = -errno;
-		goto err;
-	}
-	err = bpftune_loop_add(timer_fd, on_timer, NULL);
-	err = err ?: bpftune_loop_add(listen_fd, on_accept, NULL);
+	timer = bpftune_loop_timer_new(on_timer, NULL);
+	err = timer ? bpftune_loop_add(listen_fd, on_accept, NULL) : -errno;
 	if (err)
 		goto err;
 	bpftune_log(LOG_INFO, "control: listening on %s (bpftune -q help)", path);
@@ -433,15 +422,13 @@ void bpftune_control_fini(void)
 		    st.st_ino == sock_st.st_ino && st.st_dev == sock_st.st_dev)
 			unlink(sock_path);
 	}
-	if (timer_fd >= 0) {
-		bpftune_loop_del(timer_fd);
-		close(timer_fd);
-	}
+	bpftune_loop_timer_free(timer);
+	timer = NULL;
 	if (refused || timeouts || evicted)
 		bpftune_log(LOG_INFO, "control: %llu queries refused (not root), %llu timed out, %llu idle clients dropped for others",
 			    (unsigned long long)refused, (unsigned long long)timeouts,
 			    (unsigned long long)evicted);
-	listen_fd = timer_fd = -1;
+	listen_fd = -1;
 	sock_path[0] = '\0';
 }
 

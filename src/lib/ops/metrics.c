@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <bpftune/sampling.h>
@@ -28,8 +27,7 @@
 #define METRICS_DELAY_MS	1000	/* coalesce bursts of events */
 
 static char *metrics_dir;
-static int timer_fd = -1;
-static bool pending;
+static struct bpftune_timer *timer;	/* armed while a write is due */
 static uint64_t writes, write_errors;
 
 /* Label values: backslash, double quote and newline are escaped. */
@@ -411,25 +409,17 @@ out:
 	return err;
 }
 
-static void on_timer(int fd, uint32_t events, void *ctx)
+static void on_timer(void *ctx)
 {
-	uint64_t ticks;
-	ssize_t n;
-
-	(void)events;
 	(void)ctx;
-	n = read(fd, &ticks, sizeof(ticks));
-	(void)n;
-	pending = false;
 	write_file();
 }
 
 void bpftune_metrics_dirty(void)
 {
-	if (!metrics_dir || timer_fd < 0 || pending)
+	if (!metrics_dir || !timer || bpftune_loop_timer_armed(timer))
 		return;
-	if (!bpftune_timer_arm(timer_fd, bpftune_now_ms() + METRICS_DELAY_MS))
-		pending = true;
+	bpftune_loop_timer_set(timer, METRICS_DELAY_MS);
 }
 
 static void obs_event(const struct bpftune_tuner *t, const struct bpftune_event *ev)
@@ -476,25 +466,17 @@ int bpftune_metrics_init(const char *dir)
 	metrics_dir = strdup(dir);
 	if (!metrics_dir)
 		return -ENOMEM;
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (timer_fd < 0) {
+	timer = bpftune_loop_timer_new(on_timer, NULL);
+	if (!timer) {
 		err = -errno;
-		goto err;
+		free(metrics_dir);
+		metrics_dir = NULL;
+		return err;
 	}
-	err = bpftune_loop_add(timer_fd, on_timer, NULL);
-	if (err)
-		goto err;
 	bpftune_observer_add(&observer);
 	write_file();
 	bpftune_log(LOG_INFO, "metrics: writing %s/%s", dir, METRICS_FILE);
 	return 0;
-err:
-	if (timer_fd >= 0)
-		close(timer_fd);
-	timer_fd = -1;
-	free(metrics_dir);
-	metrics_dir = NULL;
-	return err;
 }
 
 void bpftune_metrics_fini(void)
@@ -505,10 +487,8 @@ void bpftune_metrics_fini(void)
 	write_file();
 	bpftune_log(LOG_INFO, "metrics: %llu writes of %s/%s", (unsigned long long)writes,
 		    metrics_dir, METRICS_FILE);
-	bpftune_loop_del(timer_fd);
-	close(timer_fd);
-	timer_fd = -1;
-	pending = false;
+	bpftune_loop_timer_free(timer);
+	timer = NULL;
 	free(metrics_dir);
 	metrics_dir = NULL;
 }
