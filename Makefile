@@ -467,7 +467,7 @@ uninstall-ship:
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
 	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c \
-	     src/lib/core/gate_step.c
+	     src/lib/core/gate_step.c src/lib/core/trusted_file.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon/notify.c
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c src/lib/telemetry/ids.c

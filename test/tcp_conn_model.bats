@@ -182,6 +182,12 @@ for p in json.loads(sys.argv[1]) if sys.argv[1].startswith("[") else [json.loads
 	start_daemon -c "$CG" --strategy "tcp_conn.model=$BATS_TEST_TMPDIR/none.model"
 	wait_for_log "tcp_conn: model $BATS_TEST_TMPDIR/none.model: cannot open it: No such file or directory: the hand rule decides"
 	[ "$(grep -c "tcp_conn: model " "$LOG")" -eq 1 ]
+	# a sound model anyone may have written, the same way (as a policy file)
+	stop_daemon
+	write_model "$BATS_TEST_TMPDIR/open.model" bbr
+	chmod 0666 "$BATS_TEST_TMPDIR/open.model"
+	start_daemon -c "$CG" --strategy "tcp_conn.model=$BATS_TEST_TMPDIR/open.model"
+	wait_for_log "tcp_conn: model $BATS_TEST_TMPDIR/open.model: refused: must be owned by root and writable by root only: the hand rule decides"
 }
 
 @test "SIGHUP swaps the model" {

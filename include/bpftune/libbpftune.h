@@ -568,6 +568,17 @@ int bpftune_strategy_active(const struct bpftune_tuner *tuner);
 const char *bpftune_strategy_setting(const struct bpftune_tuner *tuner,
 				     const char *key);
 
+/*
+ * The text of a file that decides what the daemon does (the policy file,
+ * a tuner's model): refused unless a regular file of at most @max bytes,
+ * owned by root and writable by root only.  *@text is malloc'd and
+ * NUL-terminated (free() it), *@len its length.  0, or -errno with why in
+ * @err (without the path): -ENOENT when absent, -EPERM when refused,
+ * -EFBIG when larger than @max, -EIO when it changed while read.
+ */
+int bpftune_trusted_file_read(const char *path, size_t max, char **text,
+			      size_t *len, char *err, size_t err_len);
+
 #pragma GCC visibility pop
 
 #endif /* BPFTUNE_LIBBPFTUNE_H */

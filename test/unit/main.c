@@ -20,6 +20,7 @@ int main(void)
 	failed += unit_run_journal_record();
 	failed += unit_run_file_replace();
 	failed += unit_run_proc_file();
+	failed += unit_run_trusted_file();
 	failed += unit_run_netns_priv();
 	failed += unit_run_telemetry();
 	failed += unit_run_telemetry_decl();

@@ -22,6 +22,7 @@ int unit_run_control_proto(void);
 int unit_run_journal_record(void);
 int unit_run_file_replace(void);
 int unit_run_proc_file(void);
+int unit_run_trusted_file(void);
 int unit_run_netns_priv(void);
 int unit_run_telemetry(void);
 int unit_run_telemetry_decl(void);

@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,40 +31,13 @@ static unsigned int num_cli_strategy;
 
 /* ---- reading --------------------------------------------------------------- */
 
-/* The text of @path: root-owned and writable by root only; -ENOENT if absent. */
-static int read_text(const char *path, char **text, size_t *len, char *err,
-		     size_t err_len)
+/* "PATH: " before what @err says */
+static void prefix_path(const char *path, char *err, size_t err_len)
 {
-	struct stat st;
-	ssize_t n;
-	int fd;
+	char why[256];
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size > BPFTUNE_POLICY_MAX_SIZE) {
-		snprintf(err, err_len, "%s: refused: %s", path,
-			 !S_ISREG(st.st_mode) ? "not a regular file" :
-			 st.st_size > BPFTUNE_POLICY_MAX_SIZE ? "larger than 256 KiB" :
-			 "must be owned by root and writable by root only");
-		close(fd);
-		return -EPERM;
-	}
-	*text = malloc(st.st_size + 1);
-	n = *text ? read(fd, *text, st.st_size) : -1;
-	close(fd);
-	if (n != st.st_size) {
-		snprintf(err, err_len, "%s: cannot read: %s", path,
-			 n < 0 ? strerror(errno) : "file changed while read");
-		free(*text);
-		return -EIO;
-	}
-	(*text)[n] = '\0';
-	*len = n;
-	return 0;
+	snprintf(why, sizeof(why), "%s", err);
+	snprintf(err, err_len, "%s: %s", path, why);
 }
 
 static int parse_file(struct bpftune_policy *p, const char *path, bool must,
@@ -75,11 +47,14 @@ static int parse_file(struct bpftune_policy *p, const char *path, bool must,
 	size_t len = 0;
 	int ret;
 
-	ret = read_text(path, &text, &len, err, err_len);
+	ret = bpftune_trusted_file_read(path, BPFTUNE_POLICY_MAX_SIZE, &text, &len,
+					err, err_len);
 	if (ret == -ENOENT && !must)
 		return 0;
-	if (ret)
+	if (ret) {
+		prefix_path(path, err, err_len);
 		return ret;
+	}
 	ret = bpftune_policy_parse(p, path, text, len, err, err_len);
 	free(text);
 	return ret;

@@ -10,12 +10,9 @@
  * model is swapped and at exit.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpftune/libbpftune.h>
 
@@ -23,39 +20,6 @@
 #include "tcp_conn_strategy.h"
 #include "tcp_conn_tuner.skel.h"
 #include "tcp_conn_tuner.legacy.skel.h"
-
-/* the text of @path (malloc'd, @len bytes); -errno with why in @err */
-static int read_model(const char *path, char **text, size_t *len, char *err,
-		      size_t err_len)
-{
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, err_len, "cannot open it: %s", strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > TCP_CONN_MODEL_MAX_SIZE) {
-		snprintf(err, err_len, "%s", !S_ISREG(st.st_mode) ? "not a regular file" :
-			 "larger than 64 KiB: not a model file");
-		close(fd);
-		return -EINVAL;
-	}
-	*text = malloc(st.st_size + 1);
-	n = *text ? read(fd, *text, st.st_size) : -1;
-	close(fd);
-	if (n != st.st_size) {
-		snprintf(err, err_len, "cannot read it: %s", n < 0 ? strerror(errno) :
-			 "it changed while read");
-		free(*text);
-		*text = NULL;
-		return -EIO;
-	}
-	*len = n;
-	return 0;
-}
 
 /* parse, check and compile @path into @map; -errno with why in @err */
 static int compile_file(const char *path, const struct tcp_conn_config *cfg,
@@ -66,7 +30,8 @@ static int compile_file(const char *path, const struct tcp_conn_config *cfg,
 	size_t len = 0;
 	int ret;
 
-	ret = read_model(path, &text, &len, err, err_len);
+	ret = bpftune_trusted_file_read(path, TCP_CONN_MODEL_MAX_SIZE, &text, &len,
+					err, err_len);
 	if (ret)
 		return ret;
 	ret = tcp_conn_model_parse(text, len, m, err, err_len);
