@@ -26,7 +26,10 @@ static int refusal(const struct stat *st, size_t max, char *err, size_t err_len)
 		return -EPERM;
 	}
 	if ((unsigned long long)st->st_size > max) {
-		snprintf(err, err_len, "refused: larger than %zu KiB", max / 1024);
+		if (max % 1024)
+			snprintf(err, err_len, "refused: larger than %zu bytes", max);
+		else
+			snprintf(err, err_len, "refused: larger than %zu KiB", max / 1024);
 		return -EFBIG;
 	}
 	return 0;
