@@ -57,11 +57,11 @@ static void test_table_name(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(bpftune_policy_table_name("tcp_buffer", "grow-near-limit", buf,
-						   sizeof(buf)), 0);
+	assert_int_equal(bpftune_policy_table_name("decisions", "tcp_buffer",
+						   "grow-near-limit", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "decisions_tcp_buffer_grow_near_limit");
 	/* over 48 bytes: refused, never cut */
-	assert_int_equal(bpftune_policy_table_name("a_rather_long_plugin_name",
+	assert_int_equal(bpftune_policy_table_name("decisions", "a_rather_long_plugin_name",
 						   "and-a-long-policy-name", buf, sizeof(buf)),
 			 -ENAMETOOLONG);
 }

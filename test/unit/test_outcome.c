@@ -45,11 +45,11 @@ static void test_table(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(bpftune_outcome_table_name("tcp_buffer", "grow-near-limit", buf,
-						    sizeof(buf)), 0);
+	assert_int_equal(bpftune_policy_table_name("outcomes", "tcp_buffer",
+						   "grow-near-limit", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "outcomes_tcp_buffer_grow_near_limit");
-	assert_int_equal(bpftune_outcome_table_name("a_plugin_with_a_long_name",
-						    "and-a-long-policy-name", buf, sizeof(buf)),
+	assert_int_equal(bpftune_policy_table_name("outcomes", "a_plugin_with_a_long_name",
+						   "and-a-long-policy-name", buf, sizeof(buf)),
 			 -ENAMETOOLONG);
 	assert_int_equal(bpftune_outcome_table("tcp_buffer", &p, &t), 0);
 	assert_string_equal(t.t.name, "outcomes_tcp_buffer_grow_near_limit");

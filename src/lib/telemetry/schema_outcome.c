@@ -117,20 +117,6 @@ int bpftune_outcome_check(const struct bpftune_policy_desc *p, char *why, size_t
 	return 0;
 }
 
-int bpftune_outcome_table_name(const char *plugin, const char *policy,
-			       char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "outcomes_%s_%s", plugin, policy);
-	char *c;
-
-	if (n < 0 || (size_t)n >= len || n > BPFTUNE_TABLE_NAME_MAX)
-		return -ENAMETOOLONG;
-	for (c = buf; *c; c++)
-		if (*c == '-')
-			*c = '_';
-	return 0;
-}
-
 /* "a | b | c" of @o's actions into @buf (an action may hold a comma) */
 static void actions_text(const struct bpftune_outcome_desc *o, char *buf, size_t len)
 {
@@ -186,7 +172,8 @@ int bpftune_outcome_table(const char *plugin, const struct bpftune_policy_desc *
 	char acts[200];
 
 	if (!o || bpftune_outcome_check(p, NULL, 0) ||
-	    bpftune_outcome_table_name(plugin, p->name, out->name, sizeof(out->name)))
+	    bpftune_policy_table_name("outcomes", plugin, p->name, out->name,
+				      sizeof(out->name)))
 		return -EINVAL;
 	actions_text(o, acts, sizeof(acts));
 	snprintf(out->description, sizeof(out->description),

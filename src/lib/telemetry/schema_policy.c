@@ -69,10 +69,10 @@ int bpftune_policy_name_check(const struct bpftune_policy_desc *p, char *why,
 	return 0;
 }
 
-int bpftune_policy_table_name(const char *plugin, const char *policy,
-			      char *buf, size_t len)
+int bpftune_policy_table_name(const char *kind, const char *plugin,
+			      const char *policy, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "decisions_%s_%s", plugin, policy);
+	int n = snprintf(buf, len, "%s_%s_%s", kind, plugin, policy);
 	char *c;
 
 	if (n < 0 || (size_t)n >= len || n > BPFTUNE_TABLE_NAME_MAX)
@@ -109,7 +109,8 @@ int bpftune_policy_table(const char *plugin, const struct bpftune_policy_desc *p
 	unsigned int i;
 
 	if (bpftune_policy_name_check(p, NULL, 0) ||
-	    bpftune_policy_table_name(plugin, p->name, out->name, sizeof(out->name)))
+	    bpftune_policy_table_name("decisions", plugin, p->name, out->name,
+				      sizeof(out->name)))
 		return -EINVAL;
 	snprintf(out->description, sizeof(out->description),
 		 "Decisions of %s's policy %s, one row each, inputs typed: %s.",

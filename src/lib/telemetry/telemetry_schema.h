@@ -172,9 +172,6 @@ struct bpftune_outcome_reading {
 
 /* 0 (none declared, or a valid one), or -EINVAL with why */
 int bpftune_outcome_check(const struct bpftune_policy_desc *p, char *why, size_t len);
-/* "outcomes_<plugin>_<policy>" with '-' as '_'; -ENAMETOOLONG over 48 bytes */
-int bpftune_outcome_table_name(const char *plugin, const char *policy,
-			       char *buf, size_t len);
 /* @p's outcome table; -EINVAL if it declares none or a bad one */
 int bpftune_outcome_table(const char *plugin, const struct bpftune_policy_desc *p,
 			  struct bpftune_outcome_table *out);
@@ -208,9 +205,12 @@ struct bpftune_telemetry_x {
 /* 0, or -EINVAL with why: a policy's name, description or input count */
 int bpftune_policy_name_check(const struct bpftune_policy_desc *p, char *why,
 			      size_t len);
-/* "decisions_<plugin>_<policy>" with '-' as '_'; -ENAMETOOLONG over 48 bytes */
-int bpftune_policy_table_name(const char *plugin, const char *policy,
-			      char *buf, size_t len);
+/*
+ * A policy's table "<kind>_<plugin>_<policy>" (kind "decisions" or
+ * "outcomes") with '-' as '_'; -ENAMETOOLONG over 48 bytes, never cut
+ */
+int bpftune_policy_table_name(const char *kind, const char *plugin,
+			      const char *policy, char *buf, size_t len);
 /* policy @k: the plugin's own, then admin-policy (if it has any); NULL past */
 const struct bpftune_policy_desc *bpftune_policy_at(const struct bpftune_telemetry_desc *d,
 						    unsigned int k);
