@@ -560,15 +560,16 @@ bench: all
 # (a tuner without a plugin, the writer without the daemon) the sealed
 # libbpftune.so does not export
 BENCH_WRITER	:= $(B)/bench/telemetry_writer
-$(BENCH_WRITER): bench/telemetry_writer.c $(LIB_OBJS)
+$(BENCH_WRITER): bench/telemetry_writer.c bench/writer_bench.c bench/writer_bench.h $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS)
 # the sched collector's rows through the writer, without BPF
 BENCH_SCHED_WRITER := $(B)/bench/sched_writer
 SCHED_ROWS_SRCS	:= src/collectors/sched/sched_rows.c src/collectors/sched/sched_tables.c
-$(BENCH_SCHED_WRITER): bench/sched_writer.c $(SCHED_ROWS_SRCS) $(LIB_OBJS)
+$(BENCH_SCHED_WRITER): bench/sched_writer.c bench/writer_bench.c bench/writer_bench.h \
+		       $(SCHED_ROWS_SRCS) $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Isrc/collectors/sched $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc/collectors/sched $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS)
 bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER)
 # the overhead benchmark in the qemu guests (test/vm), full and legacy
 # mode, reduced cases; same-run ratios only (TCG distorts timings)

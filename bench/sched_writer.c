@@ -16,10 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/internal.h"
-#include "core/loop.h"
-#include "telemetry/telemetry.h"
 #include "telemetry/tm.h"
+#include "writer_bench.h"
 #include "sched_rows.h"
 #include "sched_tables.h"
 
@@ -30,14 +28,6 @@ static const struct bpftune_tuner_ops ops = {
 	.kind = BPFTUNE_KIND_COLLECTOR, .name = "sched",
 	.description = "sched writer benchmark", .telemetry = &sched_telemetry,
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* the i-th record: three switches for a wakeup, now and then a migration */
 static void record_of(struct sched_record *r, long i)
@@ -59,46 +49,27 @@ static void record_of(struct sched_record *r, long i)
 
 int main(int argc, char **argv)
 {
-	struct bpftune_telemetry_opts o = { .sample_interval_ms = 1000 };
 	const struct timespec pause = { .tv_nsec = 200000 };
+	struct writer_bench b;
 	struct sched_record r;
-	struct bpftune_tuner *t;
-	char why[256];
-	double t0, t1, secs;
+	char what[64];
 	long i = 0, waits = 0;
+	int err;
 
-	if (argc != 3 || (secs = atof(argv[2])) <= 0) {
-		fprintf(stderr, "usage: %s DIR SECONDS\n", argv[0]);
-		return 2;
-	}
-	bpftune_log_init(BPFTUNE_LOG_STDERR, LOG_WARNING);
-	o.dir = argv[1];
-	o.argc = argc;
-	o.argv = argv;
-	if (bpftune_loop_init() || bpftune_telemetry_init(&o))
-		return 1;
-	t = bpftune_tuner_add(&ops, NULL, -1, "sched_writer");
-	if (!t || bpftune_telemetry_tuner_check(t, why, sizeof(why)) || bpftune_telemetry_start()) {
-		fprintf(stderr, "sched_writer: cannot start: %s\n", why);
-		return 1;
-	}
-	bpftune_telemetry_tuner_added(t);
-	t0 = now();
-	while ((i & 1023) || now() - t0 < secs) {
+	err = writer_bench_start(&b, argc, argv, &ops);
+	if (err)
+		return err;
+	while (writer_bench_running(&b, i)) {
 		if (bpftune_table_room() <= QUEUE_RESERVE) {
 			nanosleep(&pause, NULL);
 			waits++;
 			continue;
 		}
 		record_of(&r, i++);
-		if (sched_event_row(t, &r) == -EINVAL)
+		if (sched_event_row(b.t, &r) == -EINVAL)
 			return 1;
 	}
-	t1 = now();
-	bpftune_telemetry_stop(0);
-	printf("%ld rows offered in %.3f s (%ld waits for room); writer done after %.3f s; file: %s\n",
-	       i, t1 - t0, waits, now() - t0, argv[1]);
-	bpftune_tuner_remove(t);
-	bpftune_loop_fini();
+	snprintf(what, sizeof(what), " (%ld waits for room)", waits);
+	writer_bench_finish(&b, i, what);
 	return 0;
 }
