@@ -100,24 +100,28 @@ $(B)/vmlinux.h:
 # smaller, and so is every plugin that embeds two of them.
 BPF_HDRS := include/bpftune/bpftune.bpf.h include/bpftune/bpftune.h \
 	    include/bpftune/sampling.h include/bpftune/tick_gate.bpf.h $(B)/vmlinux.h
+# and each object's own headers (a tuner's .h shared with its userspace
+# part), as clang finds them: object.d beside the object
+BPF_DEPS := -MMD -MP
+-include $(shell find $(B)/bpf $(B)/test/bpf -name '*.d' 2>/dev/null)
 
 $(B)/bpf/%.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) $(BPF_DEPS) -c $< -o $@
 	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/%.legacy.bpf.o: src/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) $(BPF_DEPS) -DBPFTUNE_LEGACY -c $< -o $@
 	$(LLVM_STRIP) -g $@
 
 $(B)/bpf/fixtures/%.bpf.o: test/fixtures/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) $(BPF_DEPS) -c $< -o $@
 
 $(B)/bpf/fixtures/%.legacy.bpf.o: test/fixtures/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -DBPFTUNE_LEGACY -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) $(BPF_DEPS) -DBPFTUNE_LEGACY -c $< -o $@
 
 $(B)/skel/%.skel.h: $(B)/bpf/%.bpf.o
 	@mkdir -p $(@D)
@@ -348,7 +352,7 @@ TEST_BPF	:= $(patsubst test/bpf/%.bpf.c,$(B)/test/bpf/%.bpf.o,$(wildcard test/bp
 
 $(B)/test/bpf/%.bpf.o: test/bpf/%.bpf.c $(B)/vmlinux.h
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) $(BPF_DEPS) -c $< -o $@
 
 fixtures test test-bats: $(TEST_BPF)
 
