@@ -254,4 +254,20 @@ check_outcomes_table() {
 	run check_clock_and_seq
 	echo "$output"
 	[ "$status" -eq 0 ]
+	check_propensities
+}
+
+# each choice's odds in outcomes_tcp_conn_epsilon_greedy: 1 where nothing
+# was drawn (the first connections), 1 - e + e/k for the greedy algorithm
+# (also when an exploration drew it) or for none when there was no greedy
+# one yet, e/k for another drawn algorithm (e = 3276/65536, k = 2..4)
+check_propensities() {
+	local j="outcomes_tcp_conn_epsilon_greedy o JOIN decisions d ON d.seq = o.decision_seq"
+	sql "SELECT d.explored, d.epsilon, o.decided, o.propensity FROM $j"
+	[ "$(sql "SELECT count(*) FROM $j")" -eq "$(sql "SELECT count(*) FROM tcp_conn_outcomes")" ]
+	[ "$(sql "SELECT count(*) FROM $j WHERE d.explored IS NULL AND o.propensity != 1.0")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM $j WHERE d.explored = 0 AND NOT (o.propensity > 0.949 AND o.propensity < 0.976)")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM $j WHERE d.explored = 1 AND NOT (o.propensity BETWEEN 0.0124 AND 0.025 OR o.propensity > 0.949 AND o.propensity < 0.976)")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM $j WHERE d.explored IS NOT NULL AND abs(d.epsilon - 3276.0 / 65536) > 1e-9")" -eq 0 ]
+	[ "$(sql "SELECT count(*) FROM $j WHERE d.explored = 0")" -ge 1 ]
 }

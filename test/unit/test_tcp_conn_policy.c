@@ -114,6 +114,54 @@ static void test_greedy_dctcp_needs_ecn(void **state)
 	assert_int_equal(tcp_conn_greedy(&c, 1, 0, false), -1);
 }
 
+static void test_propensity(void **state)
+{
+	const double e = 0.05;
+	struct tcp_conn_choice_ctx c;
+
+	(void)state;
+	/* the greedy one, reached greedily or by an exploration's draw */
+	c = (struct tcp_conn_choice_ctx){ TCP_CONN_GREEDY, 1, 1, 3 };
+	assert_float_equal(tcp_conn_propensity(&c, e), 0.95 + 0.05 / 3, 1e-12);
+	c.how = TCP_CONN_EXPLORE;
+	assert_float_equal(tcp_conn_propensity(&c, e), 0.95 + 0.05 / 3, 1e-12);
+	/* another one: only exploration takes it */
+	c.chosen = 2;
+	assert_float_equal(tcp_conn_propensity(&c, e), 0.05 / 3, 1e-12);
+	/* no greedy one yet: an exploration's draw, or none */
+	c = (struct tcp_conn_choice_ctx){ TCP_CONN_EXPLORE, 0, -1, 2 };
+	assert_float_equal(tcp_conn_propensity(&c, e), 0.025, 1e-12);
+	c = (struct tcp_conn_choice_ctx){ TCP_CONN_DEFAULT, -1, -1, 2 };
+	assert_float_equal(tcp_conn_propensity(&c, e), 0.95, 1e-12);
+	/* none although a greedy one existed: setting it failed, unknown */
+	c.greedy = 0;
+	assert_float_equal(tcp_conn_propensity(&c, e), 0, 0);
+	/* nothing drawn: too few connections, one candidate, the model */
+	c = (struct tcp_conn_choice_ctx){ TCP_CONN_DEFAULT, -1, -1, 0 };
+	assert_float_equal(tcp_conn_propensity(&c, e), 1, 0);
+	c = (struct tcp_conn_choice_ctx){ TCP_CONN_GREEDY, 0, 0, 1 };
+	assert_float_equal(tcp_conn_propensity(&c, e), 1, 0);
+	c = (struct tcp_conn_choice_ctx){ TCP_CONN_MODEL, 2, 0, 3 };
+	assert_float_equal(tcp_conn_propensity(&c, e), 1, 0);
+	/* the propensities of every action of a state sum to 1 */
+	{
+		double sum = 0;
+		int a;
+
+		for (a = -1; a < 3; a++) {
+			c = (struct tcp_conn_choice_ctx){ TCP_CONN_EXPLORE, a, 1, 3 };
+			sum += a < 0 ? 0 : tcp_conn_propensity(&c, e);
+		}
+		assert_float_equal(sum, 1, 1e-12);
+		sum = 0;
+		for (a = -1; a < 3; a++) {
+			c = (struct tcp_conn_choice_ctx){ TCP_CONN_EXPLORE, a, -1, 3 };
+			sum += tcp_conn_propensity(&c, e);
+		}
+		assert_float_equal(sum, 1, 1e-12);
+	}
+}
+
 int unit_run_tcp_conn_policy(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -123,6 +171,7 @@ int unit_run_tcp_conn_policy(void)
 		cmocka_unit_test(test_learn_out_of_range),
 		cmocka_unit_test(test_greedy),
 		cmocka_unit_test(test_greedy_dctcp_needs_ecn),
+		cmocka_unit_test(test_propensity),
 	};
 
 	return cmocka_run_group_tests_name("tcp_conn_policy", tests, NULL, NULL);

@@ -49,3 +49,16 @@ int tcp_conn_greedy(const struct tcp_conn_costs *c, unsigned int num_cc,
 	}
 	return pick;
 }
+
+double tcp_conn_propensity(const struct tcp_conn_choice_ctx *c, double epsilon)
+{
+	double k = c->candidates;
+
+	if (c->how == TCP_CONN_MODEL || c->candidates <= 1 || epsilon <= 0)
+		return 1.0;
+	if (epsilon > 1)
+		return 0;
+	if (c->chosen < 0)
+		return c->greedy < 0 ? 1.0 - epsilon : 0;
+	return epsilon / k + (c->chosen == c->greedy ? 1.0 - epsilon : 0);
+}

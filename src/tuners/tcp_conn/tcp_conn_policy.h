@@ -50,4 +50,30 @@ double tcp_conn_learn(struct tcp_conn_costs *c, int cc, uint32_t srtt_us,
 int tcp_conn_greedy(const struct tcp_conn_costs *c, unsigned int num_cc,
 		    int dctcp, bool ecn);
 
+/*
+ * What the sockops program knew when it chose a connection's algorithm
+ * (struct tcp_conn_done): how (enum tcp_conn_how), the algorithm it set
+ * (@chosen, -1: none, the netns default), the destination's greedy one
+ * then (@greedy, -1: none yet, or dctcp for a connection without ECN)
+ * and how many algorithms exploration drew from (@candidates; 0 before
+ * the destination had enough connections to choose).
+ */
+struct tcp_conn_choice_ctx {
+	unsigned int how;
+	int chosen, greedy;
+	unsigned int candidates;
+};
+
+/*
+ * The probability that the epsilon-greedy choice took the action it took:
+ * with probability @epsilon one of the candidates uniformly, else the
+ * greedy one (none if there is none).  So an algorithm has epsilon / K,
+ * plus 1 - epsilon if it is the greedy one, however it was reached (an
+ * exploration may draw the greedy one); "none" has 1 - epsilon when there
+ * was no greedy one.  1 where nothing was drawn (the model's pick, too few
+ * connections yet, a single candidate); 0 where the program fell back
+ * for a reason of its own (setting the algorithm failed): unknown.
+ */
+double tcp_conn_propensity(const struct tcp_conn_choice_ctx *c, double epsilon);
+
 #endif

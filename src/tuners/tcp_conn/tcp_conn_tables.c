@@ -121,7 +121,10 @@ static const struct bpftune_outcome_desc choice_outcome = {
 	.reward = choice_reward,
 	.num_reward = BPFTUNE_TELEMETRY_ARRAY_SIZE(choice_reward),
 	.reward_doc = "minus the share of the connection's RTT spent queueing: -(srtt - min_rtt) / srtt, in [-1, 0]",
-	/* epsilon-greedy, uniform among the candidates when exploring */
+	/*
+	 * epsilon-greedy, uniform among the candidates when exploring: the
+	 * tuner gives each choice its exact odds (tcp_conn_propensity())
+	 */
 	.explore_choices = 4,
 };
 

@@ -72,6 +72,9 @@ struct conn_state {
 	__u8 ecn;
 	__u8 lossy;
 	__u8 model_miss;
+	__u8 candidates;		/* struct tcp_conn_done */
+	__s8 greedy;
+	__s8 chosen;
 };
 
 struct {
@@ -235,7 +238,7 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 	struct bpf_sock *sk;
 	__u32 flags, r;
 	__u32 candidates, no_dctcp;
-	__s32 idx = -1;
+	__s32 idx = -1, greedy;
 	__u64 conns;
 
 	sk = ops->sk;
@@ -258,6 +261,8 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 			return 1;
 	}
 	conns = __sync_fetch_and_add(&stats->conns, 1) + 1;
+	st->candidates = 0;	/* nothing drawn unless set below */
+	st->greedy = -1;
 	idx = model_pick(cfg, stats, st);
 	if (idx >= 0) {
 		st->how = TCP_CONN_MODEL;
@@ -269,6 +274,13 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 		/* dctcp is a candidate only on a connection that has ECN */
 		no_dctcp = cfg->dctcp >= 0 && !st->ecn;
 		candidates = cfg->num_cc - no_dctcp;
+		/* the greedy one, also when exploring: the choice's odds */
+		choice = bpf_map_lookup_elem(&dest_choice, &st->dest);
+		greedy = choice ? choice->greedy : -1;
+		if (greedy == cfg->dctcp && !st->ecn)
+			greedy = -1;
+		st->candidates = candidates;
+		st->greedy = greedy;
 		r = bpf_get_prandom_u32();
 		if ((r & 0xffff) < cfg->epsilon_64k && candidates > 1) {
 			/* uniform among the candidates, stepping over dctcp */
@@ -276,18 +288,16 @@ static __always_inline int established(struct bpf_sock_ops *ops)
 			if (no_dctcp && idx >= cfg->dctcp)
 				idx++;
 			st->how = TCP_CONN_EXPLORE;
-		} else {
-			choice = bpf_map_lookup_elem(&dest_choice, &st->dest);
-			if (choice) {
-				idx = choice->greedy;
-				st->how = TCP_CONN_GREEDY;
-			}
+		} else if (greedy >= 0) {
+			idx = greedy;
+			st->how = TCP_CONN_GREEDY;
 		}
-		if (idx == cfg->dctcp && !st->ecn)
-			idx = -1;
-		if (idx < 0 || set_cc(ops, cfg, idx))
+		if (idx < 0 || set_cc(ops, cfg, idx)) {
 			st->how = TCP_CONN_DEFAULT;
+			idx = -1;
+		}
 	}
+	st->chosen = idx;
 	flags = BPF_SOCK_OPS_STATE_CB_FLAG;
 	if (cfg->bbr >= 0 && idx != cfg->bbr)
 		flags |= BPF_SOCK_OPS_RETRANS_CB_FLAG;
@@ -415,6 +425,9 @@ static __always_inline int closing(struct bpf_sock_ops *ops)
 	d->how = st->how;
 	d->ecn = st->ecn;
 	d->lossy = st->lossy;
+	d->candidates = st->candidates;
+	d->greedy = st->greedy;
+	d->chosen = st->chosen;
 	d->model_miss = st->model_miss;
 	d->srtt_us = ops->srtt_us >> 3;
 	d->retrans = ops->total_retrans;

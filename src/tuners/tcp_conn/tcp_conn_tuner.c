@@ -384,6 +384,32 @@ static void choice_inputs(unsigned int how, const struct dest *d, const char *co
 	v[11] = BPFTUNE_VALUE_INT(c->ecn);
 }
 
+/*
+ * The choice as a decision of the epsilon-greedy policy, with the exact
+ * odds of what it chose: epsilon as the BPF side draws it, the candidates
+ * and the greedy algorithm it saw then.  A choice where nothing was drawn
+ * (the model, too few connections, one candidate) is deterministic.
+ */
+static void record_choice(struct bpftune_tuner *t, const struct conn_priv *p,
+			  const struct bpftune_event *ev,
+			  const struct tcp_conn_done *c, unsigned int how,
+			  const struct bpftune_value *inputs, const char *action)
+{
+	double eps = p->cfg.epsilon_64k / 65536.0;
+	bool drawn = how != TCP_CONN_MODEL && c->candidates > 1;
+	struct tcp_conn_choice_ctx ctx = {
+		.how = how, .chosen = c->chosen, .greedy = c->greedy,
+		.candidates = c->candidates,
+	};
+
+	bpftune_decision(t, ev, &(struct bpftune_decision){
+		.scenario = TCP_CONN_SCENARIO_CHOICE, .policy = "epsilon-greedy",
+		.values = inputs, .num_values = 12, .action = action, .tunable = -1,
+		.epsilon = drawn ? eps : -1,
+		.explored = drawn ? how == TCP_CONN_EXPLORE : -1,
+		.propensity = tcp_conn_propensity(&ctx, eps) });
+}
+
 static void on_done(struct bpftune_tuner *t, void *priv,
 		    const struct bpftune_event *ev)
 {
@@ -415,12 +441,7 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 	choice_inputs(how, d, costs, cc, cc_name, c, inputs);
 	snprintf(action, sizeof(action), how == TCP_CONN_DEFAULT ? "none" : "cc=%s",
 		 cc_name);
-	bpftune_decision(t, ev, &(struct bpftune_decision){
-		.scenario = TCP_CONN_SCENARIO_CHOICE, .policy = "epsilon-greedy",
-		.values = inputs, .num_values = 12, .action = action, .tunable = -1,
-		.epsilon = how == TCP_CONN_DEFAULT || how == TCP_CONN_MODEL ? -1 : EPSILON,
-		.explored = how == TCP_CONN_DEFAULT || how == TCP_CONN_MODEL ? -1 :
-			    how == TCP_CONN_EXPLORE });
+	record_choice(t, p, ev, c, how, inputs, action);
 	/* a connection moved to bbr midway says little about either algorithm */
 	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES) {
 		outcome_row(t, ev, c, how_names[how], cc_name, BPFTUNE_VALUE_NULL,

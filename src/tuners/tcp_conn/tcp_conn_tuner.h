@@ -132,6 +132,11 @@ struct tcp_conn_done {
 	__u8 ecn;			/* ECN was negotiated */
 	__u8 lossy;			/* moved to bbr on loss meanwhile */
 	__u8 model_miss;		/* the model was out of its ranges */
+	/* the choice's odds (tcp_conn_policy.h, tcp_conn_propensity()) */
+	__u8 candidates;		/* algorithms exploration drew from */
+	__s8 greedy;			/* the destination's greedy one then, -1 */
+	__s8 chosen;			/* the algorithm set then, -1: none */
+	__u8 pad;
 	__u32 srtt_us;
 	__u32 min_rtt_us;
 	__u32 retrans;
