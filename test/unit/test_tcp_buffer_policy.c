@@ -333,6 +333,37 @@ static void test_mem_lowmem_when_short(void **state)
 	assert_int_equal(out.verdict, TB_MEM_AT_CEILING);
 }
 
+/* after an undo as calm, the same count does not enter the mode again */
+static void test_mem_lowmem_not_again_at_undo_count(void **state)
+{
+	struct tb_mem_in in = mem_in(100);
+	struct tb_mem_out out;
+
+	(void)state;
+	in.undone_at = 100;
+	tb_mem_decide(&in, &out);
+	assert_true(out.at_max && out.exhausted);
+	assert_false(out.lowmem);
+	/* more than at the undo: short again */
+	in = mem_in(101);
+	in.undone_at = 100;
+	tb_mem_decide(&in, &out);
+	assert_true(out.lowmem);
+	/* the kernel refusing memory is short whatever the count */
+	in = mem_in(90);
+	in.undone_at = 100;
+	in.refused = true;
+	tb_mem_decide(&in, &out);
+	assert_true(out.lowmem);
+	/* no room to grow at the undo count: not again either */
+	in = mem_in(80);
+	in.cap = 128;
+	in.undone_at = 80;
+	tb_mem_decide(&in, &out);
+	assert_int_equal(out.verdict, TB_MEM_AT_CEILING);
+	assert_false(out.lowmem);
+}
+
 static void test_lowmem_shrink_floor(void **state)
 {
 	const long cur[3] = { 4096, 131072, 4L << 20 };
@@ -572,6 +603,7 @@ int unit_run_tcp_buffer_policy(void)
 		cmocka_unit_test(test_mem_below_threshold),
 		cmocka_unit_test(test_mem_grows_toward_ceiling),
 		cmocka_unit_test(test_mem_lowmem_when_short),
+		cmocka_unit_test(test_mem_lowmem_not_again_at_undo_count),
 		cmocka_unit_test(test_lowmem_shrink_floor),
 		cmocka_unit_test(test_mem_calm),
 		cmocka_unit_test(test_mem_calm_idle_reserve),

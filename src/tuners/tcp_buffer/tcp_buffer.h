@@ -73,6 +73,7 @@ struct tb_state {
 	bool lowmem;
 	long saved_high_order;
 	unsigned int calm_checks;
+	long undone_at;		/* TCP pages at the last undo (tb_mem_in) */
 };
 
 /* tcp_buffer_tuner.c */

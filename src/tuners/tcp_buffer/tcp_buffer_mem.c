@@ -183,6 +183,7 @@ void tb_memory_event(struct bpftune_tuner *t, void *priv,
 		.pages = e->allocated, .pressure = e->pressure,
 		.refused = ev->scenario_id == TCP_BUFFER_MEM_EXHAUSTED,
 		.cap = s->mem_cap, .rate = bpftune_learning_rate(),
+		.undone_at = s->undone_at,
 	};
 	struct bpftune_value inputs[9];
 	char reason[320];
@@ -195,6 +196,9 @@ void tb_memory_event(struct bpftune_tuner *t, void *priv,
 	if (bpftune_proc_protocol_memory("TCP", &in.pages, &in.pressure) < 0)
 		in.pages = e->allocated;
 	in.avail = bpftune_mem_available_pages();
+	/* the lowest count since the undo is the one to rise above */
+	if (s->undone_at && in.pages < s->undone_at)
+		s->undone_at = in.undone_at = in.pages;
 	tb_mem_decide(&in, &out);
 	scenario = out.exhausted ? TCP_BUFFER_MEM_EXHAUSTED : TCP_BUFFER_MEM_PRESSURE;
 	mem_inputs(&in, e, &out, inputs);
@@ -271,6 +275,8 @@ void tb_mem_timer(struct tb_state *s)
 	bpftune_decide_values(s->tuner, &ev, TCP_BUFFER_MEM_RECOVERED, -1, "undo-low-memory",
 			      in, UNDO_NUM_INPUTS, s->calm_checks >= RECOVERED_CHECKS ?
 			      "restore" : "none: still near pressure");
-	if (s->calm_checks >= RECOVERED_CHECKS)
+	if (s->calm_checks >= RECOVERED_CHECKS) {
 		lowmem_undo(s, in, why);
+		s->undone_at = pages;
+	}
 }

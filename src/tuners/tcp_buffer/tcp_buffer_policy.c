@@ -221,7 +221,8 @@ void tb_mem_decide(const struct tb_mem_in *in, struct tb_mem_out *out)
 		out->verdict = TB_MEM_AT_CEILING;
 	}
 	/* really short: refused, within delta of the hard limit, or no room */
-	out->lowmem = out->exhausted || out->verdict == TB_MEM_AT_CEILING;
+	out->lowmem = (out->exhausted || out->verdict == TB_MEM_AT_CEILING) &&
+		      (in->refused || !in->undone_at || in->pages > in->undone_at);
 }
 
 const char *tb_mem_action(enum tb_mem_verdict v)

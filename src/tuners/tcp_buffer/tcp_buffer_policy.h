@@ -172,6 +172,13 @@ struct tb_mem_in {
 	long avail;		/* MemAvailable (pages), <= 0 unknown */
 	long cap;		/* tcp_mem's cap (a quarter of RAM) */
 	unsigned int rate;
+	/*
+	 * TCP pages when low-memory mode was last undone as calm (0: never):
+	 * the count can stay there with no socket holding it (the per-CPU
+	 * caches, tb_mem_calm()), so only more than that, or the kernel
+	 * refusing memory, enters the mode again: no flapping on one reading
+	 */
+	long undone_at;
 };
 
 struct tb_mem_out {
