@@ -289,7 +289,7 @@ assert len(d["files"]) == 2, d["files"]' "$output"
 	[ "$status" -eq 78 ]
 	run "$BPFTUNE" -s --config "$BATS_TEST_TMPDIR/missing.conf" -l "$PLUGIN_DIR"
 	[ "$status" -eq 78 ]
-	[[ "$output" == *"missing.conf: No such file or directory"* ]]
+	[[ "$output" == *"missing.conf: cannot open it: No such file or directory"* ]]
 	printf '[daemon]\nrate = 2\n' > "$CONF"
 	chmod 0666 "$CONF"
 	run "$BPFTUNE" --config "$CONF" --check-config
