@@ -129,14 +129,17 @@ ctxt_switches() {
 }
 
 # wait_for_quiet PID [seconds]: until PID's main thread has had a whole
-# second without a context switch (start-up work done)
+# second without a context switch and sleeps in its loop's epoll_wait
+# (start-up work done: on a loaded machine a thread starved of CPU in the
+# middle of its start-up makes no switch either, but it is not asleep there)
 wait_for_quiet() {
 	local pid="$1" timeout="${2:-30}" i prev now
 	prev="$(ctxt_switches "$pid")"
 	for i in $(seq 1 "$timeout"); do
 		sleep 1
 		now="$(ctxt_switches "$pid")"
-		[ "$now" = "$prev" ] && return 0
+		[ "$now" = "$prev" ] && [ "$(cat /proc/"$pid"/wchan 2>/dev/null)" = do_epoll_wait ] &&
+			return 0
 		prev="$now"
 	done
 	return 1
