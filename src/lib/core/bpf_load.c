@@ -537,10 +537,7 @@ int bpftune_bpf_load_attach(struct bpftune_tuner *t,
 
 void bpftune_bpf_detach(struct bpftune_tuner *t)
 {
-	unsigned int i;
-
-	for (i = 0; i < t->num_links; i++)
-		bpf_link__destroy(t->links[i]);
+	bpftune_links_destroy(t->links, t->num_links);
 	free(t->links);
 	t->links = NULL;
 	t->num_links = 0;

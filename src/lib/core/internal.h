@@ -92,6 +92,8 @@ BPFTUNE_DAEMON int bpftune_bpf_select_programs(struct bpf_object *obj,
 int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
 			    const struct bpftune_bpf_opts *opts);
 void bpftune_bpf_detach(struct bpftune_tuner *tuner);
+/* bpf_link__destroy() of each, concurrently (link_destroy.c) */
+void bpftune_links_destroy(struct bpf_link **links, unsigned int num);
 /* the BPF object's skeleton is destroyed (the object closed with it) */
 void bpftune_bpf_close(struct bpftune_tuner *tuner);
 /* after load: the pages of both ELF images are handed back to the kernel */
