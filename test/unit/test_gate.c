@@ -224,6 +224,10 @@ static void test_why_names(void **state)
 	assert_string_equal(bpftune_gate_why_name(BPFTUNE_GATE_WHY_MOVED), "the reading moved");
 	assert_string_equal(bpftune_gate_why_name(BPFTUNE_GATE_WHY_NONE), "none");
 	assert_string_equal(bpftune_gate_why_name((enum bpftune_gate_why)99), "none");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_UNREADABLE), "error");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_CALM), "calm");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_WINDOW_END), "window_end");
+	assert_string_equal(bpftune_gate_why_code((enum bpftune_gate_why)99), "none");
 }
 
 int unit_run_gate(void)

@@ -136,9 +136,30 @@ static void reading(struct bpftune_tuner *t, struct gate_hook *h,
 	}
 }
 
+/* tell the observers (telemetry) that @h was attached or detached */
+static void notify(const struct bpftune_tuner *t, const struct gate_hook *h,
+		   const char *reason, const struct bpftune_gate_reading *r,
+		   uint64_t now)
+{
+	struct bpftune_gate_change c = {
+		.hook = h->g->hook,
+		.what = h->g->what ? h->g->what : "",
+		.kind = bpftune_gate_kind_name(h->g->kind),
+		.attached = h->s.open,
+		.reason = reason,
+		.has_reading = r && r->ok && (h->g->kind != BPFTUNE_GATE_WINDOW || h->g->read),
+		.reading = r ? r->value : 0,
+		.attaches = h->attaches,
+		.detaches = h->detaches,
+		.attached_ms = h->attached_ms + (h->s.open ? now - h->opened_ms : 0),
+	};
+
+	bpftune_notify_gate(t, &c);
+}
+
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 {
-	struct bpftune_gate_reading r;
+	struct bpftune_gate_reading r = { 0 };
 	enum bpftune_gate_action a;
 	enum bpftune_gate_why why;
 
@@ -156,6 +177,7 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		return;
 	}
 	h->why = why;
+	notify(t, h, bpftune_gate_why_code(why), &r, now);
 	/* a window opens every few seconds: only what pressure did is logged */
 	if (why == BPFTUNE_GATE_WHY_WINDOW || why == BPFTUNE_GATE_WHY_WINDOW_END)
 		return;
@@ -191,10 +213,15 @@ static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
 		return;
 	s->stopped = true;
 	for (i = 0; i < s->num; i++) {
-		if (s->h[i].s.open)
-			s->h[i].attached_ms += now - s->h[i].opened_ms;
-		s->h[i].s.open = false;
-		detach(&s->h[i]);
+		struct gate_hook *h = &s->h[i];
+
+		if (h->s.open) {
+			h->attached_ms += now - h->opened_ms;
+			h->detaches++;
+			h->s.open = false;
+			notify(t, h, "admin_stop", NULL, now);
+		}
+		detach(h);
 	}
 	rearm();
 }

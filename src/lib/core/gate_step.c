@@ -161,6 +161,26 @@ const char *bpftune_gate_why_name(enum bpftune_gate_why why)
 	}
 }
 
+const char *bpftune_gate_why_code(enum bpftune_gate_why why)
+{
+	switch (why) {
+	case BPFTUNE_GATE_WHY_MOVED:
+		return "moved";
+	case BPFTUNE_GATE_WHY_UNREADABLE:
+		return "error";
+	case BPFTUNE_GATE_WHY_WINDOW:
+		return "window";
+	case BPFTUNE_GATE_WHY_SEEN:
+		return "seen";
+	case BPFTUNE_GATE_WHY_CALM:
+		return "calm";
+	case BPFTUNE_GATE_WHY_WINDOW_END:
+		return "window_end";
+	default:
+		return "none";
+	}
+}
+
 const char *bpftune_gate_kind_name(enum bpftune_gate_kind kind)
 {
 	switch (kind) {

@@ -75,6 +75,8 @@ enum bpftune_gate_action bpftune_gate_step(struct bpftune_gate_state *s,
 					   enum bpftune_gate_why *why);
 
 const char *bpftune_gate_why_name(enum bpftune_gate_why why);
+/* the same, one word for telemetry: moved, error, window, seen, calm, window_end */
+const char *bpftune_gate_why_code(enum bpftune_gate_why why);
 const char *bpftune_gate_kind_name(enum bpftune_gate_kind kind);
 
 #endif
