@@ -132,6 +132,13 @@ static void reading(struct bpftune_tuner *t, struct gate_hook *h,
 		r->ok = f.name && !bpftune_bpf_vars(t->obj, ".bss", var_cb, &f) &&
 			f.found;
 		r->value = f.value;
+		/* with a reading too: either moving opens it */
+		if (r->ok && h->g->read) {
+			uint64_t v = 0;
+
+			r->ok = !h->g->read(t, t->priv, &v);
+			r->value += v;
+		}
 		break;
 	}
 }
