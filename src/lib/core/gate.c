@@ -4,7 +4,8 @@
  * hot programs only while their gate is open.  The decision is
  * gate_step.c's; this file reads the gates, owns the programs' links and
  * counts.  One timerfd in the main loop serves every gate, armed for the
- * earliest check due and registered only while some tuner has gates.
+ * earliest check due and registered only while some tuner has gates; the
+ * checks of closed gates due soon join it (bpftune_gate_join()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -200,9 +201,10 @@ static void on_timer(void *ctx)
 	unsigned int i;
 
 	(void)ctx;
+	/* the checks due, and those of closed gates due soon: one wake-up */
 	for (s = sets; s; s = s->next)
 		for (i = 0; !s->stopped && i < s->num; i++)
-			if (s->h[i].s.next_ms <= now)
+			if (bpftune_gate_join(&s->h[i].s, &s->h[i].p, now))
 				check(s->t, &s->h[i], now);
 	rearm();
 }
