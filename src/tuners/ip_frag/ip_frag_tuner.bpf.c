@@ -129,7 +129,8 @@ static __always_inline int skb_fqdir_check(struct sk_buff *skb, __u32 family)
 		fqdir = BPF_CORE_READ(net, ipv4.fqdir);
 	else
 		fqdir = BPF_CORE_READ(net, ipv6.fqdir);
-	if (!fqdir)
+	/* a stale skb->dev (a queued fragment's) leads nowhere consistent */
+	if (!fqdir || BPF_CORE_READ(fqdir, net) != net)
 		return 0;
 	return fqdir_check(net, fqdir, family);
 }
@@ -193,7 +194,8 @@ BPFTUNE_TP(rcv__tp, netif_receive_skb, struct sk_buff *skb)
  * burst from calm that fills the memory before the gate's next check is
  * still seen.  On 6.1 the fragments of every reassembled datagram pass
  * here too when it is freed.  A fragment that timed out in its queue is
- * counted only: its skb->dev is the queue's rbnode by then.
+ * counted only: its skb->dev is the queue's rbnode by then (any other
+ * stale dev fails skb_fqdir_check()'s fqdir->net test).
  */
 __u64 frag_drops;
 
