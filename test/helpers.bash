@@ -305,10 +305,13 @@ common_teardown() {
 }
 
 # save_globals SYSCTL...: remember global values to put back in teardown
+# (one this kernel does not have, say flow_limit_cpu_bitmap without
+# CONFIG_NET_FLOW_LIMIT, has nothing to put back)
 save_globals() {
 	local s
 	SAVED_GLOBALS=()
 	for s in "$@"; do
+		[ -e "/proc/sys/${s//.//}" ] || continue
 		SAVED_GLOBALS+=("$s=$(sysctl -n "$s")")
 	done
 }
