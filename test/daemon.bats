@@ -120,6 +120,28 @@ PY
 	[ "$after" -eq "$before" ]
 }
 
+@test "gated hooks while nothing happens: one wake-up per idle interval, the gates in step" {
+	make_plugin_dir sysctl net_buffer ip_frag
+	# telemetry's sample timer is its own wake-up (the writer thread's)
+	start_daemon --no-telemetry
+	grep -q "tuner net_buffer: hook rx_entry rx_poll gated by" "$LOG"
+	local try before after
+	# closed gates are looked at every 2 s (BPFTUNE_GATE_IDLE_MS), both
+	# tuners' in the same wake-up: at most 5 in 10 s, 1 more at the
+	# edges; before, one per gate and second (20).  The host's own
+	# traffic (other tests' fragments, squeezes) may open a gate, which
+	# then looks every second until calm, and other tests' namespaces
+	# wake the netns tracker: such a window is tried again.
+	for try in 1 2 3 4 5 6; do
+		before="$(ctxt_switches "$DAEMON_PID")"
+		sleep 10
+		after="$(ctxt_switches "$DAEMON_PID")"
+		echo "try $try: context switches $before -> $after" >&3
+		[ $((after - before)) -le 6 ] && return 0
+	done
+	return 1
+}
+
 # bats test_tags=hooks
 @test "SIGTERM: summary of every change with a replay line, no BPF program left" {
 	make_plugin_dir sysctl sample

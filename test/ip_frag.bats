@@ -149,6 +149,45 @@ PY
 	[ "$(grep -c 'net.ipv4.ipfrag_high_thresh [0-9]* -> ' "$LOG")" -eq 1 ]
 }
 
+# frag_gate_line: the receive hook's gate in -q status
+frag_gate_line() {
+	"$BPFTUNE" --socket "$CTL_SOCK" -q status | grep 'hook rcv__tp: gated by'
+}
+
+# wait_frag_gate STATE SECONDS: until -q status says "now STATE"
+wait_frag_gate() {
+	local i
+	for i in $(seq 1 $(($2 * 5))); do
+		frag_gate_line | grep -q "now $1" && return 0
+		sleep 0.2
+	done
+	frag_gate_line >&3
+	return 1
+}
+
+# bats test_tags=hooks
+@test "netif_receive_skb's program is attached only while fragments are dropped or reassembled" {
+	make_pair
+	thresholds "$SRV" 4096 8192
+	start_tuner
+	# where inet_frag_find() can be hooked, only fragments run a program
+	grep -q "tuner ip_frag: hook rcv__tp gated by fragments dropped + Ip/Ip6 ReasmReqds (event gate, 1 program)" "$LOG" ||
+		skip "rcv__tp not loaded in this mode: nothing to gate"
+	# nothing fragments: detached (a shared host's own fragments may open
+	# it: then 10 calm s close it)
+	wait_frag_gate detached 60
+	# a burst from calm: the drop over the threshold reports itself and
+	# opens the gate
+	big_pings "$CLI" 192.168.73.2 "net.ipv4.ipfrag_high_thresh 8192 -> 10240 in netns $SRV"
+	wait_for_log "tuner ip_frag: hook rcv__tp attached: the reading moved" 10
+	"$BPFTUNE" --socket "$CTL_SOCK" -q metrics |
+		grep -qE '^bpftune_gate_attaches_total\{tuner="ip_frag",hook="rcv__tp",gated_by="fragments dropped \+ Ip/Ip6 ReasmReqds"\} [1-9]'
+	# calm again: detached after the calm period
+	wait_for_log "tuner ip_frag: hook rcv__tp detached: calm for the calm period" 60
+	wait_frag_gate detached 5
+	frag_gate_line | grep -qE "attached [0-9.]+ % of the time, now detached \([1-9][0-9]* attach"
+}
+
 @test "an admin write to ipfrag_high_thresh in a netns stops the tuner there and only there" {
 	local admin_srv admin_cli
 	make_pair

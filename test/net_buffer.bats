@@ -17,6 +17,7 @@
 
 load helpers
 load buffer_helpers
+load telemetry_helpers
 
 GLOBALS="net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs
 	net.core.flow_limit_cpu_bitmap net.core.high_order_alloc_disable
@@ -339,4 +340,34 @@ t = [t for t in json.load(sys.stdin)["tuners"] if t["name"] == "net_buffer"][0]
 g = t["gates"][0]
 assert g["hook"] == "rx_entry rx_poll" and g["kind"] == "counter", g
 assert g["attaches"] >= 1 and g["detaches"] >= 1 and 0 < g["attached_percent"] < 100, g'
+	# every transition has its row in the library's gates table: attached
+	# when the reading moved, detached when calm, counts and time rising
+	stop_daemon
+	sql "SELECT action, reason, reading IS NOT NULL, attaches, detaches, attached_ms
+	     FROM gates WHERE tuner = 'net_buffer' AND hook = 'rx_entry rx_poll' AND
+	     kind = 'counter' AND gated_by = 'softnet_stat time_squeeze+dropped'
+	     ORDER BY seq" > "$BATS_TEST_TMPDIR/gates"
+	cat "$BATS_TEST_TMPDIR/gates" >&3
+	python3 - "$BATS_TEST_TMPDIR/gates" <<'PY'
+import sys
+rows = [l.strip().split("|") for l in open(sys.argv[1]) if l.strip()]
+assert rows, "no gates rows"
+att = det = 0
+last_ms = 0
+for action, reason, has_reading, a, d, ms in rows:
+    a, d, ms = int(a), int(d), int(ms)
+    if action == "attached":
+        att += 1
+        assert reason in ("moved", "error"), rows
+    else:
+        assert action == "detached" and reason == "calm", rows
+        det += 1
+    assert has_reading == ("1" if reason != "error" else "0"), rows
+    assert (a, d) == (att, det), rows
+    assert ms >= last_ms, rows
+    last_ms = ms
+moved = [r for r in rows if r[:2] == ["attached", "moved"]]
+calm = [r for r in rows if r[:2] == ["detached", "calm"]]
+assert moved and calm and int(calm[-1][5]) > 0, rows
+PY
 }

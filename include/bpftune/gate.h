@@ -18,7 +18,8 @@
  *  - BPFTUNE_GATE_EVENT: a tiny always-attached program on a rare
  *    tracepoint (skb:kfree_skb with a reason, sock:sock_rcvqueue_full...)
  *    adds to the __u64 global @counter of the tuner's BPF object; the
- *    gate opens when it moves;
+ *    gate opens when it moves (or, with @read as well, when the sum of
+ *    the two moves: a counter of the kernel's that sees part of it);
  *  - BPFTUNE_GATE_WINDOW: no reading exists: the program is attached for
  *    @window_ms every @every_ms, and stays attached while the tuner says,
  *    with bpftune_gate_seen(), that the window saw the condition.  With
@@ -56,6 +57,7 @@ struct bpftune_gate {
 	/*
 	 * COUNTER: the reading; 0 or -errno (the gate then opens).
 	 * WINDOW: optional, opens it between windows when it moves.
+	 * EVENT: optional, added to @counter.
 	 */
 	int (*read)(struct bpftune_tuner *tuner, void *priv, uint64_t *value);
 	/* EVENT: name of a __u64 global of the tuner's BPF object */

@@ -5,8 +5,9 @@
 #include "unit.h"
 #include "core/gate_step.h"
 
+/* no idle back-off here: each check is at check_ms (test_idle_backoff) */
 static const struct bpftune_gate_params counter = {
-	.kind = BPFTUNE_GATE_COUNTER, .calm = 3, .check_ms = 1000,
+	.kind = BPFTUNE_GATE_COUNTER, .calm = 3, .check_ms = 1000, .idle_ms = 1000,
 };
 
 static enum bpftune_gate_action look(struct bpftune_gate_state *s,
@@ -191,7 +192,7 @@ static void test_window_with_reading(void **state)
 {
 	struct bpftune_gate_params p = {
 		.kind = BPFTUNE_GATE_WINDOW, .calm = 2, .check_ms = 1000,
-		.window_ms = 200, .every_ms = 2000, .reading = true,
+		.window_ms = 200, .every_ms = 2000, .reading = true, .idle_ms = 1000,
 	};
 	struct bpftune_gate_state s;
 	enum bpftune_gate_why why;
@@ -218,12 +219,106 @@ static void test_window_with_reading(void **state)
 	assert_int_equal(look(&s, &p, false, 0, false, 6200, &why), BPFTUNE_GATE_KEEP);
 }
 
+static void test_idle_backoff(void **state)
+{
+	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_EVENT };
+	struct bpftune_gate_state s;
+	uint64_t t = 0;
+	int i;
+
+	(void)state;
+	bpftune_gate_start(&s, &p, t);
+	/* unprimed: looked at again after check_ms */
+	look(&s, &p, true, 3, false, t, NULL);
+	assert_int_equal(s.next_ms, BPFTUNE_GATE_CHECK_MS);
+	/* primed and still while closed: every idle interval */
+	t = s.next_ms;
+	assert_int_equal(look(&s, &p, true, 3, false, t, NULL), BPFTUNE_GATE_KEEP);
+	assert_int_equal(s.next_ms, t + BPFTUNE_GATE_IDLE_MS);
+	/* movement within the interval waits for its end: 1 s later at most */
+	assert_int_equal(look(&s, &p, true, 4, false, t + BPFTUNE_GATE_CHECK_MS, NULL),
+			 BPFTUNE_GATE_KEEP);
+	t += BPFTUNE_GATE_IDLE_MS;
+	assert_int_equal(look(&s, &p, true, 4, false, t, NULL), BPFTUNE_GATE_OPEN);
+	/* open: every check_ms, for the calm count */
+	assert_int_equal(s.next_ms, t + BPFTUNE_GATE_CHECK_MS);
+	for (i = 0; i < BPFTUNE_GATE_CALM; i++) {
+		t += BPFTUNE_GATE_CHECK_MS;
+		look(&s, &p, true, 4, false, t, NULL);
+	}
+	assert_false(s.open);
+	assert_int_equal(s.next_ms, t + BPFTUNE_GATE_IDLE_MS);
+	/* an idle interval below check_ms means check_ms */
+	p.idle_ms = 10;
+	assert_int_equal(look(&s, &p, true, 4, false, s.next_ms, NULL), BPFTUNE_GATE_KEEP);
+	assert_int_equal(s.next_ms, t + BPFTUNE_GATE_IDLE_MS + BPFTUNE_GATE_CHECK_MS);
+}
+
+static void test_window_idle(void **state)
+{
+	struct bpftune_gate_params p = {
+		.kind = BPFTUNE_GATE_WINDOW, .window_ms = 200, .every_ms = 5000,
+		.reading = true,
+	};
+	struct bpftune_gate_state s;
+
+	(void)state;
+	bpftune_gate_start(&s, &p, 0);
+	assert_int_equal(look(&s, &p, true, 1, false, 0, NULL), BPFTUNE_GATE_OPEN);
+	assert_int_equal(look(&s, &p, true, 1, false, 200, NULL), BPFTUNE_GATE_CLOSE);
+	/* the reading between windows: every idle interval, then the window */
+	assert_int_equal(s.next_ms, 200 + BPFTUNE_GATE_IDLE_MS);
+	assert_int_equal(look(&s, &p, true, 1, false, s.next_ms, NULL), BPFTUNE_GATE_KEEP);
+	assert_int_equal(s.next_ms, 200 + 2 * BPFTUNE_GATE_IDLE_MS);
+	assert_int_equal(look(&s, &p, true, 1, false, s.next_ms, NULL), BPFTUNE_GATE_KEEP);
+	assert_int_equal(s.next_ms, 5000);
+}
+
+static void test_join(void **state)
+{
+	struct bpftune_gate_params ev = { .kind = BPFTUNE_GATE_EVENT };
+	struct bpftune_gate_params win = {
+		.kind = BPFTUNE_GATE_WINDOW, .window_ms = 200, .every_ms = 5000,
+		.reading = true,
+	};
+	struct bpftune_gate_state s;
+
+	(void)state;
+	/* due: yes, untouched */
+	s = (struct bpftune_gate_state){ .next_ms = 900 };
+	assert_true(bpftune_gate_join(&s, &ev, 1000));
+	assert_int_equal(s.next_ms, 900);
+	/* closed, due within check_ms: moved to now */
+	s = (struct bpftune_gate_state){ .next_ms = 1800 };
+	assert_true(bpftune_gate_join(&s, &ev, 1000));
+	assert_int_equal(s.next_ms, 1000);
+	/* due later than that: no */
+	s = (struct bpftune_gate_state){ .next_ms = 2100 };
+	assert_false(bpftune_gate_join(&s, &ev, 1000));
+	assert_int_equal(s.next_ms, 2100);
+	/* open: its calm count keeps its pace */
+	s = (struct bpftune_gate_state){ .open = true, .next_ms = 1500 };
+	assert_false(bpftune_gate_join(&s, &ev, 1000));
+	/* a window gate's reading between windows joins; a window's start does not */
+	s = (struct bpftune_gate_state){ .next_ms = 1500, .window_due_ms = 4000 };
+	assert_true(bpftune_gate_join(&s, &win, 1000));
+	s = (struct bpftune_gate_state){ .next_ms = 1500, .window_due_ms = 1500 };
+	assert_false(bpftune_gate_join(&s, &win, 1000));
+	win.reading = false;
+	s = (struct bpftune_gate_state){ .next_ms = 1500, .window_due_ms = 4000 };
+	assert_false(bpftune_gate_join(&s, &win, 1000));
+}
+
 static void test_why_names(void **state)
 {
 	(void)state;
 	assert_string_equal(bpftune_gate_why_name(BPFTUNE_GATE_WHY_MOVED), "the reading moved");
 	assert_string_equal(bpftune_gate_why_name(BPFTUNE_GATE_WHY_NONE), "none");
 	assert_string_equal(bpftune_gate_why_name((enum bpftune_gate_why)99), "none");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_UNREADABLE), "error");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_CALM), "calm");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_WINDOW_END), "window_end");
+	assert_string_equal(bpftune_gate_why_code((enum bpftune_gate_why)99), "none");
 }
 
 int unit_run_gate(void)
@@ -237,6 +332,9 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_window_duty_cycle),
 		cmocka_unit_test(test_window_with_reading),
+		cmocka_unit_test(test_idle_backoff),
+		cmocka_unit_test(test_window_idle),
+		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_why_names),
 	};
 

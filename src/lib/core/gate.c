@@ -4,7 +4,8 @@
  * hot programs only while their gate is open.  The decision is
  * gate_step.c's; this file reads the gates, owns the programs' links and
  * counts.  One timerfd in the main loop serves every gate, armed for the
- * earliest check due and registered only while some tuner has gates.
+ * earliest check due and registered only while some tuner has gates; the
+ * checks of closed gates due soon join it (bpftune_gate_join()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -132,13 +133,41 @@ static void reading(struct bpftune_tuner *t, struct gate_hook *h,
 		r->ok = f.name && !bpftune_bpf_vars(t->obj, ".bss", var_cb, &f) &&
 			f.found;
 		r->value = f.value;
+		/* with a reading too: either moving opens it */
+		if (r->ok && h->g->read) {
+			uint64_t v = 0;
+
+			r->ok = !h->g->read(t, t->priv, &v);
+			r->value += v;
+		}
 		break;
 	}
 }
 
+/* tell the observers (telemetry) that @h was attached or detached */
+static void notify(const struct bpftune_tuner *t, const struct gate_hook *h,
+		   const char *reason, const struct bpftune_gate_reading *r,
+		   uint64_t now)
+{
+	struct bpftune_gate_change c = {
+		.hook = h->g->hook,
+		.what = h->g->what ? h->g->what : "",
+		.kind = bpftune_gate_kind_name(h->g->kind),
+		.attached = h->s.open,
+		.reason = reason,
+		.has_reading = r && r->ok && (h->g->kind != BPFTUNE_GATE_WINDOW || h->g->read),
+		.reading = r ? r->value : 0,
+		.attaches = h->attaches,
+		.detaches = h->detaches,
+		.attached_ms = h->attached_ms + (h->s.open ? now - h->opened_ms : 0),
+	};
+
+	bpftune_notify_gate(t, &c);
+}
+
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 {
-	struct bpftune_gate_reading r;
+	struct bpftune_gate_reading r = { 0 };
 	enum bpftune_gate_action a;
 	enum bpftune_gate_why why;
 
@@ -156,6 +185,7 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		return;
 	}
 	h->why = why;
+	notify(t, h, bpftune_gate_why_code(why), &r, now);
 	/* a window opens every few seconds: only what pressure did is logged */
 	if (why == BPFTUNE_GATE_WHY_WINDOW || why == BPFTUNE_GATE_WHY_WINDOW_END)
 		return;
@@ -171,9 +201,10 @@ static void on_timer(void *ctx)
 	unsigned int i;
 
 	(void)ctx;
+	/* the checks due, and those of closed gates due soon: one wake-up */
 	for (s = sets; s; s = s->next)
 		for (i = 0; !s->stopped && i < s->num; i++)
-			if (s->h[i].s.next_ms <= now)
+			if (bpftune_gate_join(&s->h[i].s, &s->h[i].p, now))
 				check(s->t, &s->h[i], now);
 	rearm();
 }
@@ -191,10 +222,15 @@ static void obs_state(const struct bpftune_tuner *t, uint64_t cookie,
 		return;
 	s->stopped = true;
 	for (i = 0; i < s->num; i++) {
-		if (s->h[i].s.open)
-			s->h[i].attached_ms += now - s->h[i].opened_ms;
-		s->h[i].s.open = false;
-		detach(&s->h[i]);
+		struct gate_hook *h = &s->h[i];
+
+		if (h->s.open) {
+			h->attached_ms += now - h->opened_ms;
+			h->detaches++;
+			h->s.open = false;
+			notify(t, h, "admin_stop", NULL, now);
+		}
+		detach(h);
 	}
 	rearm();
 }

@@ -30,9 +30,18 @@ static enum bpftune_gate_action set_why(enum bpftune_gate_why *why,
 	return a;
 }
 
+static unsigned int idle_of(const struct bpftune_gate_params *p)
+{
+	unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+	unsigned int idle = or_default(p->idle_ms, BPFTUNE_GATE_IDLE_MS);
+
+	return idle > check ? idle : check;
+}
+
 static enum bpftune_gate_action counter_step(struct bpftune_gate_state *s,
 					     const struct bpftune_gate_params *p,
 					     const struct bpftune_gate_reading *r,
+					     uint64_t now_ms,
 					     enum bpftune_gate_why *why)
 {
 	bool moved, primed = s->primed;
@@ -56,11 +65,18 @@ static enum bpftune_gate_action counter_step(struct bpftune_gate_state *s,
 		return set_why(why, moved ? BPFTUNE_GATE_WHY_MOVED : BPFTUNE_GATE_WHY_SEEN,
 			       BPFTUNE_GATE_OPEN);
 	}
+	/* closed, and still: looked at less often */
+	if (!s->open) {
+		if (primed)
+			s->next_ms = now_ms + idle_of(p);
+		return BPFTUNE_GATE_KEEP;
+	}
 	/* a first reading says nothing about calm either */
-	if (!primed || !s->open || ++s->quiet < or_default(p->calm, BPFTUNE_GATE_CALM))
+	if (!primed || ++s->quiet < or_default(p->calm, BPFTUNE_GATE_CALM))
 		return BPFTUNE_GATE_KEEP;
 	s->open = false;
 	s->quiet = 0;
+	s->next_ms = now_ms + idle_of(p);
 	return set_why(why, BPFTUNE_GATE_WHY_CALM, BPFTUNE_GATE_CLOSE);
 }
 
@@ -89,7 +105,7 @@ static enum bpftune_gate_action window_step(struct bpftune_gate_state *s,
 {
 	unsigned int window = or_default(p->window_ms, BPFTUNE_GATE_WINDOW_MS);
 	unsigned int every = or_default(p->every_ms, BPFTUNE_GATE_EVERY_MS);
-	unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+	unsigned int idle = idle_of(p);
 	bool moved = window_moved(s, p, r), was_seen = s->seen;
 
 	if (!s->open) {
@@ -103,10 +119,8 @@ static enum bpftune_gate_action window_step(struct bpftune_gate_state *s,
 				       r->seen ? BPFTUNE_GATE_WHY_SEEN : BPFTUNE_GATE_WHY_WINDOW,
 				       BPFTUNE_GATE_OPEN);
 		}
-		if (p->reading && s->window_due_ms < s->next_ms)
-			s->next_ms = s->window_due_ms;
-		else if (!p->reading)
-			s->next_ms = s->window_due_ms;
+		s->next_ms = p->reading && now_ms + idle < s->window_due_ms ?
+			     now_ms + idle : s->window_due_ms;
 		return BPFTUNE_GATE_KEEP;
 	}
 	if (moved || r->seen) {
@@ -120,8 +134,8 @@ static enum bpftune_gate_action window_step(struct bpftune_gate_state *s,
 	s->seen = false;
 	s->quiet = 0;
 	s->window_due_ms = now_ms + (every > window ? every - window : window);
-	s->next_ms = p->reading && now_ms + check < s->window_due_ms ?
-		     now_ms + check : s->window_due_ms;
+	s->next_ms = p->reading && now_ms + idle < s->window_due_ms ?
+		     now_ms + idle : s->window_due_ms;
 	return set_why(why, was_seen ? BPFTUNE_GATE_WHY_CALM : BPFTUNE_GATE_WHY_WINDOW_END,
 		       BPFTUNE_GATE_CLOSE);
 }
@@ -138,7 +152,24 @@ enum bpftune_gate_action bpftune_gate_step(struct bpftune_gate_state *s,
 	s->next_ms = now_ms + or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
 	if (p->kind == BPFTUNE_GATE_WINDOW)
 		return window_step(s, p, r, now_ms, why);
-	return counter_step(s, p, r, why);
+	return counter_step(s, p, r, now_ms, why);
+}
+
+bool bpftune_gate_join(struct bpftune_gate_state *s,
+		       const struct bpftune_gate_params *p, uint64_t now_ms)
+{
+	unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+
+	if (now_ms >= s->next_ms)
+		return true;
+	if (s->open || s->next_ms - now_ms > check)
+		return false;
+	/* a window gate: only its reading's checks, never a window's start */
+	if (p->kind == BPFTUNE_GATE_WINDOW &&
+	    (!p->reading || s->next_ms >= s->window_due_ms))
+		return false;
+	s->next_ms = now_ms;
+	return true;
 }
 
 const char *bpftune_gate_why_name(enum bpftune_gate_why why)
@@ -156,6 +187,26 @@ const char *bpftune_gate_why_name(enum bpftune_gate_why why)
 		return "calm for the calm period";
 	case BPFTUNE_GATE_WHY_WINDOW_END:
 		return "the window saw nothing";
+	default:
+		return "none";
+	}
+}
+
+const char *bpftune_gate_why_code(enum bpftune_gate_why why)
+{
+	switch (why) {
+	case BPFTUNE_GATE_WHY_MOVED:
+		return "moved";
+	case BPFTUNE_GATE_WHY_UNREADABLE:
+		return "error";
+	case BPFTUNE_GATE_WHY_WINDOW:
+		return "window";
+	case BPFTUNE_GATE_WHY_SEEN:
+		return "seen";
+	case BPFTUNE_GATE_WHY_CALM:
+		return "calm";
+	case BPFTUNE_GATE_WHY_WINDOW_END:
+		return "window_end";
 	default:
 		return "none";
 	}

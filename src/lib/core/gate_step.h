@@ -16,6 +16,13 @@
 #define BPFTUNE_GATE_CALM	10
 #define BPFTUNE_GATE_WINDOW_MS	200
 #define BPFTUNE_GATE_EVERY_MS	5000
+/*
+ * A closed gate whose reading stays still is looked at every
+ * BPFTUNE_GATE_IDLE_MS instead (a window gate: that, or its next window,
+ * whichever comes first): half the wake-ups of an idle daemon, for at
+ * most 1 s more before pressure from calm is seen.
+ */
+#define BPFTUNE_GATE_IDLE_MS	2000
 
 struct bpftune_gate_params {
 	enum bpftune_gate_kind kind;
@@ -23,6 +30,7 @@ struct bpftune_gate_params {
 	unsigned int check_ms;	/* 0: BPFTUNE_GATE_CHECK_MS */
 	unsigned int window_ms;	/* 0: BPFTUNE_GATE_WINDOW_MS */
 	unsigned int every_ms;	/* 0: BPFTUNE_GATE_EVERY_MS */
+	unsigned int idle_ms;	/* 0: BPFTUNE_GATE_IDLE_MS; below check_ms: check_ms */
 	/* WINDOW: a reading also opens it when it moves (checked every check_ms) */
 	bool reading;
 };
@@ -74,7 +82,20 @@ enum bpftune_gate_action bpftune_gate_step(struct bpftune_gate_state *s,
 					   uint64_t now_ms,
 					   enum bpftune_gate_why *why);
 
+/*
+ * Another gate's check wakes the daemon at @now_ms: should this one be
+ * looked at in the same wake-up?  Yes when due, and when it is closed,
+ * not in a window's duty cycle (a counter or event gate, or a window
+ * gate's reading between windows) and due within check_ms: its check is
+ * then moved to @now_ms (earlier, never later), so the gates of every
+ * tuner fall into step and an idle daemon wakes once per idle interval.
+ */
+bool bpftune_gate_join(struct bpftune_gate_state *s,
+		       const struct bpftune_gate_params *p, uint64_t now_ms);
+
 const char *bpftune_gate_why_name(enum bpftune_gate_why why);
+/* the same, one word for telemetry: moved, error, window, seen, calm, window_end */
+const char *bpftune_gate_why_code(enum bpftune_gate_why why);
 const char *bpftune_gate_kind_name(enum bpftune_gate_kind kind);
 
 #endif

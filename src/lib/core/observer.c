@@ -129,6 +129,16 @@ void bpftune_notify_state(const struct bpftune_tuner *t, uint64_t cookie,
 			o->state(t, cookie, state, cause);
 }
 
+void bpftune_notify_gate(const struct bpftune_tuner *t,
+			 const struct bpftune_gate_change *c)
+{
+	struct bpftune_observer *o;
+
+	for_each_observer(o)
+		if (o->gate)
+			o->gate(t, c);
+}
+
 void bpftune_notify_strategy(const struct bpftune_tuner *t, const char *from,
 			     const char *to)
 {

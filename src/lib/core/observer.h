@@ -9,9 +9,24 @@
 #ifndef BPFTUNE_OBSERVER_H
 #define BPFTUNE_OBSERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <bpftune/libbpftune.h>
+
+/* a pressure gate attached or detached its hook (gate.c) */
+struct bpftune_gate_change {
+	const char *hook;
+	const char *what;	/* what opens it: "softnet_stat time_squeeze+dropped" */
+	const char *kind;	/* counter, event, window */
+	bool attached;		/* false: detached */
+	/* moved, seen, window, calm, window_end, error, admin_stop */
+	const char *reason;
+	bool has_reading;	/* a counter or event reading was taken */
+	uint64_t reading;
+	uint64_t attaches, detaches;
+	uint64_t attached_ms;	/* time attached so far, this period included */
+};
 
 struct bpftune_observer {
 	struct bpftune_observer *next;
@@ -57,6 +72,9 @@ struct bpftune_observer {
 	/* a tuner's state changed in a netns (cookie 0: everywhere) */
 	void (*state)(const struct bpftune_tuner *t, uint64_t netns_cookie,
 		      enum bpftune_state state, const char *cause);
+	/* a tuner's pressure gate attached or detached a hook */
+	void (*gate)(const struct bpftune_tuner *t,
+		     const struct bpftune_gate_change *c);
 	/* a tuner switched from strategy @from to strategy @to (strategy.c) */
 	void (*strategy)(const struct bpftune_tuner *t, const char *from,
 			 const char *to);
@@ -94,6 +112,8 @@ void bpftune_notify_decision(const struct bpftune_tuner *t,
 			     const struct bpftune_decision *d);
 void bpftune_notify_state(const struct bpftune_tuner *t, uint64_t netns_cookie,
 			  enum bpftune_state state, const char *cause);
+void bpftune_notify_gate(const struct bpftune_tuner *t,
+			 const struct bpftune_gate_change *c);
 void bpftune_notify_strategy(const struct bpftune_tuner *t, const char *from,
 			     const char *to);
 /* whoever restores an original value tells the observers (telemetry) */

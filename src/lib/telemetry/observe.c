@@ -247,8 +247,30 @@ static void on_state(const struct bpftune_tuner *t, uint64_t cookie,
 	tq_commit();
 }
 
+static void on_gate(const struct bpftune_tuner *t, const struct bpftune_gate_change *c)
+{
+	struct row *r = tq_reserve(BPFTUNE_T_GATES, ROW_GATE, t, 0);
+	struct row_gate *g;
+
+	if (!r)
+		return;
+	g = &r->u.gate;
+	tm_scopy(g->hook, sizeof(g->hook), c->hook);
+	tm_scopy(g->what, sizeof(g->what), c->what);
+	tm_scopy(g->kind, sizeof(g->kind), c->kind);
+	tm_scopy(g->reason, sizeof(g->reason), c->reason);
+	g->attached = c->attached;
+	g->has_reading = c->has_reading;
+	g->reading = c->reading;
+	g->attaches = c->attaches;
+	g->detaches = c->detaches;
+	g->attached_ms = c->attached_ms;
+	tq_commit();
+}
+
 static struct bpftune_observer observer = {
 	.event = on_event,
+	.gate = on_gate,
 	.change = on_change,
 	.decision = on_decision,
 	.state = on_state,

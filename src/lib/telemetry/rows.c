@@ -146,6 +146,23 @@ static void bind_change(struct binder *b, const struct row *r, char vals[2][96])
 	b_int(b, "rollback", c->rollback);
 }
 
+static void bind_gate(struct binder *b, const struct row *r)
+{
+	const struct row_gate *g = &r->u.gate;
+
+	b_int(b, "tuner_id", r->tuner_id);
+	b_text(b, "tuner", r->tuner);
+	b_text(b, "hook", g->hook);
+	b_text(b, "gated_by", g->what);
+	b_text(b, "kind", g->kind);
+	b_text(b, "action", g->attached ? "attached" : "detached");
+	b_text(b, "reason", g->reason);
+	b_int_or_null(b, "reading", g->has_reading, (int64_t)g->reading);
+	b_int(b, "attaches", (int64_t)g->attaches);
+	b_int(b, "detaches", (int64_t)g->detaches);
+	b_int(b, "attached_ms", (int64_t)g->attached_ms);
+}
+
 static void bind_plugin(struct binder *b, const struct row *r)
 {
 	const struct row_plugin *p = &r->u.plugin;
@@ -196,6 +213,9 @@ int tm_write_row(const struct row *r)
 		break;
 	case ROW_PLUGIN:
 		bind_plugin(&b, r);
+		break;
+	case ROW_GATE:
+		bind_gate(&b, r);
 		break;
 	}
 	return b_done(&b);

@@ -264,6 +264,20 @@ static const struct bpftune_col_desc health_cols[] = {
 	HGAUGE("db_bytes", "bytes", "size of this file plus its WAL"),
 };
 
+static const struct bpftune_col_desc gates_cols[] = {
+	INT("tuner_id", "tuner whose hook it is"),
+	TEXT("tuner", "tuner name"),
+	TEXT("hook", "the gated program names or hook groups, as in -q status"),
+	TEXT("gated_by", "what opens the gate, e.g. softnet_stat time_squeeze+dropped"),
+	TEXT("kind", "counter, event or window"),
+	TEXT("action", "attached or detached"),
+	TEXT("reason", "moved (the reading moved), seen (the hook saw the condition), window (a sampling window began), calm (calm for the calm period), window_end (the window saw nothing), error (the reading failed: attached to be safe), admin_stop (the admin took the tuner over)"),
+	INT("reading", "the counter or event reading at this check; NULL for a window gate without one, an error or admin_stop"),
+	INT("attaches", "times attached so far in the run, this one included"),
+	INT("detaches", "times detached so far in the run, this one included"),
+	INT("attached_ms", "time the hook was attached so far in the run, ms"),
+};
+
 const struct bpftune_table_desc bpftune_core_tables[BPFTUNE_T_MAX] = {
 	[BPFTUNE_T_META] = TABLE("meta", BPFTUNE_TABLE_NO_COMMON,
 		"Key/value facts about the file: schema_version (also PRAGMA user_version), run_id, host_id, created_by, created_wall.",
@@ -301,4 +315,7 @@ const struct bpftune_table_desc bpftune_core_tables[BPFTUNE_T_MAX] = {
 	[BPFTUNE_T_HEALTH] = TABLE("health", 0,
 		"The telemetry pipeline and the daemon itself, every sample interval and once at exit: what was lost, queue and flush figures, CPU and memory.",
 		health_cols),
+	[BPFTUNE_T_GATES] = TABLE("gates", 0,
+		"Every transition of a pressure gate (include/bpftune/gate.h): a tuner's hot hook attached or detached by the library, why, the reading then and the time attached so far.",
+		gates_cols),
 };

@@ -37,7 +37,7 @@
 #define BPFTUNE_TELEMETRY_MAX_TABLES	128
 
 /* Bump when a table or column changes; stored as PRAGMA user_version. */
-#define BPFTUNE_TELEMETRY_SCHEMA_VERSION	3
+#define BPFTUNE_TELEMETRY_SCHEMA_VERSION	4
 
 /* Core tables only: meta has no run_id, host_id, seq, ts_uptime_us. */
 #define BPFTUNE_TABLE_NO_COMMON		(1u << 16)
@@ -60,6 +60,7 @@ enum bpftune_table_id {
 	BPFTUNE_T_COLUMNS,
 	BPFTUNE_T_SAMPLES_SYSTEM,
 	BPFTUNE_T_HEALTH,
+	BPFTUNE_T_GATES,
 	BPFTUNE_T_MAX,
 };
 

@@ -45,7 +45,7 @@
 
 enum row_kind {
 	ROW_TUNER, ROW_TUNABLE, ROW_STATE, ROW_EVENT, ROW_DECISION, ROW_CHANGE,
-	ROW_PLUGIN,
+	ROW_PLUGIN, ROW_GATE,
 };
 
 struct row_tuner {
@@ -109,6 +109,15 @@ struct row_change {
 	char reason[TM_TEXT_LEN];
 };
 
+struct row_gate {
+	char hook[TM_LABEL_LEN];
+	char what[TM_TEXT_LEN];
+	char kind[8];
+	char reason[16];
+	bool attached, has_reading;
+	uint64_t reading, attaches, detaches, attached_ms;
+};
+
 /* a plugin's per-event row: values already checked against the declaration */
 struct row_plugin {
 	uint64_t cookie;
@@ -136,6 +145,7 @@ struct row {
 		struct row_decision decision;
 		struct row_change change;
 		struct row_plugin plugin;
+		struct row_gate gate;
 	} u;
 };
 

@@ -10,7 +10,9 @@
  * whose memory counts: only fragments run a program.  On a
  * tracepoint-only kernel every received packet passes net:
  * netif_receive_skb, where fragments are told apart by two header bytes:
- * a program on every packet, for the rare fragment.
+ * a program on every packet, for the rare fragment: the library attaches
+ * it only while fragments are dropped or reassembled (its gate, in
+ * ip_frag_tuner.c), and the drop program below sees a limit reached.
  */
 #include <bpftune/bpftune.bpf.h>
 #include "ip_frag_tuner.h"
@@ -97,38 +99,29 @@ static __always_inline int fqdir_check(struct net *net, struct fqdir *fqdir,
 	return 0;
 }
 
-static __always_inline int skb_frag_check(struct sk_buff *skb)
+/*
+ * @nh, the network header of a packet of @proto: a fragment's family, or
+ * -1.  Bytes 6-7 tell a fragment: IPv4's flags and fragment offset,
+ * IPv6's next header (byte 6).
+ */
+static __always_inline int frag_family(__u16 proto, unsigned char *nh)
+{
+	__be16 word = 0;
+
+	if ((proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6)) ||
+	    !nh || bpf_probe_read_kernel(&word, sizeof(word), nh + 6))
+		return -1;
+	if (proto == bpf_htons(ETH_P_IP))
+		return word & bpf_htons(IP_MF_OFFSET) ? IP_FRAG_V4 : -1;
+	return *(__u8 *)&word == NEXTHDR_FRAGMENT ? IP_FRAG_V6 : -1;
+}
+
+/* a fragment @skb of @family: compare the memory of its netns */
+static __always_inline int skb_fqdir_check(struct sk_buff *skb, __u32 family)
 {
 	struct fqdir *fqdir;
-	unsigned char *data;
-	__be16 word = 0;
-	__u32 family;
 	struct net *net;
-	__u16 proto;
 
-	skb_proto_data(skb, &proto, &data);
-	if ((proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6)) ||
-	    !data)
-		return 0;
-	/*
-	 * The MAC header is pulled: data is the network header.  Bytes 6-7
-	 * tell a fragment: IPv4's flags and fragment offset, IPv6's next
-	 * header (byte 6).  Only fragments are sampled, so that other
-	 * traffic on the host does not thin out what the tuner sees.
-	 */
-	if (bpf_probe_read_kernel(&word, sizeof(word), data + 6))
-		return 0;
-	if (proto == bpf_htons(ETH_P_IP)) {
-		if (!(word & bpf_htons(IP_MF_OFFSET)))
-			return 0;
-		family = IP_FRAG_V4;
-	} else {
-		if (*(__u8 *)&word != NEXTHDR_FRAGMENT)
-			return 0;
-		family = IP_FRAG_V6;
-	}
-	if (!bpftune_sample(&rcv_sampler))
-		return 0;
 	net = BPF_CORE_READ(skb, dev, nd_net.net);
 	if (!net)
 		return 0;
@@ -136,9 +129,28 @@ static __always_inline int skb_frag_check(struct sk_buff *skb)
 		fqdir = BPF_CORE_READ(net, ipv4.fqdir);
 	else
 		fqdir = BPF_CORE_READ(net, ipv6.fqdir);
-	if (!fqdir)
+	/* a stale skb->dev (a queued fragment's) leads nowhere consistent */
+	if (!fqdir || BPF_CORE_READ(fqdir, net) != net)
 		return 0;
 	return fqdir_check(net, fqdir, family);
+}
+
+static __always_inline int skb_frag_check(struct sk_buff *skb)
+{
+	unsigned char *data;
+	__u16 proto;
+	int family;
+
+	skb_proto_data(skb, &proto, &data);
+	/*
+	 * The MAC header is pulled: data is the network header.  Only
+	 * fragments are sampled, so that other traffic on the host does not
+	 * thin out what the tuner sees.
+	 */
+	family = frag_family(proto, data);
+	if (family < 0 || !bpftune_sample(&rcv_sampler))
+		return 0;
+	return skb_fqdir_check(skb, family);
 }
 
 /*
@@ -173,4 +185,40 @@ BPFTUNE_FN(rcv__fn, inet_frag_find, struct fqdir *fqdir, void *key)
 BPFTUNE_TP(rcv__tp, netif_receive_skb, struct sk_buff *skb)
 {
 	return skb_frag_check(skb);
+}
+
+/*
+ * Fragments dropped (skb:kfree_skb), every mode: the rare path that opens
+ * the gate of rcv__tp (frag_drops) and, since a fragment dropped with the
+ * memory over the threshold is the limit reached, reports it itself: a
+ * burst from calm that fills the memory before the gate's next check is
+ * still seen.  On 6.1 the fragments of every reassembled datagram pass
+ * here too when it is freed.  A fragment that timed out in its queue is
+ * counted only: its skb->dev is the queue's rbnode by then (any other
+ * stale dev fails skb_fqdir_check()'s fqdir->net test).
+ */
+__u64 frag_drops;
+
+BPFTUNE_TP(drop, kfree_skb, struct sk_buff *skb, void *location,
+	   enum skb_drop_reason reason)
+{
+	__u16 proto = BPF_CORE_READ(skb, protocol);
+	__u16 nh;
+	int family;
+
+	if (proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6))
+		return 0;
+	nh = BPF_CORE_READ(skb, network_header);
+	if (nh == (__u16)~0U)
+		return 0;
+	family = frag_family(proto, BPF_CORE_READ(skb, head) + nh);
+	if (family < 0)
+		return 0;
+	__sync_fetch_and_add(&frag_drops, 1);
+	if (bpf_core_enum_value_exists(enum skb_drop_reason,
+				       SKB_DROP_REASON_FRAG_REASM_TIMEOUT) &&
+	    reason == bpf_core_enum_value(enum skb_drop_reason,
+					  SKB_DROP_REASON_FRAG_REASM_TIMEOUT))
+		return 0;
+	return skb_fqdir_check(skb, family);
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <bpftune/libbpftune.h>
 #include <bpftune/correlation.h>
+#include <bpftune/gate.h>
 #include <bpftune/grow.h>
 #include <bpftune/proc.h>
 
@@ -369,12 +370,44 @@ static void ip_frag_netns_state(struct bpftune_tuner *t, void *priv,
 }
 
 /*
- * No pressure gate (gate.h) for netif_receive_skb's program on
- * tracepoint-only kernels: reassembly counters are per netns, so no
- * reading the daemon takes covers a netns it does not enter, and a window
- * (200 ms every 2 s) misses a burst of fragments shorter than its period
- * that fills reassembly memory at once (ip_frag.bats, the cap test).
+ * The gate of netif_receive_skb's program (tracepoint-only kernels: every
+ * received packet runs it): fragments dropped anywhere (the drop
+ * program's frag_drops; over the threshold, too far, duplicates,
+ * timeouts) plus the daemon's netns's reassembly requests.  A netns
+ * whose requests the daemon does not read opens it at its first drop,
+ * which the drop program reports itself when it is the limit reached:
+ * a burst that fills the memory within one check interval (ip_frag.bats,
+ * the cap test) is still seen, and the hook is attached for what comes
+ * next.  Where inet_frag_find() can be hooked (fentry, kprobe) rcv__tp
+ * is not loaded: nothing to gate.
  */
+static int reasm_requests(struct bpftune_tuner *t, void *priv, uint64_t *value)
+{
+	static const char *const v4[] = { "Ip.ReasmReqds" };
+	static const char *const v6[] = { "Ip6ReasmReqds" };
+	uint64_t r4 = 0, r6 = 0;
+
+	(void)t;
+	(void)priv;
+	if (bpftune_proc_snmp(NULL, v4, &r4, 1) != 1)
+		return -EIO;
+	/* no IPv6 (ipv6.disable=1): IPv4's alone */
+	if (bpftune_proc_snmp6(NULL, v6, &r6, 1) != 1)
+		r6 = 0;
+	*value = r4 + r6;
+	return 0;
+}
+
+static const struct bpftune_gate gates[] = {
+	{
+		.hook = "rcv__tp",
+		.kind = BPFTUNE_GATE_EVENT,
+		.what = "fragments dropped + Ip/Ip6 ReasmReqds",
+		.counter = "frag_drops",
+		.read = reasm_requests,
+	},
+};
+
 static int ip_frag_init(struct bpftune_tuner *t, void *priv)
 {
 	(void)t;
@@ -411,6 +444,7 @@ BPFTUNE_TUNER(ip_frag_tuner_bpf,
 		.init = netns_init, .busy = netns_grown,
 	},
 	.init = ip_frag_init,
+	BPFTUNE_GATES(gates),
 	.netns_state = ip_frag_netns_state,
 	.timer = ip_frag_timer,
 	.telemetry = &ip_frag_telemetry);
