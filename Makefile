@@ -481,6 +481,7 @@ UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp
 	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/tcp_conn/tcp_conn_model.c \
 	     src/tuners/udp_buffer/udp_buffer_policy.c \
 	     src/tuners/ip_frag/ip_frag_policy.c \
+	     src/tuners/net_buffer/net_buffer_policy.c \
 	     src/tuners/route_table/route_table_policy.c \
 	     src/tuners/neigh_table/neigh_table_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c

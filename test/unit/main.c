@@ -33,6 +33,7 @@ int main(void)
 	failed += unit_run_tcp_conn_model();
 	failed += unit_run_udp_buffer_policy();
 	failed += unit_run_ip_frag_policy();
+	failed += unit_run_net_buffer_policy();
 	failed += unit_run_route_table_policy();
 	failed += unit_run_neigh_table_policy();
 	failed += unit_run_kit();

@@ -35,6 +35,7 @@ int unit_run_tcp_conn_policy(void);
 int unit_run_tcp_conn_model(void);
 int unit_run_udp_buffer_policy(void);
 int unit_run_ip_frag_policy(void);
+int unit_run_net_buffer_policy(void);
 int unit_run_route_table_policy(void);
 int unit_run_neigh_table_policy(void);
 int unit_run_kit(void);
