@@ -2,7 +2,7 @@
 /*
  * Tuner kit: the table policy of tuners that size kernel tables -- how far
  * a table limit grows or shrinks, and how many neighbours the prefixes
- * configured on a netns' devices can hold (neigh_table, route_table).
+ * configured on a netns' devices can hold (neigh_table).
  *
  * Contract: pure functions, no I/O and no state; the caller reads the
  * table (netlink.h, proc.h) and applies the verdict with
@@ -73,18 +73,6 @@ bpftune_neigh_grow(const struct bpftune_neigh_grow_in *in,
 bool bpftune_neigh_shrink(const struct bpftune_neigh_thresh *cur, long entries,
 			  const struct bpftune_neigh_thresh *orig, long delta,
 			  struct bpftune_neigh_thresh *out);
-
-/*
- * net.ipv6.route.max_size: @entries (routes or cached dsts, whichever is
- * larger) within @delta (of max_size) of @max_size -> max_size + delta,
- * or entries + 2 * @entries_delta (delta of entries) if that is more, so
- * that what is in use is clear of the near-limit zone; at most
- * @hard_cap.  0 when it need not or cannot grow (at or past the cap).
- */
-long bpftune_route_grow(long max_size, long entries, long delta,
-			long entries_delta, long hard_cap);
-/* Back towards @orig once at most a quarter is used; 0: nothing to do. */
-long bpftune_route_shrink(long max_size, long entries, long orig, long delta);
 
 #pragma GCC visibility pop
 

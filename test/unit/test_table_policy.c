@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Growth and shrink arithmetic of the neigh_table and route_table tuners
+ * Growth and shrink arithmetic of the neigh_table tuner
  * (src/lib/kit/table_policy.c).
  */
 #include <limits.h>
@@ -220,37 +220,6 @@ static void test_neigh_round_trip(void **state)
 	}
 }
 
-static void test_route_grow(void **state)
-{
-	(void)state;
-	/* not near: nothing */
-	assert_int_equal(bpftune_route_grow(4096, 3000, 1024, 750, 1L << 20), 0);
-	/* near: by delta */
-	assert_int_equal(bpftune_route_grow(4096, 3100, 1024, 775, 1L << 20), 5120);
-	assert_int_equal(bpftune_route_grow(128, 96, 32, 24, 1L << 20), 160);
-	/* far past it: clear of the near-limit zone at once */
-	assert_int_equal(bpftune_route_grow(64, 1007, 16, 251, 1L << 20), 1509);
-	/* the cap holds, and a value at or above it is left alone */
-	assert_int_equal(bpftune_route_grow(1000000, 999000, 250000, 249750, 1L << 20), 1L << 20);
-	assert_int_equal(bpftune_route_grow(1L << 20, 1L << 20, 1L << 18, 1L << 18, 1L << 20), 0);
-	assert_int_equal(bpftune_route_grow(2000000, 1999999, 500000, 500000, 1L << 20), 0);
-	/* INT_MAX default (6.3+): never near */
-	assert_int_equal(bpftune_route_grow(INT_MAX, 5000, INT_MAX >> 2, 1250, 1L << 20), 0);
-}
-
-static void test_route_shrink(void **state)
-{
-	long v = 558;
-	unsigned int steps = 0;
-
-	(void)state;
-	assert_int_equal(bpftune_route_shrink(558, 200, 128, 139), 0);
-	assert_int_equal(bpftune_route_shrink(128, 0, 128, 32), 0);
-	while ((v = bpftune_route_shrink(v, 7, 128, v >> 2)) && v > 128)
-		assert_true(++steps < 20);
-	assert_int_equal(v, 128);
-}
-
 int unit_run_table_policy(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,8 +232,6 @@ int unit_run_table_policy(void)
 		cmocka_unit_test(test_neigh_grow_never_lowers),
 		cmocka_unit_test(test_neigh_shrink),
 		cmocka_unit_test(test_neigh_round_trip),
-		cmocka_unit_test(test_route_grow),
-		cmocka_unit_test(test_route_shrink),
 	};
 
 	return cmocka_run_group_tests_name("table_policy", tests, NULL, NULL);

@@ -104,33 +104,3 @@ bool bpftune_neigh_shrink(const struct bpftune_neigh_thresh *cur, long entries,
 	out->t1 = min_l(out->t1, cur->t1);
 	return true;
 }
-
-long bpftune_route_grow(long max_size, long entries, long delta,
-			long entries_delta, long hard_cap)
-{
-	long want;
-
-	if (delta < 1)
-		delta = 1;
-	if (entries_delta < 0)
-		entries_delta = 0;
-	if (max_size >= hard_cap || entries + delta < max_size)
-		return 0;
-	/*
-	 * Past max_size (a kernel that does not enforce it, or a value set
-	 * below what was there): leave what is in use clear of the
-	 * near-limit zone at once, rather than one report per step.
-	 */
-	want = bpftune_add_capped(entries, 2 * entries_delta, hard_cap);
-	want = max_l(max_size + delta, want);
-	return min_l(want, hard_cap);
-}
-
-long bpftune_route_shrink(long max_size, long entries, long orig, long delta)
-{
-	if (delta < 1)
-		delta = 1;
-	if (max_size <= orig || entries < 0 || entries > max_size / 4)
-		return 0;
-	return max_l(max_size - delta, orig);
-}
