@@ -2,7 +2,7 @@
 /*
  * libbpftune: the API a plugin -- a tuner or a collector -- is written
  * against.  With the tuner kit (grow.h, correlation.h, proc.h, netlink.h,
- * table_policy.h, kernel.h) it is all a plugin may use: the library
+ * kernel.h) it is all a plugin may use: the library
  * exports nothing else.
  *
  * A plugin is a shared object named NAME_tuner.so (or NAME_collector.so)

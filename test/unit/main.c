@@ -25,7 +25,6 @@ int main(void)
 	failed += unit_run_telemetry();
 	failed += unit_run_telemetry_decl();
 	failed += unit_run_correlation();
-	failed += unit_run_table_policy();
 	failed += unit_run_tcp_mem_plan();
 	failed += unit_run_grow();
 	failed += unit_run_tcp_buffer_policy();

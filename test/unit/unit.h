@@ -27,7 +27,6 @@ int unit_run_netns_priv(void);
 int unit_run_telemetry(void);
 int unit_run_telemetry_decl(void);
 int unit_run_correlation(void);
-int unit_run_table_policy(void);
 int unit_run_tcp_mem_plan(void);
 int unit_run_grow(void);
 int unit_run_tcp_buffer_policy(void);

@@ -2,7 +2,6 @@
 /* route_table's decisions (route_table_policy.h): pure, unit-tested. */
 #include <stdio.h>
 #include <bpftune/grow.h>
-#include <bpftune/table_policy.h>
 
 #include "route_table_policy.h"
 
