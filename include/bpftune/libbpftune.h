@@ -324,9 +324,6 @@ static void skel##__bpftune_read(const void *s,				\
 
 /* ---- the plugin at run time ------------------------------------------ */
 
-const char *bpftune_tuner_name(const struct bpftune_tuner *tuner);
-/* its id: the tuner_id of its events, a key of its correlation windows */
-unsigned int bpftune_tuner_id(const struct bpftune_tuner *tuner);
 /* the private state the library allocated (ops->priv_size), or NULL */
 void *bpftune_tuner_priv(const struct bpftune_tuner *tuner);
 /*
@@ -503,7 +500,6 @@ uint64_t bpftune_now_ms(void);
  * Fire once in @delay_ms (re-arming if armed); 0 disarms.  0 or -errno.
  */
 int bpftune_timer_set(struct bpftune_tuner *tuner, uint64_t delay_ms);
-bool bpftune_timer_armed(const struct bpftune_tuner *tuner);
 /*
  * The usual rule: while @pending, keep it armed to fire in @period_ms
  * (an armed timer is not pushed back); once nothing is, disarm it.
