@@ -442,17 +442,9 @@ void bpftune_decision(struct bpftune_tuner *tuner,
 /*
  * bpftune_decision() for the usual policy that does not explore (epsilon
  * -1, explored -1); @tunable is the tunable index it concerns, or -1.
- */
-void bpftune_decide(struct bpftune_tuner *tuner,
-		    const struct bpftune_event *event, unsigned int scenario,
-		    int tunable, const char *policy, const char *inputs,
-		    const char *action);
-
-/*
- * bpftune_decide() with typed inputs: @policy is one the plugin declares
- * (ops->telemetry->policies), @values its inputs in declared order.  The
- * decisions row gets them as text ("name=value ...", NULLs left out), the
- * policy's table gets them typed.  Values that do not match the
+ * @policy is one the plugin declares (ops->telemetry->policies), @values
+ * its inputs in declared order.  The decisions row gets them as text
+ * ("name=value ...", NULLs left out), the policy's table gets them typed.  Values that do not match the
  * declaration are logged once per policy and recorded as text only.
  */
 void bpftune_decide_values(struct bpftune_tuner *tuner,
@@ -508,7 +500,7 @@ void bpftune_timer_keep(struct bpftune_tuner *tuner, bool pending,
 			uint64_t period_ms);
 
 /*
- * An event to pass to bpftune_tunable_set(), bpftune_decide() and the kit
+ * An event to pass to bpftune_tunable_set(), bpftune_decide_values() and the kit
  * when acting from the timer rather than from a BPF event: @netns_cookie
  * 0 means the global netns; for another, @pid is a task seen in it (for
  * finding it again).  Timestamped now, on the events' clock
