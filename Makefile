@@ -476,10 +476,12 @@ UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c src/lib/telemetry/ids.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
-	     src/lib/kit/table_policy.c src/lib/kit/netlink.c
+	     src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp_buffer_mem_plan.c \
 	     src/tuners/tcp_conn/tcp_conn_policy.c src/tuners/tcp_conn/tcp_conn_model.c \
 	     src/tuners/udp_buffer/udp_buffer_policy.c \
+	     src/tuners/ip_frag/ip_frag_policy.c \
+	     src/tuners/net_buffer/net_buffer_policy.c \
 	     src/tuners/route_table/route_table_policy.c \
 	     src/tuners/neigh_table/neigh_table_policy.c
 UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c

@@ -11,6 +11,11 @@
 #                                include/bpftune/ or does not export a
 #                                declared function, or a plugin needs a
 #                                bpftune_ symbol the headers do not declare
+#   seal.sh users PUBLIC PLUGIN...
+#                                for each declared function, how many of the
+#                                plugins import it and which ("N name p1 p2"),
+#                                fewest first: exports serving one plugin or
+#                                none are the ones to question
 #   seal.sh includes FILE...     fails if a tuner or collector includes
 #                                anything but <system>, <bpftune/...>, its
 #                                own headers and its skeletons
@@ -85,6 +90,22 @@ check() {
 	return 0
 }
 
+users() {
+	pub="$1"
+	shift
+	tmp="$(mktemp)"
+	for so in "$@"; do
+		readelf --dyn-syms -W "$so" |
+			awk -v p="$(basename "$so" .so)" \
+				'$7 == "UND" { sub(/@.*/, "", $8); print $8, p }'
+	done > "$tmp"
+	while read -r sym; do
+		who="$(awk -v s="$sym" '$1 == s { printf " %s", $2 }' "$tmp")"
+		echo "$(echo $who | wc -w) $sym$who"
+	done < "$pub" | sort -k1,1n -k2,2
+	rm -f "$tmp"
+}
+
 includes() {
 	for f in "$@"; do
 		dir="$(dirname "$f")"
@@ -118,7 +139,8 @@ case "$cmd" in
 public)		public "$@" ;;
 map)		map "$@" ;;
 check)		check "$@" ;;
+users)		users "$@" ;;
 includes)	includes "$@" ;;
-*)		echo "usage: $0 public|map|check|includes ..." >&2; exit 2 ;;
+*)		echo "usage: $0 public|map|check|users|includes ..." >&2; exit 2 ;;
 esac
 exit "$fail"

@@ -18,9 +18,11 @@
  * state, per-scenario payload sizes and handlers, netns_state, timer),
  * designated initialisers in BPFTUNE_TUNER(), typed skeleton glue.  3: a
  * policy declares its outcome (struct bpftune_policy_desc.outcome), a
- * decision may give its propensity (struct bpftune_decision).
+ * decision may give its propensity (struct bpftune_decision).  4: library
+ * functions that served one tuner only went into that tuner (a plugin of
+ * ABI 3 may import them: it is refused by this number, not by dlopen()).
  */
-#define BPFTUNE_ABI_VERSION	3
+#define BPFTUNE_ABI_VERSION	4
 
 #define BPFTUNE_MAX_TUNERS	64
 #define BPFTUNE_MAX_VALUES	3	/* e.g. tcp_rmem has min/default/max */

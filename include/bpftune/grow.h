@@ -39,6 +39,8 @@ long bpftune_shrink_step(long cur, long floor, unsigned int rate);
 unsigned int bpftune_shrink_toward(const long *cur, const long *orig,
 				   unsigned int n, unsigned int rate,
 				   long *out);
+/* a + b (each taken as 0 if negative), saturating at @limit */
+long bpftune_add_capped(long a, long b, long limit);
 /* Is @now at least @quiet_ms after @last (both in ms)? */
 static inline bool bpftune_quiet_for(uint64_t now, uint64_t last,
 				     uint64_t quiet_ms)

@@ -2,7 +2,7 @@
 /*
  * libbpftune: the API a plugin -- a tuner or a collector -- is written
  * against.  With the tuner kit (grow.h, correlation.h, proc.h, netlink.h,
- * table_policy.h, kernel.h) it is all a plugin may use: the library
+ * kernel.h) it is all a plugin may use: the library
  * exports nothing else.
  *
  * A plugin is a shared object named NAME_tuner.so (or NAME_collector.so)
@@ -324,9 +324,6 @@ static void skel##__bpftune_read(const void *s,				\
 
 /* ---- the plugin at run time ------------------------------------------ */
 
-const char *bpftune_tuner_name(const struct bpftune_tuner *tuner);
-/* its id: the tuner_id of its events, a key of its correlation windows */
-unsigned int bpftune_tuner_id(const struct bpftune_tuner *tuner);
 /* the private state the library allocated (ops->priv_size), or NULL */
 void *bpftune_tuner_priv(const struct bpftune_tuner *tuner);
 /*
@@ -445,17 +442,9 @@ void bpftune_decision(struct bpftune_tuner *tuner,
 /*
  * bpftune_decision() for the usual policy that does not explore (epsilon
  * -1, explored -1); @tunable is the tunable index it concerns, or -1.
- */
-void bpftune_decide(struct bpftune_tuner *tuner,
-		    const struct bpftune_event *event, unsigned int scenario,
-		    int tunable, const char *policy, const char *inputs,
-		    const char *action);
-
-/*
- * bpftune_decide() with typed inputs: @policy is one the plugin declares
- * (ops->telemetry->policies), @values its inputs in declared order.  The
- * decisions row gets them as text ("name=value ...", NULLs left out), the
- * policy's table gets them typed.  Values that do not match the
+ * @policy is one the plugin declares (ops->telemetry->policies), @values
+ * its inputs in declared order.  The decisions row gets them as text
+ * ("name=value ...", NULLs left out), the policy's table gets them typed.  Values that do not match the
  * declaration are logged once per policy and recorded as text only.
  */
 void bpftune_decide_values(struct bpftune_tuner *tuner,
@@ -503,7 +492,6 @@ uint64_t bpftune_now_ms(void);
  * Fire once in @delay_ms (re-arming if armed); 0 disarms.  0 or -errno.
  */
 int bpftune_timer_set(struct bpftune_tuner *tuner, uint64_t delay_ms);
-bool bpftune_timer_armed(const struct bpftune_tuner *tuner);
 /*
  * The usual rule: while @pending, keep it armed to fire in @period_ms
  * (an armed timer is not pushed back); once nothing is, disarm it.
@@ -512,7 +500,7 @@ void bpftune_timer_keep(struct bpftune_tuner *tuner, bool pending,
 			uint64_t period_ms);
 
 /*
- * An event to pass to bpftune_tunable_set(), bpftune_decide() and the kit
+ * An event to pass to bpftune_tunable_set(), bpftune_decide_values() and the kit
  * when acting from the timer rather than from a BPF event: @netns_cookie
  * 0 means the global netns; for another, @pid is a task seen in it (for
  * finding it again).  Timestamped now, on the events' clock

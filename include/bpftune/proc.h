@@ -55,8 +55,6 @@ int bpftune_proc_sockstat6(const struct bpftune_event *event,
  */
 int bpftune_proc_sysctl(const struct bpftune_event *event, const char *name,
 			long *values, unsigned int max);
-int bpftune_proc_sysctl_string(const struct bpftune_event *event,
-			       const char *name, char *buf, size_t len);
 
 /*
  * Memory held by protocol @proto ("TCP", "UDP") in pages and the kernel's
@@ -82,9 +80,10 @@ int bpftune_proc_softnet(unsigned int col, uint64_t *values, unsigned int max);
  */
 int bpftune_proc_cpu_wait(double *wait, const char **source);
 
-/* Page size, at least 4096: memory sysctls (tcp_mem, udp_mem) count pages. */
-long bpftune_page_size(void);
-/* A quarter of RAM in pages, the usual cap of a memory sysctl; -1 unknown */
+/*
+ * Memory sysctls (tcp_mem, udp_mem) count pages (of at least 4096 bytes):
+ * a quarter of RAM in pages, the usual cap of a memory sysctl; -1 unknown
+ */
 long bpftune_ram_quarter_pages(void);
 /* MemAvailable of /proc/meminfo in pages; -1 if unknown */
 long bpftune_mem_available_pages(void);

@@ -25,13 +25,14 @@ int main(void)
 	failed += unit_run_telemetry();
 	failed += unit_run_telemetry_decl();
 	failed += unit_run_correlation();
-	failed += unit_run_table_policy();
 	failed += unit_run_tcp_mem_plan();
 	failed += unit_run_grow();
 	failed += unit_run_tcp_buffer_policy();
 	failed += unit_run_tcp_conn_policy();
 	failed += unit_run_tcp_conn_model();
 	failed += unit_run_udp_buffer_policy();
+	failed += unit_run_ip_frag_policy();
+	failed += unit_run_net_buffer_policy();
 	failed += unit_run_route_table_policy();
 	failed += unit_run_neigh_table_policy();
 	failed += unit_run_kit();

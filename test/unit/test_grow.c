@@ -97,6 +97,17 @@ static void test_quiet_for(void **state)
 	assert_false(bpftune_quiet_for(5000, 10000, 0));
 }
 
+static void test_add_capped(void **state)
+{
+	(void)state;
+	assert_int_equal(bpftune_add_capped(1, 2, 10), 3);
+	assert_int_equal(bpftune_add_capped(8, 2, 10), 10);
+	assert_int_equal(bpftune_add_capped(9, 2, 10), 10);
+	assert_int_equal(bpftune_add_capped(LONG_MAX, LONG_MAX, 10), 10);
+	assert_int_equal(bpftune_add_capped(-5, 3, 10), 3);
+	assert_int_equal(bpftune_add_capped(LONG_MAX - 1, 5, LONG_MAX), LONG_MAX);
+}
+
 /* ---- CPU masks -------------------------------------------------------- */
 
 /* ---- correlation guards ----------------------------------------------- */
@@ -438,6 +449,7 @@ int unit_run_grow(void)
 		cmocka_unit_test(test_shrink_toward),
 		cmocka_unit_test(test_grow_shrink_roundtrip),
 		cmocka_unit_test(test_quiet_for),
+		cmocka_unit_test(test_add_capped),
 		cmocka_unit_test(test_guard_trips),
 		cmocka_unit_test(test_guard_benefit),
 		cmocka_unit_test(test_counter_rate),

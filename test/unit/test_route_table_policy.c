@@ -4,6 +4,8 @@
  * net.ipv6.route.max_size near full and emptied, and which kernels still
  * enforce it.  Rate 4: a step is 1/4.
  */
+#include <limits.h>
+
 #include "unit.h"
 #include "../../src/tuners/route_table/route_table_policy.h"
 
@@ -60,6 +62,37 @@ static void test_shrink(void **state)
 	assert_string_equal(rt_verdict_action(RT_BACK), "none");
 }
 
+static void test_grow_arith(void **state)
+{
+	(void)state;
+	/* not near: nothing */
+	assert_int_equal(rt_grow(4096, 3000, 1024, 750, 1L << 20), 0);
+	/* near: by delta */
+	assert_int_equal(rt_grow(4096, 3100, 1024, 775, 1L << 20), 5120);
+	assert_int_equal(rt_grow(128, 96, 32, 24, 1L << 20), 160);
+	/* far past it: clear of the near-limit zone at once */
+	assert_int_equal(rt_grow(64, 1007, 16, 251, 1L << 20), 1509);
+	/* the cap holds, and a value at or above it is left alone */
+	assert_int_equal(rt_grow(1000000, 999000, 250000, 249750, 1L << 20), 1L << 20);
+	assert_int_equal(rt_grow(1L << 20, 1L << 20, 1L << 18, 1L << 18, 1L << 20), 0);
+	assert_int_equal(rt_grow(2000000, 1999999, 500000, 500000, 1L << 20), 0);
+	/* INT_MAX default (6.3+): never near */
+	assert_int_equal(rt_grow(INT_MAX, 5000, INT_MAX >> 2, 1250, 1L << 20), 0);
+}
+
+static void test_shrink_arith(void **state)
+{
+	long v = 558;
+	unsigned int steps = 0;
+
+	(void)state;
+	assert_int_equal(rt_shrink(558, 200, 128, 139), 0);
+	assert_int_equal(rt_shrink(128, 0, 128, 32), 0);
+	while ((v = rt_shrink(v, 7, 128, v >> 2)) && v > 128)
+		assert_true(++steps < 20);
+	assert_int_equal(v, 128);
+}
+
 static void test_kernel_enforces(void **state)
 {
 	(void)state;
@@ -81,6 +114,8 @@ int unit_run_route_table_policy(void)
 		cmocka_unit_test(test_in_use),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_shrink),
+		cmocka_unit_test(test_grow_arith),
+		cmocka_unit_test(test_shrink_arith),
 		cmocka_unit_test(test_kernel_enforces),
 	};
 

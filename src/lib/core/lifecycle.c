@@ -23,16 +23,6 @@ static uint64_t malformed_events;
 
 /* ---- accessors --------------------------------------------------------- */
 
-const char *bpftune_tuner_name(const struct bpftune_tuner *t)
-{
-	return t->ops->name;
-}
-
-unsigned int bpftune_tuner_id(const struct bpftune_tuner *t)
-{
-	return t->id;
-}
-
 void *bpftune_tuner_priv(const struct bpftune_tuner *t)
 {
 	return t->priv;
@@ -83,7 +73,7 @@ int bpftune_timer_set(struct bpftune_tuner *t, uint64_t delay_ms)
 	return t && t->timer ? bpftune_loop_timer_set(t->timer, delay_ms) : -EINVAL;
 }
 
-bool bpftune_timer_armed(const struct bpftune_tuner *t)
+static bool timer_armed(const struct bpftune_tuner *t)
 {
 	return t && bpftune_loop_timer_armed(t->timer);
 }
@@ -91,7 +81,7 @@ bool bpftune_timer_armed(const struct bpftune_tuner *t)
 void bpftune_timer_keep(struct bpftune_tuner *t, bool pending,
 			uint64_t period_ms)
 {
-	if (pending != bpftune_timer_armed(t))
+	if (pending != timer_armed(t))
 		bpftune_timer_set(t, pending ? period_ms : 0);
 }
 

@@ -113,7 +113,7 @@ static void ensure_tracked(const struct bpftune_tuner *t,
 		p->unfound++;
 		bpftune_log(LOG_DEBUG, "netns: cannot find netns cookie %llu (event of tuner %s, pid %u): its destruction will not be seen",
 			    (unsigned long long)ev->netns_cookie,
-			    bpftune_tuner_name(t), ev->pid);
+			    t->ops->name, ev->pid);
 	}
 }
 

@@ -22,6 +22,17 @@ long bpftune_grow_step(long cur, long cap, unsigned int rate)
 	return cur + d;
 }
 
+long bpftune_add_capped(long a, long b, long limit)
+{
+	if (a < 0)
+		a = 0;
+	if (b < 0)
+		b = 0;
+	if (a >= limit || b >= limit - a)
+		return limit;
+	return a + b;
+}
+
 long bpftune_shrink_step(long cur, long floor, unsigned int rate)
 {
 	long d;

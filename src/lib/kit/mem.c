@@ -9,7 +9,8 @@
 #include "core/internal.h"
 #include "kit/proc_file.h"
 
-long bpftune_page_size(void)
+/* page size, at least 4096 */
+static long page_size(void)
 {
 	long size = sysconf(_SC_PAGESIZE);
 
@@ -24,7 +25,7 @@ long bpftune_ram_quarter_pages(void)
 	if (sysinfo(&si))
 		return -1;
 	pages = (long)((unsigned long long)si.totalram * si.mem_unit /
-		       bpftune_page_size() / 4);
+		       page_size() / 4);
 	return pages > 0 ? pages : -1;
 }
 
@@ -36,5 +37,5 @@ long bpftune_mem_available_pages(void)
 	if (bpftune_proc_file_lookup("/proc/meminfo", BPFTUNE_PROC_KEYVAL,
 				     key, &kb, 1) != 1 || kb.i < 0)
 		return -1;
-	return kb.i / (bpftune_page_size() / 1024);
+	return kb.i / (page_size() / 1024);
 }

@@ -79,14 +79,6 @@ int bpftune_proc_sysctl(const struct bpftune_event *ev, const char *name,
 	return fd < -1 ? fd : bpftune_sysctl_read(fd, name, values, max);
 }
 
-int bpftune_proc_sysctl_string(const struct bpftune_event *ev,
-			       const char *name, char *buf, size_t len)
-{
-	int fd = ev ? bpftune_netns_fd_for_event(ev) : -1;
-
-	return fd < -1 ? fd : bpftune_sysctl_read_string(fd, name, buf, len);
-}
-
 int bpftune_proc_protocol_memory(const char *proto, long *pages,
 				 bool *pressure)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The decision API (libbpftune.h: bpftune_decision(), bpftune_decide(),
+ * The decision API (libbpftune.h: bpftune_decision(),
  * bpftune_decide_values()), all of it here.  With typed inputs the text
  * decisions.inputs keeps (and the debug log shows) is made from the values
  * and the policy's declaration, so the two never disagree; the values
@@ -49,19 +49,6 @@ void bpftune_decision(struct bpftune_tuner *t, const struct bpftune_event *ev,
 		    t->ops->name, d->scenario, d->policy ? d->policy : "-",
 		    d->inputs ? d->inputs : "", d->action ? d->action : "none");
 	bpftune_notify_decision(t, ev, d);
-}
-
-void bpftune_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
-		    unsigned int scenario, int tunable, const char *policy,
-		    const char *inputs, const char *action)
-{
-	struct bpftune_decision d = {
-		.scenario = scenario, .policy = policy, .inputs = inputs,
-		.action = action, .tunable = tunable, .epsilon = -1,
-		.explored = -1,
-	};
-
-	bpftune_decision(t, ev, &d);
 }
 
 void bpftune_decide_values(struct bpftune_tuner *t, const struct bpftune_event *ev,

@@ -15,33 +15,33 @@
  *    each time.  Legitimate load shows the opposite: failures fall as
  *    the threshold grows.
  *  - Shrink: once reassembly memory has stayed below a step under the
- *    threshold, with no report, for SHRINK_QUIET_MS, one step goes back
+ *    threshold, with no report, for IPF_SHRINK_QUIET_MS, one step goes back
  *    toward the value found before the first raise every SHRINK_EVERY_MS,
  *    never below it nor below the low threshold.
+ *
+ * Every decision is a pure function in ip_frag_policy.c (unit-tested);
+ * this file reads the kernel, keeps the per-netns state and writes.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpftune/libbpftune.h>
 #include <bpftune/correlation.h>
 #include <bpftune/gate.h>
-#include <bpftune/grow.h>
 #include <bpftune/proc.h>
 
+#include "ip_frag_policy.h"
 #include "ip_frag_tuner.h"
 #include "ip_frag_tables.h"
 #include "ip_frag_tuner.skel.h"
 #include "ip_frag_tuner.legacy.skel.h"
 
-#define FRAG_CAP	(32L << 20)
-
 static const struct bpftune_tunable_desc tunables[] = {
 	[IP_FRAG_V4] = {
 		.name = "net.ipv4.ipfrag_high_thresh",
 		.flags = BPFTUNE_TUNABLE_NAMESPACED, .num_values = 1,
-		.min = 4096, .max = FRAG_CAP,
+		.min = FRAG_MIN, .max = FRAG_CAP,
 		.cap_reason = "8 times the 4 MiB default: room for hundreds of 64 KB "
 			      "datagrams in reassembly at once; beyond that the memory "
 			      "mostly holds fragments of a flood that never complete",
@@ -49,7 +49,7 @@ static const struct bpftune_tunable_desc tunables[] = {
 	[IP_FRAG_V6] = {
 		.name = "net.ipv6.ip6frag_high_thresh",
 		.flags = BPFTUNE_TUNABLE_NAMESPACED, .num_values = 1,
-		.min = 4096, .max = FRAG_CAP,
+		.min = FRAG_MIN, .max = FRAG_CAP,
 		.cap_reason = "as for IPv4: 8 times the 4 MiB default",
 	},
 };
@@ -58,19 +58,8 @@ static const char *const low_names[] = {
 	"net.ipv4.ipfrag_low_thresh", "net.ipv6.ip6frag_low_thresh",
 };
 
-
-/* the flood guard: as net_buffer's wait guard, on the failure share */
-static const struct bpftune_guard_policy guard = {
-	.min_samples = 4, .min_r = 0.8, .min_rise = 0.5,
-	.hold_ms = 60 * 1000ULL, .hold_max_ms = 16 * 60 * 1000ULL,
-};
-#define SHRINK_QUIET_MS		(30 * 1000ULL)
 #define SHRINK_EVERY_MS		(5 * 1000ULL)
 #define MAX_NETNS		1024
-
-struct frag_counters {
-	uint64_t reqds, oks, fails, timeouts;
-};
 
 struct fam {
 	long orig;		/* before our first raise; -1 none */
@@ -79,7 +68,7 @@ struct fam {
 	uint64_t hold_until_ms;
 	unsigned int trips;
 	bool have_base;
-	struct frag_counters base;	/* at the last raise */
+	struct ipf_counters base;	/* at the last raise */
 };
 
 struct if_netns {
@@ -122,7 +111,7 @@ static void timer_update(struct bpftune_tuner *t)
 /* ---- /proc in the event's netns ----------------------------------------- */
 
 static int read_counters(const struct bpftune_event *ev, unsigned int family,
-			 struct frag_counters *c)
+			 struct ipf_counters *c)
 {
 	static const char *const v4[] = {
 		"Ip.ReasmReqds", "Ip.ReasmOKs", "Ip.ReasmFails", "Ip.ReasmTimeout",
@@ -163,11 +152,6 @@ static long frag_memory(const struct bpftune_event *ev, unsigned int family)
 	return n == 1 ? (long)mem : -1;
 }
 
-static uint64_t sub(uint64_t now, uint64_t before)
-{
-	return now >= before ? now - before : 0;
-}
-
 /* ---- decisions ---------------------------------------------------------- */
 
 /* inputs of grow-near-limit and frag-flood-guard (ip_frag_tables.c) */
@@ -179,36 +163,28 @@ static uint64_t sub(uint64_t now, uint64_t before)
  */
 static bool flood_guard(struct bpftune_tuner *t, const struct bpftune_event *ev,
 			struct if_netns *n, unsigned int family, long cur,
-			const struct frag_counters *c, struct bpftune_value *inputs)
+			const struct ipf_counters *c, struct bpftune_value *inputs)
 {
 	struct fam *f = &n->fam[family];
 	struct bpftune_guard_verdict v;
 	struct bpftune_corr *w;
-	uint64_t reqds, bad;
 	char reason[320];
 	double share;
 
 	w = bpftune_corr_for(t, family, n->ns.cookie);
-	if (!w || !f->have_base)
+	if (!w || !f->have_base || !ipf_fail_share(&f->base, c, &share))
 		return false;
-	reqds = sub(c->reqds, f->base.reqds);
-	/* ReasmFails counts every timed-out datagram too (ReasmTimeout) */
-	bad = sub(c->fails, f->base.fails);
-	if (!reqds)
-		return false;
-	share = (double)bad / (double)reqds;
 	bpftune_corr_add(w, (double)cur, share);
 	inputs[9] = BPFTUNE_VALUE_REAL(share);
 	inputs[10] = BPFTUNE_VALUE_INT(w->n);
-	if (!bpftune_guard_trips(&guard, w, cur, f->raised_from,
-				 tunables[family].min, f->trips,
-				 bpftune_learning_rate(), &v))
+	if (!ipf_flood_trips(w, cur, f->raised_from, f->trips,
+			     bpftune_learning_rate(), &v))
 		return false;
 	f->hold_until_ms = bpftune_now_ms() + v.hold_ms;
 	f->trips++;
 	f->raised_from = 0;
 	bpftune_decide_values(t, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs,
-			      NEAR_NUM_INPUTS, "step back");
+			      NEAR_NUM_INPUTS, ipf_verdict_action(IPF_STEP_BACK));
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly failures rose with the threshold (r=%.2f over %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
 		 fam_name(family), v.r, w->n, share * 100,
@@ -219,14 +195,24 @@ static bool flood_guard(struct bpftune_tuner *t, const struct bpftune_event *ev,
 	return true;
 }
 
+/* record grow-near-limit's verdict @v */
+static void near_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+			unsigned int family, const struct bpftune_value *inputs,
+			enum ipf_verdict v)
+{
+	bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
+			      NEAR_NUM_INPUTS, ipf_verdict_action(v));
+}
+
 static void near_thresh(struct bpftune_tuner *t, void *priv,
 			const struct bpftune_event *ev)
 {
 	const struct ip_frag_event *e = (const void *)ev->payload;
 	unsigned int family = e->family == IP_FRAG_V6 ? IP_FRAG_V6 : IP_FRAG_V4;
-	struct frag_counters c = { 0 };
+	struct ipf_counters c = { 0 };
 	struct bpftune_value inputs[NEAR_NUM_INPUTS] = { 0 };
 	char reason[256];
+	enum ipf_verdict v;
 	struct if_netns *n;
 	struct fam *f;
 	long cur, want;
@@ -247,9 +233,8 @@ static void near_thresh(struct bpftune_tuner *t, void *priv,
 		inputs[7] = BPFTUNE_VALUE_INT(c.fails);
 		inputs[8] = BPFTUNE_VALUE_INT(c.timeouts);
 	}
-	if (cur != e->high_thresh) {
-		bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-			      BPFTUNE_ARRAY_SIZE(inputs), "none: threshold changed since the event");
+	if (ipf_near_precheck(cur, e->high_thresh) == IPF_CHANGED) {
+		near_decide(t, ev, family, inputs, IPF_CHANGED);
 		return;
 	}
 	n = bpftune_netns_table_get(t, ev);
@@ -257,24 +242,17 @@ static void near_thresh(struct bpftune_tuner *t, void *priv,
 		return;
 	f = &n->fam[family];
 	f->need_ms = bpftune_now_ms();
-	if (f->hold_until_ms > f->need_ms) {
-		bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-			      BPFTUNE_ARRAY_SIZE(inputs), "none: held by the flood guard");
-		return;
-	}
-	if (cur >= FRAG_CAP) {
-		bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-			      BPFTUNE_ARRAY_SIZE(inputs), "none: at the cap");
+	v = ipf_near_decide(cur, f->need_ms, f->hold_until_ms,
+			    bpftune_learning_rate(), &want);
+	if (v != IPF_RAISE) {
+		near_decide(t, ev, family, inputs, v);
 		return;
 	}
 	if (have_c && flood_guard(t, ev, n, family, cur, &c, inputs)) {
 		f->base = c;
 		return;
 	}
-	/* past the cap the library clamps, and says so */
-	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	bpftune_decide_values(t, ev, IP_FRAG_NEAR_THRESH, family, "grow-near-limit", inputs,
-			      BPFTUNE_ARRAY_SIZE(inputs), "raise");
+	near_decide(t, ev, family, inputs, v);
 	snprintf(reason, sizeof(reason),
 		 "%s fragments awaiting reassembly hold %lld bytes, within %.4g%% of the threshold",
 		 fam_name(family), (long long)e->mem,
@@ -297,16 +275,18 @@ static void shrink(struct bpftune_tuner *t, struct if_netns *n,
 		   unsigned int family, uint64_t now)
 {
 	struct fam *f = &n->fam[family];
-	long cur, want, mem, low = 0;
+	struct ipf_shrink_in in = { .rate = bpftune_learning_rate() };
 	struct bpftune_event ev;
 	struct bpftune_value inputs[7];
 	char reason[256];
+	enum ipf_verdict v;
+	long want;
 	int err;
 
-	if (f->orig < 0 || !bpftune_quiet_for(now, f->need_ms, SHRINK_QUIET_MS))
+	if (!ipf_shrink_due(f->orig, now, f->need_ms))
 		return;
 	bpftune_event_init(&ev, t, IP_FRAG_SHRINK, n->ns.cookie, n->ns.pid);
-	err = bpftune_tunable_get(t, family, &ev, &cur);
+	err = bpftune_tunable_get(t, family, &ev, &in.cur);
 	if (err == -ESRCH || err == -ENOENT) {
 		/* the netns is gone: nothing left to give back */
 		f->orig = -1;
@@ -314,32 +294,28 @@ static void shrink(struct bpftune_tuner *t, struct if_netns *n,
 	}
 	if (err != 1)
 		return;
-	want = bpftune_shrink_step(cur, f->orig, bpftune_learning_rate());
-	if (bpftune_proc_sysctl(&ev, low_names[family], &low, 1) == 1 && want < low)
-		want = low;
-	if (want >= cur) {
+	in.orig = f->orig;
+	in.have_low = bpftune_proc_sysctl(&ev, low_names[family], &in.low, 1) == 1;
+	in.mem = frag_memory(&ev, family);
+	v = ipf_shrink_decide(&in, &want);
+	if (v == IPF_GIVEN_BACK) {
 		f->orig = -1;	/* nothing more to give back */
 		return;
 	}
-	mem = frag_memory(&ev, family);
 	inputs[0] = BPFTUNE_VALUE_TEXT(fam_name(family));
-	inputs[1] = BPFTUNE_VALUE_INT(cur);
+	inputs[1] = BPFTUNE_VALUE_INT(in.cur);
 	inputs[2] = BPFTUNE_VALUE_INT(want);
 	inputs[3] = BPFTUNE_VALUE_INT(f->orig);
-	inputs[4] = BPFTUNE_VALUE_INT(low);
-	inputs[5] = mem >= 0 ? BPFTUNE_VALUE_INT(mem) : BPFTUNE_VALUE_NULL;
+	inputs[4] = BPFTUNE_VALUE_INT(in.low);
+	inputs[5] = in.mem >= 0 ? BPFTUNE_VALUE_INT(in.mem) : BPFTUNE_VALUE_NULL;
 	inputs[6] = BPFTUNE_VALUE_INT(now - f->need_ms);
-	/* still in use: the lower threshold would be near its limit */
-	if (mem < 0 || mem + bpftune_delta(want) >= want) {
-		bpftune_decide_values(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
-			      BPFTUNE_ARRAY_SIZE(inputs), "none: reassembly memory still in use");
-		return;
-	}
 	bpftune_decide_values(t, &ev, IP_FRAG_SHRINK, family, "shrink-when-quiet", inputs,
-			      BPFTUNE_ARRAY_SIZE(inputs), "shrink");
+			      BPFTUNE_ARRAY_SIZE(inputs), ipf_verdict_action(v));
+	if (v != IPF_SHRINK)
+		return;
 	snprintf(reason, sizeof(reason),
 		 "%s reassembly holds %ld bytes and has needed no more for %llu s: one step back toward %ld",
-		 fam_name(family), mem, (unsigned long long)(now - f->need_ms) / 1000,
+		 fam_name(family), in.mem, (unsigned long long)(now - f->need_ms) / 1000,
 		 f->orig);
 	bpftune_tunable_set(t, family, &ev, IP_FRAG_SHRINK, &want, 1,
 			    reason);

@@ -36,6 +36,7 @@
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include <bpftune/libbpftune.h>
+#include <bpftune/grow.h>
 #include <bpftune/netlink.h>
 
 #include "neigh_table_policy.h"
@@ -66,9 +67,9 @@ struct fam_state {
 	bool enabled;
 	bool grown;		/* thresholds above orig, by us */
 	bool shrinking;		/* the timer steps them back */
-	struct bpftune_neigh_thresh orig;	/* values when the tuner started */
+	struct nt_thresh orig;	/* values when the tuner started */
 	/* last growth refusal logged, to log each one once */
-	enum bpftune_neigh_verdict stop_verdict;
+	enum nt_grow_verdict stop_verdict;
 	long stop_t3;
 };
 
@@ -146,7 +147,7 @@ static int addr_cb(const struct bpftune_addr *a, void *data)
 	if (!nt_addr_counts(a->scope, a->ifindex, c->noarp, c->num_noarp))
 		return 0;
 	c->sum = bpftune_add_capped(c->sum,
-				    bpftune_prefix_hosts(c->family, a->prefixlen,
+				    nt_prefix_hosts(c->family, a->prefixlen,
 							 c->limit), c->limit);
 	c->prefixes++;
 	return 0;
@@ -215,7 +216,7 @@ static long table_entries(unsigned int fam)
 
 static int read_thresh(struct nt_state *s, const struct bpftune_event *ev,
 		       unsigned int fam,
-		       struct bpftune_neigh_thresh *t)
+		       struct nt_thresh *t)
 {
 	long v[3];
 	unsigned int i;
@@ -235,8 +236,8 @@ static int read_thresh(struct nt_state *s, const struct bpftune_event *ev,
 /* Write @to over @from in @order (indexes 0..2 into the thresholds). */
 static int apply(struct nt_state *s, const struct bpftune_event *ev,
 		 unsigned int fam,
-		 unsigned int scenario, const struct bpftune_neigh_thresh *from,
-		 const struct bpftune_neigh_thresh *to, const unsigned int order[3],
+		 unsigned int scenario, const struct nt_thresh *from,
+		 const struct nt_thresh *to, const unsigned int order[3],
 		 const char *reason)
 {
 	const long f[3] = { from->t1, from->t2, from->t3 };
@@ -260,7 +261,7 @@ static int apply(struct nt_state *s, const struct bpftune_event *ev,
 /* ---- growth -------------------------------------------------------------- */
 
 static void log_stop(struct nt_state *s, unsigned int fam,
-		     enum bpftune_neigh_verdict v, long t3,
+		     enum nt_grow_verdict v, long t3,
 		     const char *why)
 {
 	struct fam_state *fs = &s->fam[fam];
@@ -278,18 +279,18 @@ static void log_stop(struct nt_state *s, unsigned int fam,
 
 /* Growth refused: record the decision and log why, once. */
 static void refused(struct nt_state *s, const struct bpftune_event *ev,
-		    unsigned int fam, enum bpftune_neigh_verdict v,
-		    const struct bpftune_neigh_grow_in *in, long bound,
+		    unsigned int fam, enum nt_grow_verdict v,
+		    const struct nt_grow_input *in, long bound,
 		    const struct bpftune_value *inputs, const char *where)
 {
 	char why[320];
 
 	bpftune_decide_values(s->tuner, ev, ev->scenario_id, fam * 3 + 2,
 			      "grow-near-limit", inputs, GROW_NUM_INPUTS, nt_grow_action(v));
-	if (v == BPFTUNE_NEIGH_NS_OVER_PREFIX)
+	if (v == NT_NS_OVER_PREFIX)
 		snprintf(why, sizeof(why), "%s holds %ld %s entries, at least the %ld neighbours its prefixes can hold: more room would not be for on-link neighbours",
 			 where, in->ns_entries, fam_name(fam), in->ns_capacity);
-	else if (v == BPFTUNE_NEIGH_AT_PREFIX_CAP)
+	else if (v == NT_AT_PREFIX_CAP)
 		snprintf(why, sizeof(why), "the prefixes of %s can hold %ld neighbours and %ld entries belong elsewhere: a table of %ld entries is all that can be needed",
 			 where, in->ns_capacity, bound - in->ns_capacity, bound);
 	else
@@ -301,7 +302,7 @@ static void refused(struct nt_state *s, const struct bpftune_event *ev,
 /* Why gc_thresh3 grows, for the log. */
 static void grow_reason(const struct bpftune_event *ev,
 			const struct neigh_table_event *e, unsigned int fam,
-			const struct bpftune_neigh_grow_in *in, long bound,
+			const struct nt_grow_input *in, long bound,
 			const char *where, char *reason, size_t len)
 {
 	char room[128];
@@ -324,7 +325,7 @@ static void grow_reason(const struct bpftune_event *ev,
 
 /* in the order neigh_table_tables.c declares them (grow_inputs) */
 static void grow_inputs(const struct neigh_table_event *e, unsigned int fam,
-			const struct bpftune_neigh_grow_in *in, long capacity,
+			const struct nt_grow_input *in, long capacity,
 			unsigned int prefixes, long bound, char *dev,
 			struct bpftune_value *v)
 {
@@ -349,9 +350,9 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 	static const unsigned int order[3] = { 2, 1, 0 };	/* t3 first */
 	struct bpftune_value inputs[GROW_NUM_INPUTS];
 	char reason[400], where[128], dev[NEIGH_TABLE_IFNAMSIZ + 1];
-	struct bpftune_neigh_thresh cur, out;
-	struct bpftune_neigh_grow_in in;
-	enum bpftune_neigh_verdict v;
+	struct nt_thresh cur, out;
+	struct nt_grow_input in;
+	enum nt_grow_verdict v;
 	struct capacity c;
 	long bound = 0;
 	int err;
@@ -369,9 +370,9 @@ static void grow(struct nt_state *s, const struct bpftune_event *ev,
 			    where, strerror(-err));
 	nt_grow_in(&cur, &s->fam[fam].orig, e->entries, c.entries, err ? -1 : c.sum,
 		   bpftune_learning_rate(), &in);
-	v = bpftune_neigh_grow(&in, &out, &bound);
+	v = nt_grow_step(&in, &out, &bound);
 	grow_inputs(e, fam, &in, err ? -1 : c.sum, c.prefixes, bound, dev, inputs);
-	if (v != BPFTUNE_NEIGH_GROW) {
+	if (v != NT_GROW) {
 		refused(s, ev, fam, v, &in, bound, inputs, where);
 		return;
 	}
@@ -400,7 +401,7 @@ static void shrink(struct nt_state *s, const struct bpftune_event *ev,
 {
 	static const unsigned int order[3] = { 0, 1, 2 };	/* t1 first */
 	struct fam_state *fs = &s->fam[fam];
-	struct bpftune_neigh_thresh cur, out;
+	struct nt_thresh cur, out;
 	struct bpftune_value inputs[8];
 	char reason[256];
 	enum nt_shrink step;

@@ -26,11 +26,13 @@
  *    low-memory mode sets it on purpose then).
  *  - Shrink: what was raised steps back toward the value found before the
  *    first raise once no drop or squeeze has asked for it for
- *    SHRINK_QUIET_MS; the flow-limit bits go back at once.
+ *    NB_SHRINK_QUIET_MS; the flow-limit bits go back at once.
+ *
+ * Every decision is a pure function in net_buffer_policy.c (unit-tested);
+ * this file reads the kernel, keeps the state and writes.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,28 +40,14 @@
 #include <bpftune/libbpftune.h>
 #include <bpftune/correlation.h>
 #include <bpftune/gate.h>
-#include <bpftune/grow.h>
 #include <bpftune/kernel.h>
 #include <bpftune/proc.h>
 
+#include "net_buffer_policy.h"
 #include "net_buffer_tuner.h"
 #include "net_buffer_tables.h"
 #include "net_buffer_tuner.skel.h"
 #include "net_buffer_tuner.legacy.skel.h"
-
-enum net_buffer_tunable {
-	NB_MAX_BACKLOG,
-	NB_FLOW_LIMIT,
-	NB_BUDGET,
-	NB_BUDGET_USECS,
-	NB_HIGH_ORDER_OFF,
-	NB_NUM_TUNABLES,
-};
-
-#define NB_BACKLOG_CAP	32768
-#define NB_BUDGET_CAP	3000
-#define NB_USECS_CAP	20000
-#define NB_MAX_CPUS	64
 
 /* every net_buffer tunable: one value within [lo, hi], for the reason given */
 #define NB_TUNABLE(sysctl, lo, hi, why) \
@@ -73,25 +61,16 @@ static struct bpftune_tunable_desc tunables[] = {
 	/* max: every CPU present, set in init() */
 	[NB_FLOW_LIMIT] = NB_TUNABLE("net.core.flow_limit_cpu_bitmap", 0, 0,
 		"one bit per CPU present (machines with up to 63 CPUs)"),
-	[NB_BUDGET] = NB_TUNABLE("net.core.netdev_budget", 8, NB_BUDGET_CAP,
+	[NB_BUDGET] = NB_TUNABLE("net.core.netdev_budget", NB_BUDGET_MIN, NB_BUDGET_CAP,
 		"10 times the default of 300 packets per receive round; netdev_budget_usecs "
 		"still bounds the round, more packets only delay everything else on the CPU"),
-	[NB_BUDGET_USECS] = NB_TUNABLE("net.core.netdev_budget_usecs", 100, NB_USECS_CAP,
+	[NB_BUDGET_USECS] = NB_TUNABLE("net.core.netdev_budget_usecs", NB_USECS_MIN, NB_USECS_CAP,
 		"20 ms: a receive round longer than that delays every task on its CPU by as "
 		"much (the default is 2 jiffies, 8 ms at HZ=250)"),
 	[NB_HIGH_ORDER_OFF] = NB_TUNABLE("net.core.high_order_alloc_disable", 0, 1,
 		"boolean"),
 };
 
-
-static const struct bpftune_guard_policy guard = {
-	.min_samples = NET_BUFFER_GUARD_MIN_SAMPLES,
-	.min_r = NET_BUFFER_GUARD_MIN_R,
-	.min_rise = NET_BUFFER_GUARD_MIN_RISE,
-	.hold_ms = NET_BUFFER_GUARD_HOLD_MS,
-	.hold_max_ms = NET_BUFFER_GUARD_HOLD_MAX_MS,
-};
-#define SHRINK_QUIET_MS		(30 * 1000ULL)
 #define SHRINK_EVERY_MS		(5 * 1000ULL)
 
 struct grown {
@@ -187,25 +166,26 @@ static void high_order_check(struct nb_state *s, const struct bpftune_event *ev,
 			     const char *why)
 {
 	struct bpftune_value inputs[2];
+	enum nb_verdict v;
 	char reason[320];
-	long off;
+	long off = 0;
+	bool have;
 
 	if (s->high_order_done)
 		return;
-	if (get1(s, NB_HIGH_ORDER_OFF, &off) || off != 1) {
+	have = !get1(s, NB_HIGH_ORDER_OFF, &off);
+	/* read once more than needed when it is off: then never again */
+	v = nb_high_order_decide(have, off, tcp_under_pressure());
+	if (v == NBV_DONE) {
 		s->high_order_done = true;
 		return;
 	}
 	inputs[0] = BPFTUNE_VALUE_INT(off);
 	inputs[1] = BPFTUNE_VALUE_TEXT(why);
-	if (tcp_under_pressure()) {
-		bpftune_decide_values(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
-				      "re-enable-high-order", inputs, 2,
-				      "none: TCP memory under pressure (low-memory mode)");
-		return;
-	}
 	bpftune_decide_values(s->tuner, ev, NET_BUFFER_HIGH_ORDER, NB_HIGH_ORDER_OFF,
-			      "re-enable-high-order", inputs, 2, "enable");
+			      "re-enable-high-order", inputs, 2, nb_verdict_action(v));
+	if (v != NBV_ENABLE)
+		return;
 	snprintf(reason, sizeof(reason),
 		 "the receive path is busy (%s) and TCP memory is not under pressure: order-0 skb pages only add per-packet work, and page-fragment refills no longer wait for reclaim",
 		 why);
@@ -230,49 +210,46 @@ static void cpu_list(uint64_t mask, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/* record grow-backlog's verdict @v */
+static void backlog_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
+			   const struct bpftune_value *inputs, enum nb_verdict v)
+{
+	bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG,
+			      "grow-backlog", inputs, 5, nb_verdict_action(v));
+}
+
 static void backlog_drop(struct bpftune_tuner *t, void *priv,
 			 const struct bpftune_event *ev)
 {
 	const struct net_buffer_event *e = (const void *)ev->payload;
 	struct nb_state *s = priv;
-	uint64_t now[NB_MAX_CPUS], mask = 0, total = 0;
+	uint64_t now[NB_MAX_CPUS], mask, total;
 	struct bpftune_value inputs[5];
 	char reason[320], cpus[128];
 	struct grown *g = &s->grown[NB_MAX_BACKLOG];
 	long cur, flow, want;
-	unsigned int cpu;
+	enum nb_verdict v;
 
 	if (bpftune_proc_softnet(1, now, NB_MAX_CPUS) < 0 || get1(s, NB_MAX_BACKLOG, &cur))
 		return;
-	for (cpu = 0; cpu < NB_MAX_CPUS; cpu++) {
-		if (now[cpu] > s->dropped[cpu]) {
-			total += now[cpu] - s->dropped[cpu];
-			mask |= 1ULL << cpu;
-		}
-		s->dropped[cpu] = now[cpu];
-	}
+	total = nb_backlog_drops(now, s->dropped, NB_MAX_CPUS, &mask);
+	memcpy(s->dropped, now, sizeof(s->dropped));
 	cpu_list(mask, cpus, sizeof(cpus));
 	inputs[0] = BPFTUNE_VALUE_INT(cur);
 	inputs[1] = BPFTUNE_VALUE_INT(total);
 	inputs[2] = BPFTUNE_VALUE_TEXT(cpus);
 	inputs[3] = BPFTUNE_VALUE_INT(e->drops);
 	inputs[4] = BPFTUNE_VALUE_INT(e->cpu);
-	if (!total) {
-		bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG,
-				      "grow-backlog", inputs, 5,
-				      "none: no drop counted since the last look");
+	v = nb_backlog_decide(total, cur, bpftune_learning_rate(), &want);
+	if (v == NBV_NO_DROP) {
+		backlog_decide(t, ev, inputs, v);
 		return;
 	}
 	g->need_ms = bpftune_now_ms();
 	s->grown[NB_FLOW_LIMIT].need_ms = g->need_ms;
 	high_order_check(s, ev, "backlog drops");
-	if (cur >= NB_BACKLOG_CAP) {
-		bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG,
-				      "grow-backlog", inputs, 5, "none: at the cap");
-	} else {
-		want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-		bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_MAX_BACKLOG,
-				      "grow-backlog", inputs, 5, "raise");
+	backlog_decide(t, ev, inputs, v);
+	if (v == NBV_RAISE) {
 		snprintf(reason, sizeof(reason),
 			 "%" PRIu64 " packets dropped with the receive backlog of CPU %s full",
 			 total, cpus);
@@ -281,11 +258,11 @@ static void backlog_drop(struct bpftune_tuner *t, void *priv,
 	}
 	if (!s->flow_limit || get1(s, NB_FLOW_LIMIT, &flow))
 		return;
-	want = flow | (long)(mask & (uint64_t)tunables[NB_FLOW_LIMIT].max);
-	if (want == flow)
+	v = nb_flow_limit_decide(flow, mask, tunables[NB_FLOW_LIMIT].max, &want);
+	if (v != NBV_SET)
 		return;
 	bpftune_decide_values(t, ev, NET_BUFFER_BACKLOG_DROP, NB_FLOW_LIMIT,
-			      "flow-limit-on-drop", inputs, 5, "set");
+			      "flow-limit-on-drop", inputs, 5, nb_verdict_action(v));
 	snprintf(reason, sizeof(reason),
 		 "CPU %s dropped packets for a full backlog: flow limiting there drops from the largest flows first, so small flows still get through",
 		 cpus);
@@ -328,14 +305,13 @@ static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
 	g->have_wait = true;
 	g->wait_start = wait;
 	g->wait_start_ms = t;
-	if (!bpftune_guard_trips(&guard, w, cur, g->raised_from,
-				 tunables[tunable].min, g->trips,
+	if (!nb_wait_guard_trips(w, tunable, cur, g->raised_from, g->trips,
 				 bpftune_learning_rate(), &v))
 		return false;
 	g->hold_until_ms = t + v.hold_ms;
 	g->trips++;
 	bpftune_decide_values(s->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard",
-			      inputs, NB_BUDGET_NUM_INPUTS, "step back");
+			      inputs, NB_BUDGET_NUM_INPUTS, nb_verdict_action(NBV_STEP_BACK));
 	snprintf(reason, sizeof(reason),
 		 "CPU wait (%s) rose with %s (r=%.2f over %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
 		 s->wait_source, knob(tunable), v.r, w->n,
@@ -348,10 +324,10 @@ static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
 
 static void budget_decide(struct bpftune_tuner *t, const struct bpftune_event *ev,
 			  unsigned int tunable, const struct bpftune_value *inputs,
-			  const char *action)
+			  enum nb_verdict v)
 {
 	bpftune_decide_values(t, ev, ev->scenario_id, tunable, "grow-budget", inputs,
-			      NB_BUDGET_NUM_INPUTS, action);
+			      NB_BUDGET_NUM_INPUTS, nb_verdict_action(v));
 }
 
 static void squeeze(struct bpftune_tuner *t, void *priv,
@@ -361,66 +337,61 @@ static void squeeze(struct bpftune_tuner *t, void *priv,
 	struct nb_state *s = priv;
 	unsigned int tunable = ev->scenario_id == NET_BUFFER_BUDGET_SQUEEZE ?
 			       NB_BUDGET : NB_BUDGET_USECS;
-	uint64_t now[NB_MAX_CPUS], total = 0, delta;
+	struct nb_squeeze_in in = {
+		.tunable = tunable, .ev_budget = e->budget, .ev_usecs = e->budget_usecs,
+		.polls = e->polls, .round_ns = e->round_ns,
+		.rate = bpftune_learning_rate(),
+	};
+	uint64_t now[NB_MAX_CPUS], total = 0;
 	struct grown *g = &s->grown[tunable];
 	struct bpftune_value inputs[NB_BUDGET_NUM_INPUTS] = { 0 };
 	char reason[320];
-	long cur, budget, usecs, want;
+	enum nb_verdict v;
 	unsigned int cpu;
+	long cur, want;
 
-	if (bpftune_proc_softnet(2, now, NB_MAX_CPUS) < 0 || get1(s, NB_BUDGET, &budget) ||
-	    get1(s, NB_BUDGET_USECS, &usecs))
+	if (bpftune_proc_softnet(2, now, NB_MAX_CPUS) < 0 || get1(s, NB_BUDGET, &in.budget) ||
+	    get1(s, NB_BUDGET_USECS, &in.usecs))
 		return;
 	for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
 		total += now[cpu];
-	delta = total > s->squeezed ? total - s->squeezed : 0;
+	in.squeezes = total > s->squeezed ? total - s->squeezed : 0;
 	s->squeezed = total;
-	cur = tunable == NB_BUDGET ? budget : usecs;
+	cur = tunable == NB_BUDGET ? in.budget : in.usecs;
 	inputs[NB_IN_WORK] = BPFTUNE_VALUE_INT(e->work);
 	inputs[NB_IN_POLLS] = BPFTUNE_VALUE_INT(e->polls);
 	inputs[NB_IN_ROUND_US] = BPFTUNE_VALUE_INT(e->round_ns / 1000);
 	inputs[NB_IN_CPU] = BPFTUNE_VALUE_INT(e->cpu);
-	inputs[NB_IN_BUDGET] = BPFTUNE_VALUE_INT(budget);
-	inputs[NB_IN_BUDGET_USECS] = BPFTUNE_VALUE_INT(usecs);
-	inputs[NB_IN_SQUEEZES] = BPFTUNE_VALUE_INT(delta);
-	if (e->budget != budget || e->budget_usecs != usecs) {
+	inputs[NB_IN_BUDGET] = BPFTUNE_VALUE_INT(in.budget);
+	inputs[NB_IN_BUDGET_USECS] = BPFTUNE_VALUE_INT(in.usecs);
+	inputs[NB_IN_SQUEEZES] = BPFTUNE_VALUE_INT(in.squeezes);
+	in.now_ms = bpftune_now_ms();
+	in.hold_until_ms = g->hold_until_ms;
+	v = nb_squeeze_decide(&in, &want);
+	if (v == NBV_CHANGED)
 		limits_update(s);
-		budget_decide(t, ev, tunable, inputs, "none: limits changed since the event");
+	if (v == NBV_CHANGED || v == NBV_NO_SQUEEZE) {
+		budget_decide(t, ev, tunable, inputs, v);
 		return;
 	}
-	if (!delta) {
-		budget_decide(t, ev, tunable, inputs, "none: the kernel counted no squeeze since the last look");
-		return;
-	}
-	g->need_ms = bpftune_now_ms();
+	g->need_ms = in.now_ms;
 	high_order_check(s, ev, "receive rounds squeezed");
-	if (g->hold_until_ms > g->need_ms) {
-		budget_decide(t, ev, tunable, inputs, "none: held by the wait guard");
-		return;
-	}
-	if (cur >= tunables[tunable].max) {
-		budget_decide(t, ev, tunable, inputs, "none: at the cap");
-		return;
-	}
-	/* the limit is checked between polls: one poll outlasting it all */
-	if (tunable == NB_BUDGET_USECS && e->polls <= 1 &&
-	    e->round_ns > (uint64_t)usecs * 1000) {
-		budget_decide(t, ev, tunable, inputs, "none: a single NAPI poll outlasted the limit; a longer one would not help");
+	if (v != NBV_RAISE) {
+		budget_decide(t, ev, tunable, inputs, v);
 		return;
 	}
 	if (guard_trips(s, ev, tunable, cur, inputs))
 		return;
-	want = bpftune_grow_step(cur, LONG_MAX, bpftune_learning_rate());
-	budget_decide(t, ev, tunable, inputs, "raise");
+	budget_decide(t, ev, tunable, inputs, v);
 	if (tunable == NB_BUDGET)
 		snprintf(reason, sizeof(reason),
 			 "a receive round on CPU %u processed %u packets, its whole budget, with more waiting (%" PRIu64 " squeezes counted)",
-			 e->cpu, e->work, delta);
+			 e->cpu, e->work, in.squeezes);
 	else
 		snprintf(reason, sizeof(reason),
 			 "a receive round on CPU %u ran %llu us in %u NAPI polls, into its time limit, with more waiting (%" PRIu64 " squeezes counted)",
 			 e->cpu, (unsigned long long)e->round_ns / 1000, e->polls,
-			 delta);
+			 in.squeezes);
 	set_grown(s, ev, tunable, ev->scenario_id, cur, want, reason);
 }
 
@@ -433,19 +404,15 @@ static void shrink_one(struct nb_state *s, const struct bpftune_event *ev,
 	struct grown *g = &s->grown[tunable];
 	struct bpftune_value inputs[3];
 	char reason[256];
+	enum nb_verdict v;
 	long cur, want;
 
-	if (g->orig < 0 || !bpftune_quiet_for(now, g->need_ms, SHRINK_QUIET_MS))
+	if (!nb_shrink_due(g->orig, now, g->need_ms))
 		return;
 	if (get1(s, tunable, &cur))
 		return;
-	want = tunable == NB_FLOW_LIMIT ? g->orig :
-	       bpftune_shrink_step(cur, g->orig, bpftune_learning_rate());
-	if (want >= cur && tunable != NB_FLOW_LIMIT) {
-		g->orig = -1;
-		return;
-	}
-	if (want == cur) {
+	v = nb_shrink_decide(tunable, cur, g->orig, bpftune_learning_rate(), &want);
+	if (v == NBV_DONE) {
 		g->orig = -1;
 		return;
 	}
@@ -453,7 +420,7 @@ static void shrink_one(struct nb_state *s, const struct bpftune_event *ev,
 	inputs[1] = BPFTUNE_VALUE_INT(g->orig);
 	inputs[2] = BPFTUNE_VALUE_INT(now - g->need_ms);
 	bpftune_decide_values(s->tuner, ev, NET_BUFFER_SHRINK, tunable, "shrink-when-quiet",
-			      inputs, 3, "shrink");
+			      inputs, 3, nb_verdict_action(v));
 	snprintf(reason, sizeof(reason),
 		 "no drop or squeeze has needed it for %llu s: %s %ld",
 		 (unsigned long long)(now - g->need_ms) / 1000,

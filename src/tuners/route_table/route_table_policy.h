@@ -4,8 +4,7 @@
  * grows or steps back, and whether the running kernel enforces it.  No
  * I/O and no library state: route_table_tuner.c reads the tunable and the
  * event, passes them in with the learning rate, and writes what comes
- * back.  The table arithmetic is the kit's (<bpftune/table_policy.h>).
- * Unit-tested in test/unit/test_route_table_policy.c.
+ * back.  Unit-tested in test/unit/test_route_table_policy.c.
  */
 #ifndef BPFTUNE_ROUTE_TABLE_POLICY_H
 #define BPFTUNE_ROUTE_TABLE_POLICY_H
@@ -30,6 +29,18 @@ enum rt_verdict {
 
 /* what bpftune_decide_values() records for @v */
 const char *rt_verdict_action(enum rt_verdict v);
+
+/*
+ * max_size @max_size with @entries in use (routes or cached dsts,
+ * whichever is larger) within @delta (of max_size) of it -> max_size +
+ * delta, or entries + 2 * @entries_delta (delta of entries) if that is
+ * more, so that what is in use is clear of the near-limit zone; at most
+ * @hard_cap.  0 when it need not or cannot grow (at or past the cap).
+ */
+long rt_grow(long max_size, long entries, long delta, long entries_delta,
+	     long hard_cap);
+/* Back towards @orig once at most a quarter is used; 0: nothing to do. */
+long rt_shrink(long max_size, long entries, long orig, long delta);
 
 /* what counts against max_size: routes or dst cache entries, the larger */
 long rt_in_use(long routes, long dst_entries);
