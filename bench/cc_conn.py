@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The traffic of bench/cc_experiment.sh (standard library only).
+
+  cc_conn.py plan [--seed S] [--draws D] [--categories a,b]
+      the path categories and their seeded parameter draws, one line each:
+      category draw rtt_ms loss_pct rate_mbit limit_pkts rpcs size_kb cap_s compete
+  cc_conn.py server PORT
+      accepts on every local address (the AnyIP /16 of the experiment):
+      a request is an 8-byte length L and L bytes, answered with one byte
+      once all arrived; L = 0 is a sink (a competing bulk flow) until EOF
+  cc_conn.py client --first A.B.C.D --conns N [--dest-mode run|conn] ...
+      N connections, one after another, to the address --first (mode
+      run: every connection to it, a destination the daemon has never
+      seen) or to --first, --first + 1, ... (mode conn: every connection a
+      new destination, so the daemon's per-destination rules never act);
+      each does --rpcs requests of --size-kb KiB, gives up after --cap-s
+      seconds; --cc sets the congestion control on the socket (cubic,
+      bbr, htcp, or random: one of --random-from per connection, seeded),
+      none leaves it to the netns default and the daemon.  Prints CSV
+      rows: the --tag columns, conn, dest, metric, value: goodput (Mbit/s,
+      bytes acknowledged / time), rpc_ms per request (a request cut by the
+      cap counts with the time it had: a lower bound), cc (after connect,
+      what the daemon's sockops program set), cc_end, retrans, segs_out,
+      srtt_us, capped (1 if the cap cut it).
+  cc_conn.py bulk --dest A.B.C.D --secs T
+      a competing bulk flow (cubic) for T seconds at most
+"""
+import argparse
+import ipaddress
+import random
+import socket
+import struct
+import sys
+import threading
+import time
+
+TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
+TCP_INFO = getattr(socket, "TCP_INFO", 11)
+CHUNK = 64 * 1024
+
+# category: (rtt ms range, loss % range, rate Mbit/s range, netem limit
+# packets range, rpcs, KiB per rpc, cap s, competing bulk flow)
+# (sizes and caps keep a connection under a second or so in a TCG guest)
+CATEGORIES = {
+    "longrtt": ((50, 100), (0, 0), (20, 30), (5000, 5000), 1, 512, 3.0, 0),
+    "loss": ((10, 40), (0.5, 2.0), (20, 30), (5000, 5000), 1, 512, 3.0, 0),
+    "shallow": ((30, 60), (0, 0), (20, 30), (20, 40), 1, 512, 3.0, 0),
+    "rpc": ((10, 30), (0, 0.5), (20, 30), (5000, 5000), 8, 32, 3.0, 0),
+    "compete": ((20, 40), (0, 0), (20, 30), (150, 150), 3, 64, 3.0, 1),
+}
+
+
+def plan(seed, draws, cats):
+    """[(category, draw, rtt_ms, loss_pct, rate_mbit, limit, rpcs, size_kb,
+    cap_s, compete)]: draws of each category, the same for a seed."""
+    rng = random.Random(seed)
+    out = []
+    for cat in CATEGORIES:
+        (r0, r1), (l0, l1), (b0, b1), (q0, q1), rpcs, kb, cap, comp = CATEGORIES[cat]
+        for d in range(1, draws + 1):
+            # drawn for every category, so that choosing a subset keeps the draws
+            rtt, loss = rng.randint(r0, r1), round(rng.uniform(l0, l1), 2)
+            rate, limit = rng.randint(b0, b1), rng.randint(q0, q1)
+            if cat in cats:
+                out.append((cat, d, rtt, loss, rate, limit, rpcs, kb, cap, comp))
+    return out
+
+
+def cmd_plan(args):
+    cats = args.categories.split(",") if args.categories else list(CATEGORIES)
+    bad = [c for c in cats if c not in CATEGORIES]
+    if bad:
+        sys.exit("cc_conn.py: no category %s (have %s)" % (",".join(bad), " ".join(CATEGORIES)))
+    for p in plan(args.seed, args.draws, cats):
+        print(" ".join(str(x) for x in p))
+
+
+# ---- server ------------------------------------------------------------------
+
+def recv_exact(c, n):
+    buf = b""
+    while len(buf) < n:
+        got = c.recv(n - len(buf))
+        if not got:
+            return None
+        buf += got
+    return buf
+
+
+def serve(c):
+    try:
+        while True:
+            hdr = recv_exact(c, 8)
+            if hdr is None:
+                return
+            left = struct.unpack("!Q", hdr)[0]
+            if left == 0:
+                while c.recv(CHUNK):
+                    pass
+                return
+            while left > 0:
+                got = c.recv(min(CHUNK, left))
+                if not got:
+                    return
+                left -= len(got)
+            c.sendall(b"k")
+    except OSError:
+        pass
+    finally:
+        c.close()
+
+
+def cmd_server(args):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", args.port))
+    s.listen(128)
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=serve, args=(c,), daemon=True).start()
+
+
+# ---- client ------------------------------------------------------------------
+
+def tcp_info(s):
+    """(bytes_acked, total_retrans, segs_out, srtt_us) of a socket."""
+    b = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 192)
+    if len(b) < 144:
+        return 0, 0, 0, 0
+    rtt, = struct.unpack_from("I", b, 68)
+    retrans, = struct.unpack_from("I", b, 100)
+    acked, = struct.unpack_from("Q", b, 120)
+    segs, = struct.unpack_from("I", b, 136)
+    return acked, retrans, segs, rtt
+
+
+def cc_of(s):
+    return s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).split(b"\0")[0].decode()
+
+
+def send_until(s, data, deadline):
+    """sendall with a deadline: False if the deadline came first."""
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        s.settimeout(left)
+        try:
+            n = s.send(view[:CHUNK])
+        except socket.timeout:
+            return False
+        view = view[n:]
+    return True
+
+
+def recv_until(s, deadline):
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return False
+    s.settimeout(left)
+    try:
+        return s.recv(1) == b"k"
+    except socket.timeout:
+        return False
+
+
+def one_conn(dest, port, cc, rpcs, size, cap):
+    """Metrics of one connection: [(metric, value)]."""
+    s = socket.socket()
+    if cc:
+        s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, cc.encode())
+    s.settimeout(cap + 10)
+    s.connect((dest, port))
+    out = [("cc", cc_of(s))]
+    payload = struct.pack("!Q", size) + b"\0" * size
+    t0 = time.monotonic()
+    deadline = t0 + cap
+    capped = 0
+    for _ in range(rpcs):
+        r0 = time.monotonic()
+        ok = send_until(s, payload, deadline) and recv_until(s, deadline)
+        out.append(("rpc_ms", "%.2f" % ((time.monotonic() - r0) * 1000)))
+        if not ok:
+            capped = 1
+            break
+    elapsed = time.monotonic() - t0
+    acked, retrans, segs, srtt = tcp_info(s)
+    out += [("goodput", "%.3f" % (acked * 8 / elapsed / 1e6)), ("cc_end", cc_of(s)),
+            ("retrans", retrans), ("segs_out", segs), ("srtt_us", srtt),
+            ("capped", capped), ("secs", "%.4f" % elapsed)]
+    if capped:
+        # no waiting for what is still queued: reset
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    return out
+
+
+def cmd_client(args):
+    rng = random.Random(args.seed)
+    first = ipaddress.IPv4Address(args.first)
+    tag = args.tag + "," if args.tag else ""
+    for i in range(args.conns):
+        dest = str(first + (i if args.dest_mode == "conn" else 0))
+        cc = args.cc
+        if cc == "random":
+            cc = rng.choice(args.random_from.split(","))
+        elif cc == "none":
+            cc = None
+        try:
+            rows = one_conn(dest, args.port, cc, args.rpcs, args.size_kb * 1024, args.cap_s)
+        except OSError as e:
+            print("cc_conn.py: connection %d to %s: %s" % (i + 1, dest, e), file=sys.stderr)
+            rows = [("error", 1)]
+        for metric, value in rows:
+            print("%s%d,%s,%s,%s" % (tag, i + 1, dest, metric, value))
+        sys.stdout.flush()
+
+
+def cmd_bulk(args):
+    s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, b"cubic")
+    s.connect((args.dest, args.port))
+    s.sendall(struct.pack("!Q", 0))
+    data = b"\0" * CHUNK
+    end = time.monotonic() + args.secs
+    try:
+        while time.monotonic() < end:
+            s.sendall(data)
+    except OSError:
+        pass
+    s.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("plan")
+    p.add_argument("--seed", type=int, default=25)
+    p.add_argument("--draws", type=int, default=2)
+    p.add_argument("--categories", default="")
+    p.set_defaults(fn=cmd_plan)
+    p = sub.add_parser("server")
+    p.add_argument("port", type=int)
+    p.set_defaults(fn=cmd_server)
+    p = sub.add_parser("client")
+    p.add_argument("--first", required=True)
+    p.add_argument("--port", type=int, default=5301)
+    p.add_argument("--conns", type=int, default=20)
+    p.add_argument("--dest-mode", choices=("run", "conn"), default="run")
+    p.add_argument("--cc", default="none")
+    p.add_argument("--random-from", default="cubic,bbr,htcp")
+    p.add_argument("--rpcs", type=int, default=1)
+    p.add_argument("--size-kb", type=int, default=768)
+    p.add_argument("--cap-s", type=float, default=4.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--tag", default="", help="CSV columns put before each row")
+    p.set_defaults(fn=cmd_client)
+    p = sub.add_parser("bulk")
+    p.add_argument("--dest", required=True)
+    p.add_argument("--port", type=int, default=5301)
+    p.add_argument("--secs", type=float, default=600)
+    p.set_defaults(fn=cmd_bulk)
+    args = ap.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()
