@@ -23,14 +23,26 @@
       cap counts with the time it had: a lower bound), cc (after connect,
       what the daemon's sockops program set), cc_end, retrans, segs_out,
       srtt_us, capped (1 if the cap cut it).
+  cc_conn.py arms --net A.B.C --arms "cubic bbr ..." --tag REP,CAT,DRAW ...
+      every arm of one block (one repetition of one path), in the order
+      given, each to new destinations A.B.C.10 on, rows as client's; the
+      arms: cubic, bbr, htcp, random (set on the socket, from this
+      process's own cgroup), hand (every connection a new destination),
+      bandit, model (the daemon's cgroup --cg; for model the daemon is
+      given --models/CATEGORY.model, for hand and bandit no model, by
+      rewriting --policy and a SIGHUP to --daemon-pid, waiting for its
+      log --daemon-log to say it took it).  One process for the block: a
+      Python start costs a second under TCG.
   cc_conn.py bulk --dest A.B.C.D --secs T
       a competing bulk flow (cubic) for T seconds at most
 """
 import argparse
 import ipaddress
+import os
 import random
 import socket
 import struct
+import signal
 import sys
 import threading
 import time
@@ -47,7 +59,7 @@ CATEGORIES = {
     "loss": ((10, 40), (0.5, 2.0), (20, 30), (5000, 5000), 1, 512, 3.0, 0),
     "shallow": ((30, 60), (0, 0), (20, 30), (20, 40), 1, 512, 3.0, 0),
     "rpc": ((10, 30), (0, 0.5), (20, 30), (5000, 5000), 8, 32, 3.0, 0),
-    "compete": ((20, 40), (0, 0), (20, 30), (150, 150), 3, 64, 3.0, 1),
+    "compete": ((20, 40), (0, 0), (20, 30), (150, 150), 3, 48, 3.0, 1),
 }
 
 
@@ -197,25 +209,112 @@ def one_conn(dest, port, cc, rpcs, size, cap):
     return out
 
 
-def cmd_client(args):
-    rng = random.Random(args.seed)
-    first = ipaddress.IPv4Address(args.first)
-    tag = args.tag + "," if args.tag else ""
-    for i in range(args.conns):
-        dest = str(first + (i if args.dest_mode == "conn" else 0))
-        cc = args.cc
-        if cc == "random":
-            cc = rng.choice(args.random_from.split(","))
-        elif cc == "none":
-            cc = None
+def conns(dest, mode, n, cc, args, rng, tag):
+    """n connections of one arm (mode run: all to dest; conn: dest, dest+1, ...)."""
+    first = ipaddress.IPv4Address(dest)
+    for i in range(n):
+        d = str(first + (i if mode == "conn" else 0))
+        pick = rng.choice(args.random_from.split(",")) if cc == "random" else cc
         try:
-            rows = one_conn(dest, args.port, cc, args.rpcs, args.size_kb * 1024, args.cap_s)
+            rows = one_conn(d, args.port, pick, args.rpcs, args.size_kb * 1024, args.cap_s)
         except OSError as e:
-            print("cc_conn.py: connection %d to %s: %s" % (i + 1, dest, e), file=sys.stderr)
+            print("cc_conn.py: connection %d to %s: %s" % (i + 1, d, e), file=sys.stderr)
             rows = [("error", 1)]
         for metric, value in rows:
-            print("%s%d,%s,%s,%s" % (tag, i + 1, dest, metric, value))
-        sys.stdout.flush()
+            print("%s%d,%s,%s,%s" % (tag, i + 1, d, metric, value))
+    sys.stdout.flush()
+
+
+def cmd_client(args):
+    tag = args.tag + "," if args.tag else ""
+    conns(args.first, args.dest_mode, args.conns, None if args.cc == "none" else args.cc,
+          args, random.Random(args.seed), tag)
+
+
+def enter_netns(name):
+    """Into network namespace NAME (ip netns), this process only: not with
+    ip netns exec, whose mount namespace has no cgroup2 mount to move by."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open("/run/netns/" + name, os.O_RDONLY)
+    if libc.setns(fd, 0x40000000) != 0:     # CLONE_NEWNET
+        sys.exit("cc_conn.py: setns %s: %s" % (name, os.strerror(ctypes.get_errno())))
+    os.close(fd)
+
+
+def cgroup_of_self():
+    """This process's cgroup v2 directory."""
+    root = next(l.split()[1] for l in open("/proc/self/mounts") if l.split()[2] == "cgroup2")
+    rel = next(l.strip().split("::", 1)[1] for l in open("/proc/self/cgroup")
+               if l.startswith("0::"))
+    return root + rel
+
+
+def move_to(cg):
+    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+
+
+class Daemon:
+    """The model the daemon runs, swapped by rewriting its policy file and
+    a SIGHUP; the policy file says which it runs now."""
+
+    def __init__(self, args):
+        self.args = args
+        with open(args.policy) as f:
+            text = f.read()
+        self.model = text.split("model = ", 1)[1].strip() if "model = " in text else None
+
+    def count(self, needle):
+        with open(self.args.daemon_log, errors="replace") as f:
+            return sum(1 for line in f if needle in line)
+
+    def use(self, path):
+        if path == self.model:
+            return
+        # what the daemon says once it took the policy: the old model's
+        # account, or the new one loaded
+        needle = "model %s loaded" % path if path else "connections evaluated"
+        n = self.count(needle)
+        with open(self.args.policy, "w") as f:
+            f.write("[strategy tcp_conn]\nmodel = %s\n" % path if path else
+                    "# cc experiment: no model\n")
+        os.kill(self.args.daemon_pid, signal.SIGHUP)
+        end = time.monotonic() + 60
+        while self.count(needle) <= n:
+            if time.monotonic() > end:
+                sys.exit("cc_conn.py: the daemon did not say '%s'" % needle)
+            time.sleep(0.1)
+        self.model = path
+
+
+def cmd_arms(args):
+    home = cgroup_of_self()
+    enter_netns(args.netns)
+    daemon = Daemon(args)
+    cat = args.tag.split(",")[1]
+    model = os.path.join(args.models, cat + ".model")
+    rng = random.Random(args.seed)
+    host = 10
+    with open(args.dests, "a") as dests:
+        for arm in args.arms.split():
+            n = args.conns if arm in ("bandit", "model") else args.conns_static
+            dest = "%s.%d" % (args.net, host)
+            host += n if arm == "hand" else 1
+            if arm == "model" and not os.path.exists(model):
+                continue
+            dests.write("%s,%s,%s\n" % (args.tag, arm, dest))
+            dests.flush()
+            if arm in ("cubic", "bbr", "htcp", "random"):
+                move_to(home)
+                conns(dest, "run", n, arm, args, rng, "%s,%s," % (args.tag, arm))
+                continue
+            daemon.use(model if arm == "model" else None)
+            move_to(args.cg)
+            conns(dest, "conn" if arm == "hand" else "run", n, None, args, rng,
+                  "%s,%s," % (args.tag, arm))
+            move_to(home)
 
 
 def cmd_bulk(args):
@@ -257,6 +356,26 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--tag", default="", help="CSV columns put before each row")
     p.set_defaults(fn=cmd_client)
+    p = sub.add_parser("arms")
+    p.add_argument("--net", required=True, help="A.B.C: destinations A.B.C.10 on")
+    p.add_argument("--arms", required=True)
+    p.add_argument("--tag", required=True, help="REP,CATEGORY,DRAW")
+    p.add_argument("--port", type=int, default=5301)
+    p.add_argument("--conns", type=int, default=20, help="for bandit and model")
+    p.add_argument("--conns-static", type=int, default=5, help="for the other arms")
+    p.add_argument("--random-from", default="cubic,bbr,htcp")
+    p.add_argument("--rpcs", type=int, default=1)
+    p.add_argument("--size-kb", type=int, default=768)
+    p.add_argument("--cap-s", type=float, default=4.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--netns", required=True, help="the client's namespace")
+    p.add_argument("--cg", required=True, help="the daemon's cgroup")
+    p.add_argument("--daemon-pid", type=int, required=True)
+    p.add_argument("--daemon-log", required=True)
+    p.add_argument("--policy", required=True)
+    p.add_argument("--models", required=True)
+    p.add_argument("--dests", required=True, help="rows tag,arm,first destination appended")
+    p.set_defaults(fn=cmd_arms)
     p = sub.add_parser("bulk")
     p.add_argument("--dest", required=True)
     p.add_argument("--port", type=int, default=5301)

@@ -36,7 +36,8 @@
 #   CC_CONNS=20 CC_CONNS_STATIC=5 CC_COLLECT_DESTS=3 CC_COLLECT_CONNS=14
 #   CC_DEPTH=3
 #   CC_MIN_LEAF=5 CC_ARMS="cubic bbr htcp random hand bandit model"
-#   CC_DEADLINE_S=0 (no new repetition after that many seconds; 0: none)
+#   CC_UNTIL=0 (epoch seconds: no new repetition that would end after it,
+#   judged by the last one's length; 0: no limit)
 #   CC_EST_CONN_S=1.0 (seconds per connection, for the printed estimate)
 #   CC_OUT=DIR (results; default bench/results/cc-<time>)
 #   CC_VM_TIMEOUT=3600 (--vm: the guest's limit, s)
@@ -58,35 +59,75 @@ CC_COLLECT_CONNS="${CC_COLLECT_CONNS:-14}"
 CC_DEPTH="${CC_DEPTH:-3}"
 CC_MIN_LEAF="${CC_MIN_LEAF:-5}"
 CC_ARMS="${CC_ARMS:-cubic bbr htcp random hand bandit model}"
-CC_DEADLINE_S="${CC_DEADLINE_S:-0}"
+CC_UNTIL="${CC_UNTIL:-0}"
 CC_EST_CONN_S="${CC_EST_CONN_S:-1.0}"
-KNOBS="CC_SEED CC_DRAWS CC_CATEGORIES CC_REPS CC_CONNS CC_CONNS_STATIC CC_COLLECT_DESTS CC_COLLECT_CONNS CC_DEPTH CC_MIN_LEAF CC_ARMS CC_DEADLINE_S CC_EST_CONN_S"
+KNOBS="CC_SEED CC_DRAWS CC_CATEGORIES CC_REPS CC_CONNS CC_CONNS_STATIC CC_COLLECT_DESTS CC_COLLECT_CONNS CC_DEPTH CC_MIN_LEAF CC_ARMS CC_UNTIL CC_EST_CONN_S"
 
-# ---- on the host: the same in a guest, the results back ---------------------
+# ---- learn: one model per held-out category (no netns, no root) ------------
+# learn_models OUT: OUT/runs/CATEGORY/*.db -> OUT/models/CATEGORY.model
+# (trained on every other category), OUT/learn-*.txt
+learn_models() {
+	local out="$1" cat c others d
+
+	mkdir -p "$out/models"
+	tools/bpftune-telemetry learn --depth "$CC_DEPTH" --min-leaf "$CC_MIN_LEAF" \
+		--out "$out/models/all.model" "$out"/runs/* >"$out/learn-all.txt" 2>&1 || true
+	for d in "$out"/runs/*/; do
+		cat="$(basename "$d")"
+		others=()
+		for c in "$out"/runs/*/; do
+			[ "$c" = "$d" ] || others+=("$c")
+		done
+		if ! tools/bpftune-telemetry learn --depth "$CC_DEPTH" --min-leaf "$CC_MIN_LEAF" \
+			--out "$out/models/$cat.model" "${others[@]}" >"$out/learn-$cat.txt" 2>&1; then
+			echo "cc_experiment: no model without $cat: $(tail -1 "$out/learn-$cat.txt")" >&2
+		fi
+	done
+}
+
+# ---- on the host: the phases in guests, learn here -----------------------------
+# in_guest OUT KERNEL PHASE [VAR=VALUE...]: bench/cc_experiment.sh in a
+# guest for PHASE, its results unpacked into OUT
+in_guest() {
+	local out="$1" kernel="$2" phase="$3" k st
+	local envs=(-e CC_PRINT=1 -e "CC_PHASES=$phase")
+
+	shift 3
+	for k in $KNOBS; do
+		envs+=(-e "$k=${!k}")
+	done
+	for k in "$@"; do
+		envs+=(-e "$k")
+	done
+	set +e
+	test/vm/run-in-vm.sh -t "${CC_VM_TIMEOUT:-3600}" "${envs[@]}" \
+		"$kernel" -- bench/cc_experiment.sh >"$out/guest-$phase.log" 2>&1
+	st=$?
+	set -e
+	grep -v '^[A-Za-z0-9+/=]\{60,\}$' "$out/guest-$phase.log" | grep -v '^=== cc' >&2 || true
+	if ! grep -q '^=== cc results begin ===' "$out/guest-$phase.log"; then
+		echo "cc_experiment: no results from the guest ($phase, status $st): $out/guest-$phase.log" >&2
+		return 1
+	fi
+	sed -n '/^=== cc results begin ===/,/^=== cc results end ===/p' "$out/guest-$phase.log" |
+		sed '1d;$d' | tr -d '\r' | base64 -d | tar xzf - -C "$out"
+	return "$st"
+}
+
 if [ "${1:-}" = --vm ]; then
 	[ "$(id -u)" -eq 0 ] || { echo "run as root" >&2; exit 1; }
 	[ -x build/bin/bpftune ] || { echo "run make first" >&2; exit 1; }
 	OUT="${CC_OUT:-bench/results/cc-$(date -u +%Y%m%dT%H%M%SZ)}"
 	mkdir -p "$OUT"
-	envs=()
-	for k in $KNOBS; do
-		envs+=(-e "$k=${!k}")
-	done
-	set +e
-	test/vm/run-in-vm.sh -t "${CC_VM_TIMEOUT:-3600}" "${envs[@]}" -e CC_PRINT=1 \
-		"${2:-6.12}" -- bench/cc_experiment.sh >"$OUT/guest.log" 2>&1
-	st=$?
-	set -e
-	if ! grep -q '^=== cc results begin ===' "$OUT/guest.log"; then
-		tail -40 "$OUT/guest.log" >&2
-		echo "cc_experiment: no results from the guest (status $st): $OUT/guest.log" >&2
-		exit 1
-	fi
-	sed -n '/^=== cc results begin ===/,/^=== cc results end ===/p' "$OUT/guest.log" |
-		sed '1d;$d' | tr -d '\r' | base64 -d | tar xzf - -C "$OUT"
-	echo "cc_experiment: guest status $st; results in $OUT" >&2
+	OUT="$(cd "$OUT" && pwd)"
+	t0=$SECONDS
+	in_guest "$OUT" "${2:-6.12}" collect
+	echo "cc_experiment: collected in $((SECONDS - t0)) s; learning here" >&2
+	learn_models "$OUT"
+	in_guest "$OUT" "${2:-6.12}" eval "CC_MODELS=$OUT/models"
+	echo "cc_experiment: done in $((SECONDS - t0)) s; results in $OUT" >&2
 	python3 bench/cc_report.py "$OUT"
-	exit "$st"
+	exit 0
 fi
 
 # ---- where netem is ---------------------------------------------------------
@@ -96,8 +137,11 @@ bench_init
 OUT="${CC_OUT:-$RESULTS/cc-$STAMP}"
 [ "${CC_PRINT:-0}" = 1 ] && OUT="$BENCH_TMP/out"
 mkdir -p "$OUT/models" "$OUT/logs"
+CC_PHASES="${CC_PHASES:-collect learn eval}"
+phase() {
+	[[ " $CC_PHASES " == *" $1 "* ]]
+}
 PORT=5301
-TOOL=tools/bpftune-telemetry
 CONN=bench/cc_conn.py
 # Debian's python3 where there is one: a pyenv shim costs seconds per start under TCG
 PY="$(command -v /usr/bin/python3 || command -v python3)"
@@ -124,11 +168,11 @@ bench_plugin_dir tcp_conn
 	${CC_CATEGORIES:+--categories "$CC_CATEGORIES"} >"$OUT/paths.txt"
 CATS="$(awk '{print $1}' "$OUT/paths.txt" | uniq | tr '\n' ' ')"
 
-# new destinations: 10.80.0.10 on, one address each (NEXT_DEST)
+# the collection's destinations: 10.80.0.10 on, a new one each
 DEST_N=10
 next_dest() {
-	NEXT_DEST="10.80.$((DEST_N / 256)).$((DEST_N % 256))"
-	DEST_N=$((DEST_N + ${1:-1}))
+	NEXT_DEST="10.80.0.$DEST_N"
+	DEST_N=$((DEST_N + 1))
 }
 
 # path_set LINE: the netem of one plan line; PATH_* its parameters
@@ -161,33 +205,13 @@ compete_stop() {
 }
 bench_on_exit compete_stop
 
-# client TAG CSV WRAPPER ARGS...: connections of the current path, their
-# rows into CSV; WRAPPER in_cg (the daemon's cgroup) or not_cg
+# client TAG CSV ARGS...: connections of the current path from the
+# daemon's cgroup, their rows into CSV
 client() {
-	local tag="$1" csv="$2" wrapper="$3"
-	shift 3
-	"$wrapper" "$PY" "$CONN" client --port "$PORT" --rpcs "$P_RPCS" --size-kb "$P_KB" \
-		--cap-s "$P_CAP" --tag "$tag" "$@" >>"$csv"
-}
-in_cg() {
-	bench_in_cg ip netns exec "$CLI" "$@"
-}
-not_cg() {
-	ip netns exec "$CLI" "$@"
-}
-
-count_log() {
-	grep -c -- "$1" "$DAEMON_LOG" || true
-}
-
-# wait_log PATTERN N: until PATTERN is in the daemon's log more than N times
-wait_log() {
-	local _
-	for _ in $(seq 1 600); do
-		[ "$(count_log "$1")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
-	bench_die "no '$1' in the daemon's log"
+	local tag="$1" csv="$2"
+	shift 2
+	bench_in_cg ip netns exec "$CLI" "$PY" "$CONN" client --port "$PORT" --rpcs "$P_RPCS" \
+		--size-kb "$P_KB" --cap-s "$P_CAP" --tag "$tag" "$@" >>"$csv"
 }
 
 {
@@ -212,129 +236,94 @@ cat "$OUT/paths.txt" >&2
 start=$SECONDS
 
 # ---- 1. collect ----------------------------------------------------------------
-echo "rep,category,draw,arm,conn,dest,metric,value" >"$OUT/collect.csv"
-for cat in $CATS; do
-	echo "collect $cat ($((SECONDS - start)) s)" >&2
-	bench_daemon_start -c "$BENCH_CG" --label "$cat" --telemetry-dir "$BENCH_TMP/runs/$cat"
-	while read -r line; do
-		path_set "$line"
-		compete_start
-		for d in $(seq 1 "$CC_COLLECT_DESTS"); do
-			next_dest
-			client "0,$P_CAT,$P_DRAW,collect$d" "$OUT/collect.csv" in_cg \
-				--first "$NEXT_DEST" --conns "$CC_COLLECT_CONNS" --cc none
-		done
-		compete_stop
-	done < <(awk -v c="$cat" '$1 == c' "$OUT/paths.txt")
-	bench_daemon_stop "$OUT/logs/collect-$cat.log"
-done
-
-# the rows learn reads, for the record
-hdr=-header
-for db in "$BENCH_TMP"/runs/*/*.db; do
-	sqlite3 -csv $hdr "$db" "SELECT * FROM tcp_conn_outcomes" 2>/dev/null && hdr=
-done >"$OUT/outcomes.csv" || true
+if phase collect; then
+	echo "rep,category,draw,arm,conn,dest,metric,value" >"$OUT/collect.csv"
+	for cat in $CATS; do
+		echo "collect $cat ($((SECONDS - start)) s)" >&2
+		bench_daemon_start -c "$BENCH_CG" --label "$cat" --telemetry-dir "$OUT/runs/$cat"
+		while read -r line; do
+			path_set "$line"
+			compete_start
+			for d in $(seq 1 "$CC_COLLECT_DESTS"); do
+				next_dest
+				client "0,$P_CAT,$P_DRAW,collect$d" "$OUT/collect.csv" \
+					--first "$NEXT_DEST" --conns "$CC_COLLECT_CONNS" --cc none
+			done
+			compete_stop
+		done < <(awk -v c="$cat" '$1 == c' "$OUT/paths.txt")
+		bench_daemon_stop "$OUT/logs/collect-$cat.log"
+	done
+	# the rows learn reads, for the record
+	hdr=-header
+	for db in "$OUT"/runs/*/*.db; do
+		sqlite3 -csv $hdr "$db" "SELECT * FROM tcp_conn_outcomes" 2>/dev/null && hdr=
+	done >"$OUT/outcomes.csv" || true
+fi
 
 # ---- 2. learn --------------------------------------------------------------------
-"$TOOL" learn --depth "$CC_DEPTH" --min-leaf "$CC_MIN_LEAF" --out "$OUT/models/all.model" \
-	"$BENCH_TMP"/runs/* >"$OUT/learn-all.txt" 2>&1 || true
-for cat in $CATS; do
-	others=()
-	for c in $CATS; do
-		[ "$c" = "$cat" ] || others+=("$BENCH_TMP/runs/$c")
-	done
-	if ! "$TOOL" learn --depth "$CC_DEPTH" --min-leaf "$CC_MIN_LEAF" \
-		--out "$OUT/models/$cat.model" "${others[@]}" >"$OUT/learn-$cat.txt" 2>&1; then
-		echo "cc_experiment: no model without $cat: $(tail -1 "$OUT/learn-$cat.txt")" >&2
-	fi
-done
-echo "learned ($((SECONDS - start)) s)" >&2
+if phase learn; then
+	learn_models "$OUT"
+	echo "learned ($((SECONDS - start)) s)" >&2
+fi
 
 # ---- 3. evaluate ---------------------------------------------------------------
-POLICY="$BENCH_TMP/policy.conf"
-echo "# cc experiment: no model" >"$POLICY"
-chmod 0644 "$POLICY"
-bench_daemon_start -c "$BENCH_CG" --label eval --config "$POLICY" \
-	--telemetry-dir "$BENCH_TMP/eval-runs"
-MODEL=none
+if phase eval; then
+	# the models: here, or learnt elsewhere (CC_MODELS); the daemon takes
+	# only files owned by root and writable by root only
+	MODELS="$BENCH_TMP/models"
+	mkdir -p "$MODELS"
+	cp "${CC_MODELS:-$OUT/models}"/*.model "$MODELS/" 2>/dev/null || true
+	chmod 0644 "$MODELS"/*.model 2>/dev/null || true
+	POLICY="$BENCH_TMP/policy.conf"
+	echo "# cc experiment: no model" >"$POLICY"
+	chmod 0644 "$POLICY"
+	bench_daemon_start -c "$BENCH_CG" --label eval --config "$POLICY" \
+		--telemetry-dir "$BENCH_TMP/eval-runs"
 
-# use_model CATEGORY|none: the daemon runs that category's model, or none
-use_model() {
-	local path="$OUT/models/$1.model" n
-
-	[ "$1" = "$MODEL" ] && return 0
-	if [ "$1" = none ]; then
-		n="$(count_log "connections evaluated")"
-		echo "# cc experiment: no model" >"$POLICY"
-		kill -HUP "$DAEMON_PID"
-		wait_log "connections evaluated" "$n"
-	else
-		n="$(count_log "model $path loaded")"
-		printf '[strategy tcp_conn]\nmodel = %s\n' "$path" >"$POLICY"
-		kill -HUP "$DAEMON_PID"
-		wait_log "model $path loaded" "$n"
-	fi
-	MODEL="$1"
-}
-
-echo "rep,category,draw,arm,conn,dest,metric,value" >"$OUT/eval.csv"
-: >"$OUT/dests.csv"
-for rep in $(seq 1 "$CC_REPS"); do
-	if [ "$CC_DEADLINE_S" -gt 0 ] && [ $((SECONDS - start)) -ge "$CC_DEADLINE_S" ]; then
-		echo "cc_experiment: deadline: $((rep - 1)) repetitions" >&2
-		break
-	fi
-	echo "rep $rep/$CC_REPS ($((SECONDS - start)) s)" >&2
-	while read -r line; do
-		path_set "$line"
-		compete_start
-		seed=$((CC_SEED * 100000 + rep * 1000 + P_DRAW * 10))
-		# shellcheck disable=SC2086
-		for arm in $("$PY" -c 'import random, sys
-a = sys.argv[2:]; random.Random(sys.argv[1]).shuffle(a); print(" ".join(a))' \
-			"$seed-$P_CAT" $CC_ARMS); do
-			tag="$rep,$P_CAT,$P_DRAW,$arm"
-			n="$CC_CONNS_STATIC"
-			[ "$arm" = bandit ] || [ "$arm" = model ] && n="$CC_CONNS"
-			if [ "$arm" = hand ]; then
-				next_dest "$n"
-			else
-				next_dest
-			fi
-			echo "$tag,$NEXT_DEST" >>"$OUT/dests.csv"
-			case "$arm" in
-			cubic | bbr | htcp | random)
-				client "$tag" "$OUT/eval.csv" not_cg --first "$NEXT_DEST" \
-					--conns "$n" --cc "$arm" --seed "$seed" ;;
-			hand)
-				use_model none
-				client "$tag" "$OUT/eval.csv" in_cg --first "$NEXT_DEST" \
-					--conns "$n" --dest-mode conn ;;
-			bandit)
-				use_model none
-				client "$tag" "$OUT/eval.csv" in_cg --first "$NEXT_DEST" --conns "$n" ;;
-			model)
-				[ -s "$OUT/models/$P_CAT.model" ] || continue
-				use_model "$P_CAT"
-				client "$tag" "$OUT/eval.csv" in_cg --first "$NEXT_DEST" --conns "$n" ;;
-			*) bench_die "no arm $arm" ;;
-			esac
-		done
-		compete_stop
-	done <"$OUT/paths.txt"
-done
-use_model none
-bench_daemon_stop "$OUT/logs/eval.log"
-# how the daemon placed each connection, by destination
-for db in "$BENCH_TMP"/eval-runs/*.db; do
-	sqlite3 -csv "$db" "SELECT dest, choice, cc, count(*) FROM tcp_conn_outcomes GROUP BY dest, choice, cc"
-done >"$OUT/choices.csv" 2>/dev/null || true
-cp "$BENCH_TMP"/runs/*/*.db "$OUT/" 2>/dev/null || true
+	echo "rep,category,draw,arm,conn,dest,metric,value" >"$OUT/eval.csv"
+	: >"$OUT/dests.csv"
+	npaths="$(wc -l <"$OUT/paths.txt")"
+	last=0
+	for rep in $(seq 1 "$CC_REPS"); do
+		if [ "$CC_UNTIL" -gt 0 ] && [ $(($(date +%s) + last)) -gt "$CC_UNTIL" ]; then
+			echo "cc_experiment: CC_UNTIL: $((rep - 1)) repetitions" >&2
+			break
+		fi
+		echo "rep $rep/$CC_REPS ($((SECONDS - start)) s)" >&2
+		t_rep=$SECONDS
+		pidx=0
+		while read -r line; do
+			pidx=$((pidx + 1))
+			path_set "$line"
+			compete_start
+			seed=$((CC_SEED * 100000 + rep * 1000 + P_DRAW * 10))
+			# the arms in a random order, seeded; the block's destinations
+			# in a /24 of their own
+			# shellcheck disable=SC2086
+			arms="$("$PY" -c 'import random, sys; a = sys.argv[2:]
+random.Random(sys.argv[1]).shuffle(a); print(" ".join(a))' "$seed-$P_CAT" $CC_ARMS)"
+			"$PY" "$CONN" arms --netns "$CLI" --port "$PORT" \
+				--net "10.80.$(((rep - 1) * npaths + pidx))" --arms "$arms" \
+				--tag "$rep,$P_CAT,$P_DRAW" --conns "$CC_CONNS" \
+				--conns-static "$CC_CONNS_STATIC" --rpcs "$P_RPCS" --size-kb "$P_KB" \
+				--cap-s "$P_CAP" --seed "$seed" --cg "$BENCH_CG" --daemon-pid "$DAEMON_PID" \
+				--daemon-log "$DAEMON_LOG" --policy "$POLICY" --models "$MODELS" \
+				--dests "$OUT/dests.csv" >>"$OUT/eval.csv"
+			compete_stop
+		done <"$OUT/paths.txt"
+		last=$((SECONDS - t_rep))
+	done
+	bench_daemon_stop "$OUT/logs/eval.log"
+	# how the daemon placed each connection, by destination
+	for db in "$BENCH_TMP"/eval-runs/*.db; do
+		sqlite3 -csv "$db" "SELECT dest, choice, cc, count(*) FROM tcp_conn_outcomes GROUP BY dest, choice, cc"
+	done >"$OUT/choices.csv" 2>/dev/null || true
+fi
 echo "done in $((SECONDS - start)) s" >&2
 
 if [ "${CC_PRINT:-0}" = 1 ]; then
 	echo "=== cc results begin ==="
-	tar czf - -C "$OUT" --exclude='*.db' . | base64
+	tar czf - -C "$OUT" . | base64
 	echo "=== cc results end ==="
 else
 	python3 bench/cc_report.py "$OUT"

@@ -4,7 +4,7 @@
 
   cc_report.py DIR
 
-DIR holds eval.csv (rep,category,draw,arm,conn,dest,metric,value), and
+DIR holds eval.csv or eval.csv.gz (rep,category,draw,arm,conn,dest,metric,value), and
 optionally paths.txt, info.txt, dests.csv with choices.csv (how the daemon
 placed each connection), learn-*.txt and models/*.model.
 
@@ -25,6 +25,7 @@ DIR/cc_experiment.png.
 """
 import csv
 import glob
+import gzip
 import math
 import os
 import random
@@ -57,7 +58,9 @@ def p99(v):
 def load(d):
     """{(cat, rep, draw): {arm: {conn: {metric: value, 'rpc_ms': [..]}}}}"""
     blocks = {}
-    with open(os.path.join(d, "eval.csv"), newline="") as f:
+    path = os.path.join(d, "eval.csv")
+    opener = open if os.path.exists(path) else gzip.open
+    with opener(path if os.path.exists(path) else path + ".gz", "rt", newline="") as f:
         for r in csv.DictReader(f):
             b = blocks.setdefault((r["category"], r["rep"], r["draw"]), {})
             c = b.setdefault(r["arm"], {}).setdefault(int(r["conn"]), {"rpc_ms": []})
@@ -213,12 +216,17 @@ def targets(cat, est_of, best, rows, seed):
         said(row["model"][5][0] <= 1.05, "p99 RPC time model / cubic %s (<= 1.05)" % ci(
             *row["model"][5]))
     if "bandit" in est_of:
-        paired("bandit", first=FIRST)
+        paired("bandit", first=first_n(cat))
     hr = row["model"][3][0]
     if hr is not None:
         said(hr <= 0.05, "harm rate %s (<= 5 %%; cubic's own: %.0f %%)" % (
             ci(*row["model"][3], pct=True), 100 * (row["cubic"][3][0] or 0)))
     return out
+
+
+def first_n(cat):
+    """The first connections compared: 20, or as many as the bandit made."""
+    return min([FIRST] + [max(b["bandit"]) for b in cat.blocks if "bandit" in b])
 
 
 def learned(d):
