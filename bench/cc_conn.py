@@ -265,28 +265,46 @@ class Daemon:
         with open(args.policy) as f:
             text = f.read()
         self.model = text.split("model = ", 1)[1].strip() if "model = " in text else None
+        self.refused = set()
 
     def count(self, needle):
         with open(self.args.daemon_log, errors="replace") as f:
             return sum(1 for line in f if needle in line)
 
     def use(self, path):
+        """True once the daemon runs @path (None: no model); False if it
+        refused the model (its log says why)."""
+        if path in self.refused:
+            return False
         if path == self.model:
-            return
+            return True
         # what the daemon says once it took the policy: the old model's
-        # account, or the new one loaded
-        needle = "model %s loaded" % path if path else "connections evaluated"
-        n = self.count(needle)
+        # account, or the new one loaded (or refused)
+        needles = ["model %s loaded" % path, "model %s: " % path] if path else \
+            ["connections evaluated"]
+        n = [self.count(x) for x in needles]
         with open(self.args.policy, "w") as f:
             f.write("[strategy tcp_conn]\nmodel = %s\n" % path if path else
                     "# cc experiment: no model\n")
         os.kill(self.args.daemon_pid, signal.SIGHUP)
         end = time.monotonic() + 60
-        while self.count(needle) <= n:
+        while True:
+            now = [self.count(x) for x in needles]
+            if now[0] > n[0]:
+                self.model = path
+                return True
+            if path and now[1] > n[1] and "the hand rule decides" in self.last(needles[1]):
+                self.model = path
+                self.refused.add(path)
+                return False
             if time.monotonic() > end:
-                sys.exit("cc_conn.py: the daemon did not say '%s'" % needle)
+                sys.exit("cc_conn.py: the daemon did not say '%s'" % needles[0])
             time.sleep(0.1)
-        self.model = path
+
+    def last(self, needle):
+        with open(self.args.daemon_log, errors="replace") as f:
+            lines = [line for line in f if needle in line]
+        return lines[-1] if lines else ""
 
 
 def cmd_arms(args):
@@ -310,7 +328,9 @@ def cmd_arms(args):
                 move_to(home)
                 conns(dest, "run", n, arm, args, rng, "%s,%s," % (args.tag, arm))
                 continue
-            daemon.use(model if arm == "model" else None)
+            if not daemon.use(model if arm == "model" else None):
+                print("cc_conn.py: the daemon refused %s: no model arm" % model, file=sys.stderr)
+                continue
             move_to(args.cg)
             conns(dest, "conn" if arm == "hand" else "run", n, None, args, rng,
                   "%s,%s," % (args.tag, arm))

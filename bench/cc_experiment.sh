@@ -308,7 +308,8 @@ random.Random(sys.argv[1]).shuffle(a); print(" ".join(a))' "$seed-$P_CAT" $CC_AR
 				--conns-static "$CC_CONNS_STATIC" --rpcs "$P_RPCS" --size-kb "$P_KB" \
 				--cap-s "$P_CAP" --seed "$seed" --cg "$BENCH_CG" --daemon-pid "$DAEMON_PID" \
 				--daemon-log "$DAEMON_LOG" --policy "$POLICY" --models "$MODELS" \
-				--dests "$OUT/dests.csv" >>"$OUT/eval.csv"
+				--dests "$OUT/dests.csv" >>"$OUT/eval.csv" ||
+				echo "cc_experiment: block $rep $P_CAT $P_DRAW failed" >&2
 			compete_stop
 		done <"$OUT/paths.txt"
 		last=$((SECONDS - t_rep))

@@ -30,6 +30,7 @@ import math
 import os
 import random
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report_common import fmt, gnuplot, num, ordered, write_csv  # noqa: E402
@@ -247,6 +248,12 @@ def learned(d):
         if not keep and not lines:
             with open(path) as f:
                 lines = [f.read().strip().splitlines()[-1:][0]] if os.path.getsize(path) else []
+        model = os.path.join(d, "models", name + ".model")
+        if os.path.exists(model):
+            with open(model) as f:
+                ranges = [l.split()[1:] for l in f if l.startswith("range ")]
+            lines.append("training ranges (outside them the rules decide): " + ", ".join(
+                "%s %s-%s" % tuple(r) for r in ranges))
         out[name] = lines
     return out
 
@@ -266,9 +273,15 @@ def first_curve(cat, arm):
 
 
 def plot(d, cats, results):
+    with tempfile.TemporaryDirectory() as tmp:
+        return plot_in(d, tmp, cats, results)
+
+
+def plot_in(d, tmp, cats, results):
+    """The PNG, from data files in @tmp."""
     png = os.path.join(d, "cc_experiment.png")
     arms = ordered(a for c in cats for a in c.arms)
-    dat = os.path.join(d, "cc_bars.dat")
+    dat = os.path.join(tmp, "cc_bars.dat")
     with open(dat, "w") as f:
         f.write("# category " + " ".join("%s %s_lo %s_hi" % (a, a, a) for a in arms) + "\n")
         for c in cats:
@@ -278,7 +291,7 @@ def plot(d, cats, results):
                 g = rows[a][2] if a in rows else (None, None, None)
                 vals += ["%.4f" % x if x is not None else "NaN" for x in g]
             f.write("%s %s\n" % (c.name, " ".join(vals)))
-    curves = os.path.join(d, "cc_first.dat")
+    curves = os.path.join(tmp, "cc_first.dat")
     with open(curves, "w") as f:
         for c in cats:
             for a in ("bandit", "model", "hand"):

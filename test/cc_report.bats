@@ -6,7 +6,8 @@
 # (bench/cc_report.py, docs/learning.md) on a results directory with known
 # effects (test/cc_fixture.py): the ratios, the best fixed choice in
 # hindsight, the harm rate, the p99 of RPC times, the targets it says are
-# met or not, the trees and the plot.  And the traffic tool's seeded plan.
+# met or not, the trees and the plot.  And the traffic tool: its seeded
+# plan, and its swapping of the daemon's model (against a stand-in daemon).
 
 load helpers
 
@@ -101,4 +102,55 @@ within() {
 	run python3 "$REPO/bench/cc_conn.py" plan --categories nosuch
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"no category nosuch"* ]]
+}
+
+# a stand-in for the daemon: on SIGHUP it reads the policy and logs what
+# tcp_conn_strategy.c logs (a model named *bad* is refused)
+FAKE_DAEMON='
+import os, signal, sys, time
+policy, log = sys.argv[1], sys.argv[2]
+state = {"model": None}
+def hup(*_):
+    text = open(policy).read()
+    new = text.split("model = ", 1)[1].strip() if "model = " in text else None
+    with open(log, "a") as f:
+        if state["model"]:
+            f.write("tcp_conn: model %s: 3 connections evaluated, 90 ns\n" % state["model"])
+        if new and "bad" in new:
+            f.write("tcp_conn: model %s: line 1: checksum mismatch: the hand rule decides\n" % new)
+            new = None
+        elif new:
+            f.write("tcp_conn: model %s loaded (checksum 00): a tree\n" % new)
+    state["model"] = new
+signal.signal(signal.SIGHUP, hup)
+open(log, "a").write("bpftune running\n")
+while True:
+    time.sleep(1)
+'
+
+@test "cc_conn: the daemon's model is swapped by SIGHUP, a refused one is no arm" {
+	local pol="$BATS_TEST_TMPDIR/policy" log="$BATS_TEST_TMPDIR/log"
+	echo "# no model" >"$pol"
+	: >"$log"
+	python3 -c "$FAKE_DAEMON" "$pol" "$log" &
+	local pid=$!
+	for _ in $(seq 1 50); do grep -q running "$log" && break; sleep 0.1; done
+	run python3 - "$REPO/bench" "$pol" "$log" "$pid" <<'EOF2'
+import sys, types
+sys.path.insert(0, sys.argv[1])
+import cc_conn
+d = cc_conn.Daemon(types.SimpleNamespace(policy=sys.argv[2], daemon_log=sys.argv[3],
+                                         daemon_pid=int(sys.argv[4])))
+print(d.use("/m/loss.model"), d.use("/m/loss.model"), d.use(None), d.use("/m/bad.model"),
+      d.use("/m/bad.model"), d.use("/m/rpc.model"), d.use(None))
+EOF2
+	kill "$pid"
+	echo "$output"
+	cat "$log"
+	[ "$status" -eq 0 ]
+	[ "$output" = "True True True False False True True" ]
+	# one SIGHUP per change: loss, none, bad, rpc, none
+	[ "$(grep -c "loaded" "$log")" -eq 2 ]
+	[ "$(grep -c "the hand rule decides" "$log")" -eq 1 ]
+	grep -qx "# cc experiment: no model" "$pol"
 }
