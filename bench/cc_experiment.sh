@@ -175,7 +175,7 @@ next_dest() {
 	DEST_N=$((DEST_N + 1))
 }
 
-# path_set LINE: the netem of one plan line; PATH_* its parameters
+# path_set LINE: the netem of one plan line; P_* its parameters
 path_set() {
 	local half
 	read -r P_CAT P_DRAW P_RTT P_LOSS P_RATE P_LIMIT P_RPCS P_KB P_CAP P_COMPETE <<<"$1"
