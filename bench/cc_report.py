@@ -342,7 +342,8 @@ def report(d):
     cats = [c for c in cats if c.blocks]
     if not cats:
         sys.exit("cc_report.py: no block with a static cubic arm in %s/eval.csv" % d)
-    lines = ["# The learned congestion control: results", ""]
+    lines = ["<!-- SPDX-License-Identifier: GPL-2.0-only -->",
+             "# The learned congestion control: results", ""]
     if os.path.exists(os.path.join(d, "info.txt")):
         with open(os.path.join(d, "info.txt")) as f:
             lines += [l.lstrip("# ").rstrip() + "  " for l in f] + [""]
