@@ -235,15 +235,18 @@ def learned(d):
     out = {}
     for path in sorted(glob.glob(os.path.join(d, "learn-*.txt"))):
         name = os.path.basename(path)[6:-4]
-        lines, keep = [], False
+        lines, keep, scores = [], False, False
         with open(path) as f:
             for line in f:
                 if line.startswith("learn: the tree"):
                     keep = True
                 elif line.startswith("learn: wrote"):
                     keep = False
-                if keep or line.startswith("held out") or line.startswith("learn: ") and \
-                        "rows" in line:
+                if line.startswith("held out"):
+                    scores = True
+                elif line.startswith("model=best"):
+                    scores = False
+                if keep or scores or line.startswith("learn: ") and "rows" in line:
                     lines.append(line.rstrip())
         if not keep and not lines:
             with open(path) as f:

@@ -77,7 +77,9 @@ def main():
         f.write("\n".join(choices) + "\n")
     with open(os.path.join(out, "learn-loss.txt"), "w") as f:
         f.write("learn: 300 rows, 280 labelled (20 destinations, 2 runs, categories: "
-                "longrtt rpc)\nlearn: the tree (3 nodes, depth 1):\nif retrans_pm <= 4:\n"
+                "longrtt rpc)\nheld out           rows  dests\nlongrtt     150    10\n"
+                "rpc         130    10\nmodel=best, logged=best: rows whose pick...\n"
+                "learn: the tree (3 nodes, depth 1):\nif retrans_pm <= 4:\n"
                 "    -> cubic (200 rows)\nelse:  # retrans_pm > 4\n    -> bbr (80 rows)\n"
                 "learn: wrote m.model; run it with ...\n")
 

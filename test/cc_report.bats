@@ -70,6 +70,9 @@ within() {
 	# the tree, readable
 	grep -q "^trained without loss:" "$FX/report.md"
 	grep -q "^if retrans_pm <= 4:" "$FX/report.md"
+	# with learn's held-out scores, not its explanation of them
+	grep -qE "^longrtt +150 +10$" "$FX/report.md"
+	[ "$(grep -c '^model=best' "$FX/report.md")" -eq 0 ]
 }
 
 @test "cc_report: the plot, and a clear error without cubic" {
