@@ -554,10 +554,10 @@ test-asan: $(TEST_BPF) $(RX_ROUND)
 # Each bench/*.sh is run in turn (BENCHES= picks some); results go to
 # bench/results/.  Knobs are environment variables, e.g. make bench N=3
 # (see each script's header and docs/benchmarks.md).  Not part of make test.
-# (not: the shared shell, the guest matrix, the netem path that needs a
-# guest, the per-commit report that runs others)
+# (not: the shared shell, the guest matrix, the netem path and the cc
+# experiment that need a guest, the per-commit report that runs others)
 BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
-		   bench/netem_effect.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
+		   bench/netem_effect.sh bench/cc_experiment.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
 .PHONY: bench bench-matrix bench-report bench-ci
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done

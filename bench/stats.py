@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Small statistics for the benchmark reports (standard library only).
 
+bootstrap() is the percentile bootstrap of bench/cc_report.py: blocks
+resampled, for statistics such as a geometric mean of ratios or a p99.
+
 paired_ratio() is the method of bench/cost.sh: the cost of configuration A
 and of B are measured in the same blocks; per block the log of the ratio of
 their block values; the estimate is exp(mean of the logs) and the 95 %
@@ -9,6 +12,7 @@ the log scale, so slow drifts of the machine cancel within a block and the
 interval is that of a ratio.
 """
 import math
+import random
 import statistics
 
 
@@ -91,3 +95,21 @@ def paired_ratio(a, b, level=0.95):
 def median_or_none(vals):
     vals = [v for v in vals if v is not None]
     return statistics.median(vals) if vals else None
+
+
+def bootstrap(data, stat, level=0.95, reps=2000, seed=1):
+    """Percentile bootstrap interval (lo, hi) of stat(data): data (a list
+    of blocks) resampled with replacement reps times, seeded, so a report
+    says the same on the same data.  (None, None) when stat has no value
+    on any resample."""
+    rng = random.Random(seed)
+    vals = []
+    for _ in range(reps):
+        v = stat(rng.choices(data, k=len(data)))
+        if v is not None:
+            vals.append(v)
+    if not vals:
+        return None, None
+    vals.sort()
+    k = (1 - level) / 2
+    return vals[int(k * (len(vals) - 1))], vals[int(math.ceil((1 - k) * (len(vals) - 1)))]
