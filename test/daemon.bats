@@ -195,7 +195,8 @@ PY
 	listen_backlog - 5000
 	wait_for_log "somaxconn 300 -> 3000"
 	wait_for_log "somaxconn 400 -> 4000"
-	wait_for_log "somaxconn 500 -> 5000"
+	# in the global netns another process may have listened in between
+	wait_for_log "somaxconn [0-9]+ -> 5000( |$)"
 	[ "$(somaxconn_in "$ns1")" -eq 3000 ]
 	stop_daemon
 	[ "$(somaxconn_in "$ns1")" -eq 300 ]
