@@ -18,6 +18,10 @@ MODE="${BPFTUNE_TEST_MODE:-host}"
 SUITE_PREFIX="${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}"
 SAMPLE_SO="$SUITE_PREFIX/lib/bpftune/sample_tuner.so"
 
+# every test starts from the global tunables the suite started with
+. "$REPO/test/globals_guard.bash"
+globals_guard
+
 mode_flags() {
 	[ "$MODE" = legacy ] && echo "-L"
 	return 0

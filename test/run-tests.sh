@@ -20,7 +20,7 @@ export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 build=${BPFTUNE_BUILD:-build}
 passed=0 failed=0 skipped=0
 log="$(mktemp)"
-trap 'rm -f "$log" "${offline_log:-}"' EXIT
+trap 'rm -f "$log" "${offline_log:-}"; rm -rf "${guard:-}"' EXIT
 
 # make test-asan (BPFTUNE_SAN=1): every sanitizer report of every process
 # of the build under test goes to a file of its own; each one is a failure
@@ -43,6 +43,10 @@ f=$(awk '/\[  FAILED  \] [0-9]+ test/ {s += $4} END {print s + 0}' "$log")
 passed=$((passed + p)) failed=$((failed + f))
 
 echo "== bats tests (mode: ${BPFTUNE_TEST_MODE:-host})"
+# a test that leaves a global tunable changed is named and fails the suite
+. test/globals_guard.bash
+guard="$(mktemp -d)"
+globals_guard_start "$guard"
 # count_tap LOG RC: add a bats run's TAP results to the totals
 count_tap() {
 	local s p f
@@ -71,7 +75,7 @@ else
 	# in a network namespace of their own: their listening sockets (a
 	# redis-server's backlog of 511) would be events for the daemons of
 	# the kernel tests, which read the global netns's sysctls
-	unshare --net sh -c 'ip link set lo up && exec "$@"' sh \
+	BPFTUNE_GLOBALS_GUARD= unshare --net sh -c 'ip link set lo up && exec "$@"' sh \
 		bats --tap --timing --filter-tags "offline$no" test/ >"$offline_log" 2>&1 &
 	offline_pid=$!
 	bats --tap --timing --filter-tags "!offline$no" test/ 2>&1 | tee "$log"
@@ -84,6 +88,15 @@ else
 	rm -f "$offline_log"
 	BPFTUNE_SUITE_SHARED=0 teardown_suite
 fi
+
+BATS_TEST_FILENAME=end globals_guard
+n=$(wc -l < "$guard/leaks")
+if [ "$n" -gt 0 ]; then
+	echo "== global tunables left changed (put back for the next test): $n"
+	cat "$guard/leaks"
+	failed=$((failed + n))
+fi
+rm -rf "$guard"
 
 if [ -n "${reports:-}" ]; then
 	n=$(find "$reports" -type f | wc -l)
