@@ -304,9 +304,19 @@ static void test_join(void **state)
 	assert_true(bpftune_gate_join(&s, &win, 1000));
 	s = (struct bpftune_gate_state){ .next_ms = 1500, .window_due_ms = 1500 };
 	assert_false(bpftune_gate_join(&s, &win, 1000));
+	/* ... unless due within the slack: it starts now, with the others */
+	s = (struct bpftune_gate_state){ .next_ms = 1000 + BPFTUNE_GATE_SLACK_MS,
+					 .window_due_ms = 1000 + BPFTUNE_GATE_SLACK_MS };
+	assert_true(bpftune_gate_join(&s, &win, 1000));
+	assert_int_equal(s.next_ms, 1000);
+	assert_int_equal(s.window_due_ms, 1000);
+	assert_int_equal(bpftune_gate_step(&s, &win, &(struct bpftune_gate_reading){ .ok = true },
+					   1000, NULL), BPFTUNE_GATE_OPEN);
 	win.reading = false;
 	s = (struct bpftune_gate_state){ .next_ms = 1500, .window_due_ms = 4000 };
 	assert_false(bpftune_gate_join(&s, &win, 1000));
+	s = (struct bpftune_gate_state){ .next_ms = 1010, .window_due_ms = 1010 };
+	assert_true(bpftune_gate_join(&s, &win, 1000));
 }
 
 static void test_why_names(void **state)

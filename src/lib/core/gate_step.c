@@ -164,10 +164,17 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 		return true;
 	if (s->open || s->next_ms - now_ms > check)
 		return false;
-	/* a window gate: only its reading's checks, never a window's start */
+	/*
+	 * a window gate: its reading's checks, and a window's start only
+	 * when it is due within the slack (started that much early), which
+	 * saves the wake-up of a start a few ms after the other checks
+	 */
 	if (p->kind == BPFTUNE_GATE_WINDOW &&
-	    (!p->reading || s->next_ms >= s->window_due_ms))
-		return false;
+	    (!p->reading || s->next_ms >= s->window_due_ms)) {
+		if (s->window_due_ms - now_ms > BPFTUNE_GATE_SLACK_MS)
+			return false;
+		s->window_due_ms = now_ms;
+	}
 	s->next_ms = now_ms;
 	return true;
 }

@@ -23,6 +23,8 @@
  * most 1 s more before pressure from calm is seen.
  */
 #define BPFTUNE_GATE_IDLE_MS	2000
+/* a window due this soon after a check starts with it: one wake-up */
+#define BPFTUNE_GATE_SLACK_MS	50
 
 struct bpftune_gate_params {
 	enum bpftune_gate_kind kind;
