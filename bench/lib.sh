@@ -92,7 +92,22 @@ bench_cleanup() {
 	[ -n "$DAEMON_CG" ] && rmdir "$DAEMON_CG" 2>/dev/null
 	[ -n "$BENCH_CG" ] && rmdir "$BENCH_CG" 2>/dev/null
 	[ -n "$PLUGIN_DIR" ] && rm -rf "$PLUGIN_DIR"
+	bench_globals_restore
 	[ -n "$BENCH_TMP" ] && rm -rf "$BENCH_TMP"
+}
+
+# a daemon measured while it tunes (without --observe, or another
+# daemon's command line) may change the global netns's tunables: the
+# operator's values come back at exit, and the log says which moved
+bench_globals_restore() {
+	local changed
+
+	[ -n "$BENCH_TMP" ] && [ -f "$BENCH_TMP/saved" ] || return 0
+	changed="$(globals_changed "$BENCH_TMP")"
+	[ -n "$changed" ] || return 0
+	echo "# bench: global tunables put back as they were:" >&2
+	echo "$changed" | sed 's/^/#   /' >&2
+	globals_restore "$BENCH_TMP/saved"
 }
 
 bench_init() {
@@ -103,6 +118,8 @@ bench_init() {
 	mkdir -p "$RESULTS"
 	BENCH_TMP="$(mktemp -d /run/bpftune-bench.XXXXXX)"
 	chmod 0755 "$BENCH_TMP"
+	. test/globals_guard.bash
+	globals_snapshot > "$BENCH_TMP/saved"
 	trap bench_cleanup EXIT
 	trap 'exit 130' INT TERM
 }
