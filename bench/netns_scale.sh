@@ -12,7 +12,8 @@
 # default daemon (all tuners, telemetry on, -R so that whatever it changes
 # is put back on exit), started for the window and settled first: up
 # ("bpftune running") and two telemetry samples written, the last one
-# knowing at least N namespaces (health.netns_known).  Over the window:
+# knowing at least N namespaces (health.netns_known) or as many as the
+# one before (the sampler's list is bounded).  Over the window:
 # the daemon's CPU, utime + stime of /proc/PID/stat (10 ms ticks) and the
 # sum of its threads' run time from /proc/PID/task/*/schedstat (ns), its
 # VmRSS before and after, the connections done.  tcp_conn's sockops runs
@@ -107,22 +108,32 @@ daemon_run_ns() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{n += $1} END {print n + 0}'
 }
 
-# "rows netns_known" of the daemon's telemetry health table so far
+# "rows netns_known previous" of the daemon's telemetry health table so
+# far: the rows written, netns_known of the last row and of the one before
 health_now() {
 	local db=("$BENCH_TMP"/telemetry/*.db)
 
-	[ -e "${db[0]}" ] || { echo "0 0"; return 0; }
+	[ -e "${db[0]}" ] || { echo "0 0 0"; return 0; }
 	sqlite3 -separator ' ' "${db[0]}" \
-		"SELECT count(*), coalesce(max(netns_known), 0) FROM health" 2>/dev/null || echo "0 0"
+		"SELECT (SELECT count(*) FROM health),
+			coalesce((SELECT netns_known FROM health ORDER BY seq DESC LIMIT 1), 0),
+			coalesce((SELECT netns_known FROM health ORDER BY seq DESC LIMIT 1 OFFSET 1), -1)" \
+		2>/dev/null || echo "0 0 0"
 }
 
-# settled: two health rows written, the namespaces of the step known
+# settled: two health rows written, the last one knowing the step's
+# namespaces, or as many as the row before (the sampler keeps a bounded
+# list: more namespaces than it holds are never known); netns_known of
+# the last row in KNOWN
 daemon_settle() {
 	local n="$1" t0=$SECONDS h
 
 	while :; do
 		read -ra h <<<"$(health_now)"
-		[ "${h[0]}" -ge 2 ] && [ "${h[1]}" -ge "$n" ] && return 0
+		KNOWN="${h[1]}"
+		if [ "${h[0]}" -ge 2 ] && { [ "${h[1]}" -ge "$n" ] || [ "${h[1]}" -eq "${h[2]}" ]; }; then
+			return 0
+		fi
 		[ $((SECONDS - t0)) -lt "$SETTLE_TIMEOUT" ] ||
 			bench_die "the daemon did not settle in ${SETTLE_TIMEOUT}s: health rows ${h[0]}, netns_known ${h[1]} < $n"
 		kill -0 "$DAEMON_PID" || bench_die "the daemon exited"
@@ -144,6 +155,7 @@ window_daemon() {
 	bench_daemon_start -R
 	daemon_settle "$n"
 	row "$n" "$rep" daemon settle_s s $((SECONDS - t0))
+	row "$n" "$rep" daemon netns_known - "$KNOWN"
 	rss0="$(bench_rss_kb "$DAEMON_PID")"
 	c0="$(bench_cpu_ms "$DAEMON_PID")"
 	r0="$(daemon_run_ns "$DAEMON_PID")"

@@ -55,6 +55,7 @@ def derived(b):
             if m.get("daemon_rss_kb_before") is not None:
                 d["rss_growth_kb"] = m["daemon_rss_kb"] - m["daemon_rss_kb_before"]
         d["settle_s"] = m.get("settle_s")
+        d["known"] = m.get("netns_known")
         d["fewest"] = min(v for v in (m.get("driver_min"),
                                       b.get((n, rep, "none"), {}).get("driver_min"), 1e18)
                           if v is not None)
@@ -123,8 +124,10 @@ def settle_extra(n, ds):
     return ["settle s (most)"], [fmt(max(settle)) if settle else "-"] if n else []
 
 
-def no_extra(n, ds):
-    return [], []
+def known_extra(n, ds):
+    known = [d["known"] for d in ds if d.get("known") is not None]
+    return ["netns known to telemetry (fewest)"], [
+        "%d" % min(known) if known else "-"] if n else []
 
 
 def fit_line(per, key, what, unit, summary):
@@ -172,7 +175,7 @@ def main():
     steps = sorted({d["n"] for d in per.values()})
     lines += table(per, "Rate", RATE, rate_extra(summary), summary)
     lines += table(per, "CPU", CPU, settle_extra, summary)
-    lines += table(per, "Memory", MEMORY, no_extra, summary)
+    lines += table(per, "Memory", MEMORY, known_extra, summary)
     lines += ["## Against the number of namespaces (every repetition)", "",
               "Least squares y = a + b N, b with its 95 % interval; exponent: the slope "
               "of log y against log N (1: linear growth, 0: none).", "",
