@@ -105,7 +105,7 @@ churn_rows() {
 
 # run time of all the daemon's threads in ns (schedstat's first field)
 daemon_run_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{n += $1} END {print n + 0}'
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{n += $1} END {printf "%.0f\n", n}'
 }
 
 # "rows netns_known previous" of the daemon's telemetry health table so
