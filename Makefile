@@ -555,7 +555,8 @@ test-asan: $(TEST_BPF) $(RX_ROUND)
 # bench/results/.  Knobs are environment variables, e.g. make bench N=3
 # (see each script's header and docs/benchmarks.md).  Not part of make test.
 # (not: the shared shell, the guest matrix, the netem path and the cc
-# experiment that need a guest, the per-commit report that runs others)
+# experiment that need a guest, the per-commit report that runs others;
+# bench/netns_scale.sh, about 8 minutes, runs here but not in bench-ci)
 BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
 		   bench/netem_effect.sh bench/cc_experiment.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
 .PHONY: bench bench-matrix bench-report bench-ci

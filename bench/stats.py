@@ -10,6 +10,10 @@ their block values; the estimate is exp(mean of the logs) and the 95 %
 interval exp(mean +- t(0.975, n-1) * sd / sqrt(n)) - a paired t interval on
 the log scale, so slow drifts of the machine cancel within a block and the
 interval is that of a ratio.
+
+mean_interval() is the t interval of a mean over repetitions, and
+linear_fit() the least-squares line y = a + b x with the t interval of its
+slope b (bench/netns_scale.sh: cost against the number of namespaces).
 """
 import math
 import random
@@ -90,6 +94,42 @@ def paired_ratio(a, b, level=0.95):
     lo, hi = math.exp(m - h), math.exp(m + h)
     return {"est": est, "lo": lo, "hi": hi, "n": n,
             "half_pct": 100 * max(hi - est, est - lo) / est}
+
+
+def mean_interval(vals, level=0.95):
+    """dict(est, lo, hi, n): the mean of vals and its t interval; lo and hi
+    are None with fewer than two values, None without any."""
+    vals = [v for v in vals if v is not None]
+    n = len(vals)
+    if not n:
+        return None
+    m = statistics.mean(vals)
+    if n < 2:
+        return {"est": m, "lo": None, "hi": None, "n": n}
+    h = t_quantile(0.5 + level / 2, n - 1) * statistics.stdev(vals) / math.sqrt(n)
+    return {"est": m, "lo": m - h, "hi": m + h, "n": n}
+
+
+def linear_fit(xs, ys, level=0.95):
+    """Least squares y = a + b x over the pairs: dict(a, b, lo, hi, n, r2)
+    where lo, hi is the t interval (n - 2 degrees of freedom) of the slope
+    b.  None with fewer than three points or a single distinct x."""
+    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    n = len(pts)
+    if n < 3:
+        return None
+    mx = statistics.mean(x for x, _ in pts)
+    my = statistics.mean(y for _, y in pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    if sxx == 0:
+        return None
+    syy = sum((y - my) ** 2 for _, y in pts)
+    b = sum((x - mx) * (y - my) for x, y in pts) / sxx
+    a = my - b * mx
+    sse = sum((y - a - b * x) ** 2 for x, y in pts)
+    h = t_quantile(0.5 + level / 2, n - 2) * math.sqrt(sse / (n - 2) / sxx)
+    return {"a": a, "b": b, "lo": b - h, "hi": b + h, "n": n,
+            "r2": 1 - sse / syy if syy else 1.0}
 
 
 def median_or_none(vals):

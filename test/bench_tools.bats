@@ -204,3 +204,62 @@ bpftune;main;policy<&&>check 1" ]
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"AB_CMD and AB_BPFTUNE: set one or the other"* ]]
 }
+
+# netns_scale_csv FILE CPU_EXPR: a raw CSV of bench/netns_scale.sh for steps
+# 10, 100, 1000, three repetitions: the daemon's CPU per connection is
+# CPU_EXPR (python, of n), its VmRSS 8000 + 4 n kB (+ rep)
+netns_scale_csv() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+out, expr = sys.argv[1:]
+rows = ["step,rep,config,metric,unit,value"]
+for n in (10, 100, 1000):
+    for rep in (1, 2, 3):
+        conns = 10000 + 100 * rep
+        for cfg, drv in (("none", 5000), ("daemon", 5300)):
+            for m, v in (("conns", conns), ("secs", 10.0), ("min", conns // n),
+                         ("max", conns // n + 1), ("errors", rep - 1), ("cpu_ms", drv)):
+                rows.append("%d,%d,%s,driver_%s,-,%s" % (n, rep, cfg, m, v))
+        cpu = eval(expr, {"n": n})
+        for m, v in (("settle_s", 3), ("daemon_cpu_ns", int(cpu * conns)),
+                     ("daemon_stat_cpu_ms", int(cpu * conns / 1e6)),
+                     ("daemon_rss_kb_before", 8000 + 4 * n),
+                     ("daemon_rss_kb", 8000 + 4 * n + rep), ("daemon_hwm_kb", 12000)):
+            rows.append("%d,%d,daemon,%s,-,%s" % (n, rep, m, v))
+open(out, "w").write("\n".join(rows) + "\n")
+PY
+}
+
+@test "bench_tools: the netns scale report gives per-step costs and the slopes" {
+	local d="$BATS_TEST_TMPDIR"
+	netns_scale_csv "$d/lin.csv" "1000 + 2 * n"
+	printf '# date: fixture\n' >"$d/lin.info"
+	run python3 "$REPO/bench/netns_scale_report.py" "$d/lin.csv" "$d/lin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "date: fixture"* ]]
+	# driver rate, the paired ratio, failed connections (0+0, 1+1, 2+2)
+	[[ "$output" == *"| 10 | 3 | 1020 [995-1045] | 1020 [995-1045] | 1 [1-1] | 6 | 1010 |"* ]]
+	# CPU per connection: ns precise and from ticks; driver's ns/conn
+	[[ "$output" == *"| 1000 | 3 | 3000 [3000-3000] | 2941 [2870-3013] |"* ]]
+	[[ "$output" == *"| 0.306 [0.299-0.313] | 3.06 [2.99-3.13] |"* ]]
+	[[ "$output" == *"| 490227 [478288-502167] | 519641 [506985-532297] | 3 |"* ]]
+	[[ "$output" == *"| 100 | 3 | 8402 [8400-8404] | 84 [84-84] | 2 [-0.484-4.48] |"* ]]
+	[[ "$output" == *"| daemon CPU per connection | 2 ns per netns [2 to 2] | 1000 | 1 |"* ]]
+	[[ "$output" == *"| daemon VmRSS | 4 kB per netns [4 to 4] | 8002 | 1 |"* ]]
+	[[ "$output" == *"- daemon CPU per connection: 2000 ns per 1,000 namespaces [2000 to 2000], 196 % of its value at 10 namespaces (1020 ns)."* ]]
+	[ -s "$d/lin.md" ]
+	tr -d '\r' <"$d/lin-summary.csv" >"$d/summary.csv"
+	grep -qx "fit,cpu_ns_conn_slope,daemon,2.0,2.0,2.0,9" "$d/summary.csv"
+	grep -qx "1000,rate_ratio,daemon/none,1.0,1.0,1.0,3" "$d/summary.csv"
+	grep -q "^fit,none_drv_ns_slope,none,0.0," "$d/summary.csv"
+	# growth faster than linear shows in the exponent: n^2 against n^0.5
+	netns_scale_csv "$d/sq.csv" "n * n"
+	run python3 "$REPO/bench/netns_scale_report.py" "$d/sq.csv" "$d/sq"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"| daemon CPU per connection |"*"| 2 [2-2] |"* ]]
+	netns_scale_csv "$d/sqrt.csv" "n ** 0.5"
+	run python3 "$REPO/bench/netns_scale_report.py" "$d/sqrt.csv" "$d/sqrt"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"| daemon CPU per connection |"*"| 0.5 [0.5-0.5] |"* ]]
+}
