@@ -127,23 +127,39 @@ wait_count() {
 	return 1
 }
 
-# Context switches of a process's main thread, voluntary and not.
-ctxt_switches() {
-	awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$1"/status
+# The daemon's main threads (named bpftune, the others have names of their
+# own): the thread-group leader, which only waits for the daemon's thread,
+# and that thread, which runs the event loop.
+main_threads() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = bpftune ] && echo "$t"
+	done
+	return 0
 }
 
-# wait_for_quiet PID [seconds]: until PID's main thread has had a whole
-# second without a context switch and sleeps in its loop's epoll_wait
+# Context switches of a process's main threads, voluntary and not.
+ctxt_switches() {
+	local t
+	for t in $(main_threads "$1"); do
+		cat "$t/status"
+	done | awk '/ctxt_switches/ {s += $2} END {print s + 0}'
+}
+
+# wait_for_quiet PID [seconds]: until PID's main threads have had a whole
+# second without a context switch and one sleeps in its loop's epoll_wait
 # (start-up work done: on a loaded machine a thread starved of CPU in the
 # middle of its start-up makes no switch either, but it is not asleep there)
 wait_for_quiet() {
-	local pid="$1" timeout="${2:-30}" i prev now
+	local pid="$1" timeout="${2:-30}" i prev now t
 	prev="$(ctxt_switches "$pid")"
 	for i in $(seq 1 "$timeout"); do
 		sleep 1
 		now="$(ctxt_switches "$pid")"
-		[ "$now" = "$prev" ] && [ "$(cat /proc/"$pid"/wchan 2>/dev/null)" = do_epoll_wait ] &&
-			return 0
+		[ "$now" = "$prev" ] && for t in $(main_threads "$pid"); do
+			cat "$t/wchan" 2>/dev/null
+			echo
+		done | grep -qx do_epoll_wait && return 0
 		prev="$now"
 	done
 	return 1
@@ -203,11 +219,11 @@ make_netns() {
 	echo "$ns"
 }
 
-# netns_pids NS: the processes in NS but the daemon under test, which
-# enters a netns for a moment to read or write there (its main thread's
-# netns is what /proc, and so ip netns pids, shows meanwhile)
+# netns_pids NS: the processes in NS (never the daemon: the thread that
+# enters a netns to read or write there is not its thread-group leader,
+# whose netns is what /proc, and so ip netns pids, shows)
 netns_pids() {
-	ip netns pids "$1" 2>/dev/null | grep -vx "${DAEMON_PID:-0}" || true
+	ip netns pids "$1" 2>/dev/null || true
 }
 
 cleanup_netns() {
