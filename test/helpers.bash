@@ -65,8 +65,12 @@ make_plugin_dir() {
 	chmod 0755 "$PLUGIN_DIR"/*.so 2>/dev/null || true
 }
 
+DAEMON_WRAP=()
+
 # Start the daemon in the background, logging to $LOG; waits until it runs.
 # usage: start_daemon [extra args]
+# DAEMON_WRAP=(cmd args...) runs it under that command (strace -f ...):
+# DAEMON_PID is then the daemon's, WRAP_PID the command's
 start_daemon() {
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	: > "$LOG"
@@ -80,8 +84,19 @@ start_daemon() {
 		ctl=()
 		CTL_SOCK="$(sed -n 's/.*--socket \([^ ]*\).*/\1/p' <<<"$*")"
 	fi
-	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "${ctl[@]}" "$@" >>"$LOG" 2>&1 &
+	"${DAEMON_WRAP[@]}" "$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "${ctl[@]}" "$@" >>"$LOG" 2>&1 &
 	DAEMON_PID=$!
+	WRAP_PID=
+	if [ "${#DAEMON_WRAP[@]}" -gt 0 ]; then
+		WRAP_PID=$DAEMON_PID
+		DAEMON_PID=
+		local i
+		for i in $(seq 1 100); do
+			DAEMON_PID="$(pgrep -P "$WRAP_PID")" && break
+			sleep 0.1
+		done
+		[ -n "$DAEMON_PID" ] || return 1
+	fi
 	wait_for_log "bpftune running" 30 || {
 		cat "$LOG" >&3
 		return 1
@@ -98,8 +113,9 @@ stop_daemon() {
 		sleep 0.1
 	done
 	DAEMON_STATUS=0
-	wait "$DAEMON_PID" || DAEMON_STATUS=$?
+	wait "${WRAP_PID:-$DAEMON_PID}" || DAEMON_STATUS=$?
 	DAEMON_PID=
+	WRAP_PID=
 }
 
 # wait_for_log PATTERN [seconds]: grep -E PATTERN in $LOG until it appears.
@@ -209,9 +225,10 @@ ringbuf_map_ids_of() {
 
 # Test network namespaces, removed in teardown.
 # make_netns runs in a $(...) subshell: the list lives in a file too
+# usage: make_netns [name prefix, default bt]
 NETNS_LIST=()
 make_netns() {
-	local ns="bt$$-${#NETNS_LIST[@]}-$RANDOM"
+	local ns="${1:-bt}$$-${#NETNS_LIST[@]}-$RANDOM"
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 	NETNS_LIST+=("$ns")
