@@ -169,6 +169,10 @@ time.sleep(1)
 	# what ip netns pids lists, all the time the daemon runs
 	(while :; do ip netns pids "$ns"; echo poll; done > "$seen" 2>/dev/null) &
 	POLLER=$!
+	# LeakSanitizer cannot work under ptrace: ASan alone in a sanitizer build
+	if [ "$SANITIZED" = 1 ]; then
+		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+	fi
 	# -y: each fd with what it is, net:[inode] for a netns
 	DAEMON_WRAP=(strace -f -qq -y --seccomp-bpf -e trace=setns -o "$trace")
 	start_daemon -c "$CG"
