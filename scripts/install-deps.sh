@@ -14,7 +14,7 @@
 #   dnf install gcc make clang llvm bpftool libbpf-devel elfutils-libelf-devel \
 #       zlib-devel libcap-devel systemd-devel libcmocka-devel libnl3-devel \
 #       pkgconf-pkg-config inih-devel scdoc \
-#       iproute bats python3 cppcheck xz binutils procps-ng iperf3 \
+#       iproute bats python3 cppcheck xz binutils procps-ng iperf3 strace \
 #       sqlite-devel sqlite python3-pandas python3-matplotlib \
 #       qperf rt-tests sysbench \
 #       hiredis-devel python3-redis python3-hiredis redis
@@ -25,7 +25,7 @@ set -eu
 APT_PKGS="build-essential clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 libcap-dev libsystemd-dev libcmocka-dev libnl-3-dev libnl-route-3-dev pkg-config \
 iproute2 bats python3 cppcheck xz-utils binutils procps iperf3 systemd ethtool \
-libinih-dev scdoc"
+libinih-dev scdoc strace"
 # telemetry: SQLite for the daemon, pandas/matplotlib for bpftune-telemetry plot,
 # and the workloads bpftune-telemetry collect runs when they are there
 # (qperf; hackbench from rt-tests; sysbench)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -430,14 +431,105 @@ static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
 	bpftune_log_flush();
 }
 
-int bpftune_main(int argc, char **argv)
+/*
+ * Everything after start-up's first steps, on the daemon's thread: every
+ * setns() the daemon makes is made here or on a thread started from here.
+ */
+static int daemon_body(struct options *o, int argc, char **argv)
 {
-	struct options o = { 0 };
 	struct start_ctx sc = { 0 };
 	struct ring_buffer *rb = NULL;
 	const struct bpftune_support *s;
+	int err, ret = 1;
+
+	err = bpftune_netns_init();
+	if (err) {
+		bpftune_log(LOG_ERR, "cannot open the daemon's netns: %s", strerror(-err));
+		return 1;
+	}
+	if (o->restore)
+		return restore_only(o);
+	bpftune_set_learning_rate(o->learning_rate);
+	bpftune_set_collector_opts(&(struct bpftune_collector_opts){
+		.buffer_kb = o->buffer_kb, .keep_observer = o->keep_observer });
+	err = bpftune_loop_init();
+	if (err) {
+		bpftune_log(LOG_ERR, "cannot create the event loop: %s", strerror(-err));
+		return 1;
+	}
+	bpftune_support_probe(NULL);
+	s = bpftune_support();
+	/* no fentry: raw_tp in the legacy objects needs no kernel BTF to attach */
+	o->auto_legacy = !o->legacy && bpftune_bpf_prefer_legacy(s);
+	if (o->auto_legacy)
+		o->legacy = true;
+	if (o->support_only) {
+		ret = report_support(o);
+	} else {
+		bpftune_log(LOG_INFO, "bpftune %s starting: support level %s, learning rate %u",
+			    BPFTUNE_VERSION, bpftune_support_level_name(s->level),
+			    o->learning_rate);
+		if (kernel_fits(o, s))
+			ret = run(o, &sc, &rb, argc, argv);
+	}
+	shutdown_all(ret, &sc, rb);
+	return ret;
+}
+
+/* ---- the thread-group leader only waits ---------------------------------- */
+
+struct daemon_thread {
+	struct options *o;
+	int argc;
+	char **argv;
+	sigset_t mask;		/* the leader's, before it blocked every signal */
+	int ret;
+};
+
+static void *daemon_thread_main(void *arg)
+{
+	struct daemon_thread *d = arg;
+
+	pthread_sigmask(SIG_SETMASK, &d->mask, NULL);
+	d->ret = daemon_body(d->o, d->argc, d->argv);
+	return NULL;
+}
+
+/*
+ * setns() moves the calling thread only, and /proc/PID/ns/net is the
+ * thread-group leader's: were the leader ever in another netns, `ip netns
+ * pids NS | xargs kill` would kill the daemon and `ip netns identify PID`
+ * would name NS.  So the leader, whose TID is the daemon's PID, runs no
+ * daemon code once it has dropped its capabilities: another thread does,
+ * with the leader's signal mask, while the leader blocks every signal
+ * and waits.  A signal sent to the daemon is then delivered to that
+ * thread, or pending for the process, where the event loop's signalfd
+ * reads it.
+ */
+static int run_off_leader(struct options *o, int argc, char **argv)
+{
+	struct daemon_thread d = { .o = o, .argc = argc, .argv = argv, .ret = 1 };
+	pthread_t thread;
+	sigset_t all;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &d.mask);
+	err = pthread_create(&thread, NULL, daemon_thread_main, &d);
+	if (err) {
+		pthread_sigmask(SIG_SETMASK, &d.mask, NULL);
+		bpftune_log(LOG_ERR, "cannot start the daemon's thread: %s", strerror(err));
+		return 1;
+	}
+	pthread_join(thread, NULL);
+	return d.ret;
+}
+
+int bpftune_main(int argc, char **argv)
+{
+	struct options o = { 0 };
 	char **fargv = NULL;
-	int err, ret = 1, fargc = 0;
+	int ret = 1, fargc = 0;
 
 	if (daemon_parse_args(argc, argv, &o, ARGS_CLI_FIRST))
 		return 1;
@@ -454,47 +546,15 @@ int bpftune_main(int argc, char **argv)
 		goto free_args;
 	}
 	libbpf_set_print(libbpf_print);
+	/* daemon() forks: before any thread, whose fork would lose them */
 	if (o.daemonize && !o.support_only && daemon(0, 0)) {
 		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));
 		goto free_args;
 	}
-	err = bpftune_cap_init();
-	if (err)
-		goto free_args;
-	err = bpftune_netns_init();
-	if (err) {
-		bpftune_log(LOG_ERR, "cannot open the daemon's netns: %s", strerror(-err));
-		goto free_args;
-	}
-	if (o.restore) {
+	/* the daemon's thread inherits the capabilities dropped here */
+	if (!bpftune_cap_init())
 		/* the options point into the policy's arguments: free them after */
-		ret = restore_only(&o);
-		goto free_args;
-	}
-	bpftune_set_learning_rate(o.learning_rate);
-	bpftune_set_collector_opts(&(struct bpftune_collector_opts){
-		.buffer_kb = o.buffer_kb, .keep_observer = o.keep_observer });
-	err = bpftune_loop_init();
-	if (err) {
-		bpftune_log(LOG_ERR, "cannot create the event loop: %s", strerror(-err));
-		goto free_args;
-	}
-	bpftune_support_probe(NULL);
-	s = bpftune_support();
-	/* no fentry: raw_tp in the legacy objects needs no kernel BTF to attach */
-	o.auto_legacy = !o.legacy && bpftune_bpf_prefer_legacy(s);
-	if (o.auto_legacy)
-		o.legacy = true;
-	if (o.support_only) {
-		ret = report_support(&o);
-	} else {
-		bpftune_log(LOG_INFO, "bpftune %s starting: support level %s, learning rate %u",
-			    BPFTUNE_VERSION, bpftune_support_level_name(s->level),
-			    o.learning_rate);
-		if (kernel_fits(&o, s))
-			ret = run(&o, &sc, &rb, argc, argv);
-	}
-	shutdown_all(ret, &sc, rb);
+		ret = run_off_leader(&o, argc, argv);
 free_args:
 	bpftune_policy_argv_free(fargc, fargv);
 	return ret;

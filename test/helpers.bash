@@ -65,8 +65,12 @@ make_plugin_dir() {
 	chmod 0755 "$PLUGIN_DIR"/*.so 2>/dev/null || true
 }
 
+DAEMON_WRAP=()
+
 # Start the daemon in the background, logging to $LOG; waits until it runs.
 # usage: start_daemon [extra args]
+# DAEMON_WRAP=(cmd args...) runs it under that command (strace -f ...):
+# DAEMON_PID is then the daemon's, WRAP_PID the command's
 start_daemon() {
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	: > "$LOG"
@@ -80,8 +84,19 @@ start_daemon() {
 		ctl=()
 		CTL_SOCK="$(sed -n 's/.*--socket \([^ ]*\).*/\1/p' <<<"$*")"
 	fi
-	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "${ctl[@]}" "$@" >>"$LOG" 2>&1 &
+	"${DAEMON_WRAP[@]}" "$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "${ctl[@]}" "$@" >>"$LOG" 2>&1 &
 	DAEMON_PID=$!
+	WRAP_PID=
+	if [ "${#DAEMON_WRAP[@]}" -gt 0 ]; then
+		WRAP_PID=$DAEMON_PID
+		DAEMON_PID=
+		local i
+		for i in $(seq 1 100); do
+			DAEMON_PID="$(pgrep -P "$WRAP_PID")" && break
+			sleep 0.1
+		done
+		[ -n "$DAEMON_PID" ] || return 1
+	fi
 	wait_for_log "bpftune running" 30 || {
 		cat "$LOG" >&3
 		return 1
@@ -98,8 +113,9 @@ stop_daemon() {
 		sleep 0.1
 	done
 	DAEMON_STATUS=0
-	wait "$DAEMON_PID" || DAEMON_STATUS=$?
+	wait "${WRAP_PID:-$DAEMON_PID}" || DAEMON_STATUS=$?
 	DAEMON_PID=
+	WRAP_PID=
 }
 
 # wait_for_log PATTERN [seconds]: grep -E PATTERN in $LOG until it appears.
@@ -127,23 +143,39 @@ wait_count() {
 	return 1
 }
 
-# Context switches of a process's main thread, voluntary and not.
-ctxt_switches() {
-	awk '/ctxt_switches/ {s += $2} END {print s}' /proc/"$1"/status
+# The daemon's main threads (named bpftune, the others have names of their
+# own): the thread-group leader, which only waits for the daemon's thread,
+# and that thread, which runs the event loop.
+main_threads() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = bpftune ] && echo "$t"
+	done
+	return 0
 }
 
-# wait_for_quiet PID [seconds]: until PID's main thread has had a whole
-# second without a context switch and sleeps in its loop's epoll_wait
+# Context switches of a process's main threads, voluntary and not.
+ctxt_switches() {
+	local t
+	for t in $(main_threads "$1"); do
+		cat "$t/status"
+	done | awk '/ctxt_switches/ {s += $2} END {print s + 0}'
+}
+
+# wait_for_quiet PID [seconds]: until PID's main threads have had a whole
+# second without a context switch and one sleeps in its loop's epoll_wait
 # (start-up work done: on a loaded machine a thread starved of CPU in the
 # middle of its start-up makes no switch either, but it is not asleep there)
 wait_for_quiet() {
-	local pid="$1" timeout="${2:-30}" i prev now
+	local pid="$1" timeout="${2:-30}" i prev now t
 	prev="$(ctxt_switches "$pid")"
 	for i in $(seq 1 "$timeout"); do
 		sleep 1
 		now="$(ctxt_switches "$pid")"
-		[ "$now" = "$prev" ] && [ "$(cat /proc/"$pid"/wchan 2>/dev/null)" = do_epoll_wait ] &&
-			return 0
+		[ "$now" = "$prev" ] && for t in $(main_threads "$pid"); do
+			cat "$t/wchan" 2>/dev/null
+			echo
+		done | grep -qx do_epoll_wait && return 0
 		prev="$now"
 	done
 	return 1
@@ -193,9 +225,10 @@ ringbuf_map_ids_of() {
 
 # Test network namespaces, removed in teardown.
 # make_netns runs in a $(...) subshell: the list lives in a file too
+# usage: make_netns [name prefix, default bt]
 NETNS_LIST=()
 make_netns() {
-	local ns="bt$$-${#NETNS_LIST[@]}-$RANDOM"
+	local ns="${1:-bt}$$-${#NETNS_LIST[@]}-$RANDOM"
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 	NETNS_LIST+=("$ns")
@@ -203,11 +236,11 @@ make_netns() {
 	echo "$ns"
 }
 
-# netns_pids NS: the processes in NS but the daemon under test, which
-# enters a netns for a moment to read or write there (its main thread's
-# netns is what /proc, and so ip netns pids, shows meanwhile)
+# netns_pids NS: the processes in NS (never the daemon: the thread that
+# enters a netns to read or write there is not its thread-group leader,
+# whose netns is what /proc, and so ip netns pids, shows)
 netns_pids() {
-	ip netns pids "$1" 2>/dev/null | grep -vx "${DAEMON_PID:-0}" || true
+	ip netns pids "$1" 2>/dev/null || true
 }
 
 cleanup_netns() {

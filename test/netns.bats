@@ -20,6 +20,7 @@ setup() {
 
 teardown() {
 	local ns
+	[ -z "${POLLER:-}" ] || kill "$POLLER" 2>/dev/null || true
 	for ns in $(ip netns list | awk '{print $1}' | grep "^btc$$-"); do
 		ip netns del "$ns" 2>/dev/null || true
 	done
@@ -150,4 +151,51 @@ time.sleep(1)
 	grep -q "summary: tuner sample, scenario 'listen backlog truncated': net.core.somaxconn changed 1 time in netns cookie $cookie (destroyed since): [0-9]* -> 60000" "$LOG"
 	# no replay line for a netns that is gone
 	! grep -A1 "in netns cookie $cookie (destroyed since)" "$LOG" | grep -q "replay with"
+}
+
+# The thread-group leader's netns is what /proc/PID/ns/net shows, so what
+# `ip netns pids` and `ip netns identify` go by: were the leader ever in
+# another netns, `ip netns pids NS | xargs kill` would kill the daemon.
+# Every setns() call is traced: those that tune in NS are there, and none
+# is the leader's (TID == PID).
+@test "the daemon enters a netns to tune there, never on its main thread: ip netns pids never lists it" {
+	command -v strace >/dev/null || skip "no strace (scripts/install-deps.sh installs it)"
+	local ns ino pid polls into threads trace="$BATS_TEST_TMPDIR/setns.trace"
+	local seen="$BATS_TEST_TMPDIR/netns-pids"
+	make_plugin_dir sample
+	ns="$(make_netns netnsthread-)"
+	ino="$(stat -L -c %i /run/netns/"$ns")"
+	ip netns exec "$ns" sysctl -qw net.core.somaxconn=256
+	# what ip netns pids lists, all the time the daemon runs
+	(while :; do ip netns pids "$ns"; echo poll; done > "$seen" 2>/dev/null) &
+	POLLER=$!
+	# LeakSanitizer cannot work under ptrace: ASan alone in a sanitizer build
+	if [ "$SANITIZED" = 1 ]; then
+		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+	fi
+	# -y: each fd with what it is, net:[inode] for a netns
+	DAEMON_WRAP=(strace -f -qq -y --seccomp-bpf -e trace=setns -o "$trace")
+	start_daemon -c "$CG"
+	DAEMON_WRAP=()
+	pid="$DAEMON_PID"
+	listen_backlog "$ns" 1000
+	wait_for_log "somaxconn 256 -> 1000"
+	listen_backlog "$ns" 2000
+	wait_for_log "somaxconn 1000 -> 2000"
+	[ "$(somaxconn_in "$ns")" -eq 2000 ]
+	stop_daemon
+	[ "$DAEMON_STATUS" -eq 0 ]
+	kill "$POLLER"
+	wait "$POLLER" || true
+	POLLER=
+	polls="$(grep -cx poll "$seen")"
+	into="$(grep -c "setns([0-9]*<net:\[$ino\]>, CLONE_NEWNET" "$trace" || true)"
+	threads="$(awk '/setns\(/ {n[$1]++} END {for (t in n) printf "%s: %d, ", t, n[t]}' "$trace")"
+	echo "# setns calls: $(grep -c 'setns(' "$trace"), $into into NS; by thread: ${threads}leader $pid; $polls polls of ip netns pids" >&3
+	# two writes in NS, each entering it, and no call but by a thread
+	# other than the leader
+	[ "$into" -ge 2 ]
+	[ -z "$(awk -v pid="$pid" '$1 == pid && /setns/' "$trace")" ]
+	[ "$polls" -ge 1 ]
+	[ "$(grep -cx "$pid" "$seen")" -eq 0 ]
 }

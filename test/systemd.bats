@@ -52,16 +52,23 @@ notify_seen() {
 }
 
 @test "Type=notify: the daemon tells \$NOTIFY_SOCKET it is ready, reloading on SIGHUP, and stopping" {
-	local sock="$BATS_TEST_TMPDIR/notify" got="$BATS_TEST_TMPDIR/notify.txt"
+	local sock="$BATS_TEST_TMPDIR/notify" got="$BATS_TEST_TMPDIR/notify.txt" pid
 	make_plugin_dir sample
-	# systemd's end of the protocol: a datagram socket, one message each
+	# systemd's end of the protocol: a datagram socket, one message each,
+	# with the sender's pid (NotifyAccess=main takes only the main PID's)
 	python3 -c '
-import socket, sys
+import socket, struct, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
 s.bind(sys.argv[1])
-with open(sys.argv[2], "w") as f:
+with open(sys.argv[2], "w") as f, open(sys.argv[2] + ".pid", "w") as p:
     while True:
-        f.write(s.recv(4096).decode() + "\n")
+        msg, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                p.write("%d\n" % struct.unpack("iII", data[:12])[0])
+        p.flush()
+        f.write(msg.decode() + "\n")
         f.flush()
 ' "$sock" "$got" &
 	NOTIFY_PID=$!
@@ -70,10 +77,13 @@ with open(sys.argv[2], "w") as f:
 	start_daemon --no-telemetry
 	unset NOTIFY_SOCKET
 	notify_seen 1 READY=1
+	pid="$DAEMON_PID"
 	kill -HUP "$DAEMON_PID"
 	notify_seen 2 READY=1
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
 	notify_seen 1 STOPPING=1
 	[ "$(tr '\n' ' ' <"$got")" = "READY=1 RELOADING=1 READY=1 STOPPING=1 " ]
+	# each from the main PID, though sent by the event loop's thread
+	[ "$(sort -u "$got.pid")" = "$pid" ]
 }
