@@ -135,18 +135,6 @@ void bpftune_bpf_min_btf_done(const struct bpf_object *obj);
 int bpftune_kernel_tracepoints(const char *const *tps, unsigned int n,
 			       bool *exists);
 
-/* ---- plugins (plugin.c) ---- */
-/* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
-int bpftune_dir_open_trusted(const char *dir, char *why, size_t why_len);
-/* NAME_tuner.so or NAME_collector.so, NAME of [A-Za-z0-9_-] */
-bool bpftune_plugin_name_valid(const char *name);
-bool bpftune_plugin_is_collector(const char *name);
-/* dlopen a plugin from a trusted dir; returns its ops or NULL with why */
-const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
-						    const char *file,
-						    void **handle, int *fd,
-						    char *why, size_t why_len);
-
 /* ---- netns (netns.c) ---- */
 BPFTUNE_DAEMON int bpftune_netns_init(void);
 BPFTUNE_DAEMON void bpftune_netns_fini(void);
@@ -293,7 +281,7 @@ void bpftune_tuner_stop(struct bpftune_tuner *tuner);
 /* tell the plugin about a netns state change (its netns_state()) */
 void bpftune_tuner_notify_state(struct bpftune_tuner *tuner, uint64_t cookie,
 				enum bpftune_state state);
-/* "tuner", "collector" or "core" */
+/* "tuner", "collector" or "core" (kind.c) */
 BPFTUNE_DAEMON const char *bpftune_kind_name(enum bpftune_plugin_kind kind);
 /* events rejected so far for scenario @s (num_scenarios: unknown scenario) */
 uint64_t bpftune_tuner_rejected(const struct bpftune_tuner *t, unsigned int s);
