@@ -58,7 +58,7 @@ LIBS		+= -lnl-route-3 -lnl-3
 LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
-LIB_AREAS	:= btf core plugin kit ops telemetry
+LIB_AREAS	:= btf core write plugin kit ops telemetry
 LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
@@ -469,7 +469,7 @@ uninstall-ship:
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
+UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/write/refusal.c \
 	     src/lib/core/kind.c src/lib/core/netns_priv.c src/lib/core/gate_step.c
 UNIT_LIB  += src/lib/plugin/plugin.c src/lib/plugin/plugin_dir.c src/lib/plugin/trusted_file.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon/notify.c

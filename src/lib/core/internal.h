@@ -328,6 +328,9 @@ int bpftune_sysctl_path(const char *name, char *path, size_t len);
 int bpftune_sysctl_parse(const char *buf, long *values, unsigned int max);
 int bpftune_sysctl_format(const long *values, unsigned int n, char *buf,
 			  size_t len);
+/* for a log line: space-separated, "?" when they do not fit */
+void bpftune_sysctl_format_line(const long *values, unsigned int n, char *buf,
+				size_t len);
 void bpftune_sysctl_dotted(const char *slash_name, char *buf, size_t len);
 /* hex CPU bitmaps (flow_limit_cpu_bitmap): read and written as one number */
 bool bpftune_sysctl_is_cpumask(const char *name);

@@ -111,6 +111,18 @@ int bpftune_sysctl_format(const long *values, unsigned int n, char *buf,
 	return (int)off;
 }
 
+void bpftune_sysctl_format_line(const long *values, unsigned int n, char *buf,
+				size_t len)
+{
+	if (!len)
+		return;
+	if (bpftune_sysctl_format(values, n, buf, len) < 0)
+		snprintf(buf, len, "?");
+	for (; *buf; buf++)
+		if (*buf == '\t')
+			*buf = ' ';
+}
+
 /*
  * sysctls whose value is a CPU bitmap printed in hex ("%*pb": 32-bit
  * groups, comma-separated, most significant first), e.g. "3" or
