@@ -12,6 +12,7 @@
 
 #include "core/internal.h"
 #include "unit.h"
+#include "core/sysctl.h"
 
 #define PROC	"/proc/sys/"
 

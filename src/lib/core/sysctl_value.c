@@ -10,6 +10,7 @@
 #include <ctype.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 /*
  * "net.ipv4.tcp_rmem" or "net/ipv4/tcp_rmem" -> "/proc/sys/net/ipv4/tcp_rmem".

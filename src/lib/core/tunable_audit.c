@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 void bpftune_tunables_audit(const struct bpftune_tuner *t)
 {

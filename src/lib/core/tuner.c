@@ -21,6 +21,7 @@
 #include "core/observer.h"
 #include "write/refusal.h"
 #include "core/operate.h"
+#include "core/sysctl.h"
 
 static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;

@@ -17,6 +17,7 @@
 #include "core/internal.h"
 #include "core/observer.h"
 #include "write/refusal.h"
+#include "core/sysctl.h"
 
 static uint64_t change_seq;
 
