@@ -58,7 +58,7 @@ LIBS		+= -lnl-route-3 -lnl-3
 LIBS		+= -linih	# the policy file (ops/policy_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
-LIB_AREAS	:= btf core kit ops telemetry
+LIB_AREAS	:= btf core write plugin kit ops telemetry
 LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
@@ -469,9 +469,9 @@ uninstall-ship:
 
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
-UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/core/refusal.c \
-	     src/lib/core/plugin.c src/lib/core/plugin_dir.c src/lib/core/netns_priv.c \
-	     src/lib/core/gate_step.c src/lib/core/trusted_file.c
+UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/write/refusal.c \
+	     src/lib/core/kind.c src/lib/core/netns_priv.c src/lib/core/gate_step.c
+UNIT_LIB  += src/lib/plugin/plugin.c src/lib/plugin/plugin_dir.c src/lib/plugin/trusted_file.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon/notify.c
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
 	     src/lib/telemetry/telemetry_retention.c src/lib/telemetry/ids.c

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "core/plugin_dir.h"
+#include "plugin/plugin.h"
 
 #define MAX_ALLOW 64
 #define COLLECTOR_NAME_MAX 32

@@ -17,6 +17,7 @@
 #include "telemetry/telemetry_schema.h"
 #include "../../src/tuners/net_buffer/net_buffer_tuner.h"
 #include "unit.h"
+#include "core/sysctl.h"
 
 /* ---- grow / shrink ---------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Plugin names and trust (src/lib/core/plugin.c, src/lib/core/plugin_dir.c): the
+ * Plugin names and trust (src/lib/plugin/plugin.c, src/lib/plugin/plugin_dir.c): the
  * <name>_tuner.so rule, -a allow-list normalisation and matching, and the
  * trusted-directory walk on directories made for the test.
  */
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "core/plugin_dir.h"
+#include "plugin/plugin.h"
 #include "unit.h"
 
 /* ---- bpftune_plugin_name_valid ----------------------------------------- */

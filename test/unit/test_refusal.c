@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Back-off after refused tunable writes (src/lib/core/refusal.c). */
+/* Back-off after refused tunable writes (src/lib/write/refusal.c). */
 #include <errno.h>
 
-#include "core/refusal.h"
+#include "write/refusal.h"
 #include "unit.h"
 
 static int clear_all(void **state)

@@ -12,6 +12,7 @@
 
 #include "core/internal.h"
 #include "unit.h"
+#include "core/sysctl.h"
 
 #define PROC	"/proc/sys/"
 
@@ -294,6 +295,21 @@ static void test_format_invalid(void **state)
 	assert_int_equal(bpftune_sysctl_format(one, 1, buf, 0), -EINVAL);
 }
 
+/* the log line: tabs become spaces, "?" when the values do not fit */
+static void test_format_line(void **state)
+{
+	const long three[] = { 4096, 131072, -6 };
+	char buf[32], small[8];
+
+	(void)state;
+	bpftune_sysctl_format_line(three, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "4096 131072 -6");
+	bpftune_sysctl_format_line(three, 3, small, sizeof(small));
+	assert_string_equal(small, "?");
+	bpftune_sysctl_format_line(three, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "?");
+}
+
 /* ---- properties --------------------------------------------------------- */
 
 #define RT_MAX_VALUES	8
@@ -504,6 +520,7 @@ int unit_run_sysctl_value(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_format_no_space),
 		cmocka_unit_test(test_format_invalid),
+		cmocka_unit_test(test_format_line),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_fuzz_parse_vs_model),
 		cmocka_unit_test(test_fuzz_path),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Files that decide what the daemon does (src/lib/core/trusted_file.c). */
+/* Files that decide what the daemon does (src/lib/plugin/trusted_file.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 
 #include "core/internal.h"
 #include "unit.h"
+#include "core/sysctl.h"
 
 static const struct bpftune_tunable_desc rmem = {
 	.name = "net.ipv4.tcp_rmem",

@@ -14,6 +14,7 @@
 #include "core/internal.h"
 #include "core/core.h"
 #include "admin_override.h"
+#include "core/sysctl.h"
 #include "admin_override.skel.h"
 #include "admin_override.legacy.skel.h"
 

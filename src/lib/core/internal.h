@@ -135,18 +135,6 @@ void bpftune_bpf_min_btf_done(const struct bpf_object *obj);
 int bpftune_kernel_tracepoints(const char *const *tps, unsigned int n,
 			       bool *exists);
 
-/* ---- plugins (plugin.c) ---- */
-/* fd of @dir if every component is a root-owned, non-g/o-writable real dir */
-int bpftune_dir_open_trusted(const char *dir, char *why, size_t why_len);
-/* NAME_tuner.so or NAME_collector.so, NAME of [A-Za-z0-9_-] */
-bool bpftune_plugin_name_valid(const char *name);
-bool bpftune_plugin_is_collector(const char *name);
-/* dlopen a plugin from a trusted dir; returns its ops or NULL with why */
-const struct bpftune_tuner_ops *bpftune_plugin_open(int dirfd,
-						    const char *file,
-						    void **handle, int *fd,
-						    char *why, size_t why_len);
-
 /* ---- netns (netns.c) ---- */
 BPFTUNE_DAEMON int bpftune_netns_init(void);
 BPFTUNE_DAEMON void bpftune_netns_fini(void);
@@ -293,7 +281,7 @@ void bpftune_tuner_stop(struct bpftune_tuner *tuner);
 /* tell the plugin about a netns state change (its netns_state()) */
 void bpftune_tuner_notify_state(struct bpftune_tuner *tuner, uint64_t cookie,
 				enum bpftune_state state);
-/* "tuner", "collector" or "core" */
+/* "tuner", "collector" or "core" (kind.c) */
 BPFTUNE_DAEMON const char *bpftune_kind_name(enum bpftune_plugin_kind kind);
 /* events rejected so far for scenario @s (num_scenarios: unknown scenario) */
 uint64_t bpftune_tuner_rejected(const struct bpftune_tuner *t, unsigned int s);
@@ -317,48 +305,5 @@ BPFTUNE_DAEMON void bpftune_print_summary(void);
 /* before telemetry stops: each running plugin's drain() */
 BPFTUNE_DAEMON void bpftune_tuners_drain(void);
 BPFTUNE_DAEMON void bpftune_tuners_fini(void);
-
-
-/* ---- sysctl I/O (sysctl.c): the library's, not the plugins' ---- */
-/*
- * Read or write a sysctl, by dotted ("net.core.somaxconn") or slash name,
- * in the network namespace netns_fd (-1: the daemon's own).  Values are
- * whitespace-separated integers; return the number of values read, or
- * -errno.  Tuners write only through bpftune_tunable_set().
- */
-int bpftune_sysctl_read(int netns_fd, const char *name, long *values,
-			unsigned int max_values);
-int bpftune_sysctl_write(int netns_fd, const char *name, const long *values,
-			 unsigned int num_values);
-int bpftune_sysctl_read_string(int netns_fd, const char *name, char *buf,
-			       size_t len);
-int bpftune_sysctl_write_string(int netns_fd, const char *name,
-				const char *value);
-
-/* ---- pure helpers, unit-tested (sysctl_value.c, tunable_cap.c) ---- */
-int bpftune_sysctl_path(const char *name, char *path, size_t len);
-int bpftune_sysctl_parse(const char *buf, long *values, unsigned int max);
-int bpftune_sysctl_format(const long *values, unsigned int n, char *buf,
-			  size_t len);
-void bpftune_sysctl_dotted(const char *slash_name, char *buf, size_t len);
-/* hex CPU bitmaps (flow_limit_cpu_bitmap): read and written as one number */
-bool bpftune_sysctl_is_cpumask(const char *name);
-int bpftune_cpumask_parse(const char *buf, long *mask);
-int bpftune_cpumask_format(long mask, char *buf, size_t len);
-/* clamp to [min, max]; returns how many values were changed */
-unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
-				long *values, unsigned int n);
-/*
- * Values outside [min, max], described into @buf ("2147483647 above the
- * cap 65536", "value 3 (0) below the floor 1"); returns how many.
- */
-unsigned int bpftune_cap_audit(const struct bpftune_tunable_desc *d,
-			       const long *values, unsigned int n, char *buf,
-			       size_t len);
-/*
- * At start: one line per tunable whose value (global netns) is outside
- * the tuner's caps, saying it is left alone until the tuner acts.
- */
-void bpftune_tunables_audit(const struct bpftune_tuner *t);
 
 #endif /* BPFTUNE_INTERNAL_H */

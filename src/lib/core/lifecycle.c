@@ -18,6 +18,7 @@
 #include "core/observer.h"
 #include "core/operate.h"
 #include "kit/correlation.h"
+#include "core/sysctl.h"
 
 static uint64_t malformed_events;
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 #define SYSCTL_BUF 256
 

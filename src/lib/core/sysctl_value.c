@@ -10,6 +10,7 @@
 #include <ctype.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 /*
  * "net.ipv4.tcp_rmem" or "net/ipv4/tcp_rmem" -> "/proc/sys/net/ipv4/tcp_rmem".
@@ -109,6 +110,18 @@ int bpftune_sysctl_format(const long *values, unsigned int n, char *buf,
 		off += ret;
 	}
 	return (int)off;
+}
+
+void bpftune_sysctl_format_line(const long *values, unsigned int n, char *buf,
+				size_t len)
+{
+	if (!len)
+		return;
+	if (bpftune_sysctl_format(values, n, buf, len) < 0)
+		snprintf(buf, len, "?");
+	for (; *buf; buf++)
+		if (*buf == '\t')
+			*buf = ' ';
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 void bpftune_tunables_audit(const struct bpftune_tuner *t)
 {
@@ -27,11 +28,7 @@ void bpftune_tunables_audit(const struct bpftune_tuner *t)
 		if (n != (int)d->num_values ||
 		    !bpftune_cap_audit(d, v, d->num_values, why, sizeof(why)))
 			continue;
-		if (bpftune_sysctl_format(v, d->num_values, now, sizeof(now)) < 0)
-			snprintf(now, sizeof(now), "?");
-		for (n = 0; now[n]; n++)
-			if (now[n] == '\t')
-				now[n] = ' ';
+		bpftune_sysctl_format_line(v, d->num_values, now, sizeof(now));
 		bpftune_log(LOG_NOTICE, "tuner %s: %s is %s at start, outside its caps (%s); left as it is until the tuner acts, then kept within [%ld, %ld]: %s",
 			    ops->name, d->name, now, why, d->min, d->max,
 			    d->cap_reason ? d->cap_reason : "");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 unsigned int bpftune_cap_values(const struct bpftune_tunable_desc *d,
 				long *values, unsigned int n)

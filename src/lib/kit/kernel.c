@@ -19,6 +19,7 @@
 #include <bpftune/kernel.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 /* "CONFIG_HZ=250" for @name "CONFIG_HZ" -> 250; 0 if found, else -ENOENT */
 static int config_line(const char *line, const char *name, long *val)

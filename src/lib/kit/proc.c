@@ -10,6 +10,7 @@
 
 #include "core/internal.h"
 #include "kit/proc_file.h"
+#include "core/sysctl.h"
 
 /* Look @n keys of /proc/thread-self/net/@file up in @ev's netns. */
 static int netns_lookup(const struct bpftune_event *ev, const char *file,

@@ -14,6 +14,7 @@
 #include "core/operate.h"
 #include "ops/metrics.h"
 #include "ops/policy_daemon.h"
+#include "core/sysctl.h"
 
 #define VALUES_LEN	96
 

@@ -19,7 +19,7 @@
 
 #include "core/loop.h"
 #include "core/operate.h"
-#include "core/plugin_dir.h"
+#include "plugin/plugin.h"
 #include "ops/metrics.h"
 
 #define MAX_REFUSED	64

@@ -26,6 +26,8 @@
 #include "core/file_replace.h"
 #include "core/observer.h"
 #include "core/operate.h"
+#include "plugin/plugin.h"
+#include "core/sysctl.h"
 
 #define JOURNAL_MAX_SIZE	(16 << 20)	/* read at most this much back */
 

@@ -22,6 +22,7 @@
 #include "core/observer.h"
 #include "core/operate.h"
 #include "ops/metrics.h"
+#include "core/sysctl.h"
 
 #define METRICS_FILE	"bpftune.prom"
 #define METRICS_DELAY_MS	1000	/* coalesce bursts of events */

@@ -18,7 +18,7 @@
 #include "ops/policy_daemon.h"
 #include "core/internal.h"
 #include "core/operate.h"
-#include "core/plugin_dir.h"
+#include "plugin/plugin.h"
 
 static struct bpftune_policy *current;
 static char policy_path[PATH_MAX] = BPFTUNE_POLICY_DEFAULT;

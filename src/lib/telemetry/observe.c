@@ -13,6 +13,7 @@
 
 #include "core/observer.h"
 #include "telemetry/tm.h"
+#include "core/sysctl.h"
 
 /* linking a decision to its event, and a change to its decision */
 static struct {

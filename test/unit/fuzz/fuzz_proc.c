@@ -19,6 +19,7 @@
 
 #include "core/internal.h"
 #include "telemetry/telemetry_schema.h"
+#include "core/sysctl.h"
 
 #define FUZZ_MAX_INPUT	8192
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/sysctl.h"
 
 #define FUZZ_MAX_INPUT	4096
 

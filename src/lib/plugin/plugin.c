@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "plugin/plugin.h"
 
 #define TUNER_SUFFIX		"_tuner.so"
 #define COLLECTOR_SUFFIX	"_collector.so"
@@ -117,19 +118,6 @@ int bpftune_dir_open_trusted(const char *dir, char *why, size_t len)
 err:
 	close(fd);
 	return err;
-}
-
-const char *bpftune_kind_name(enum bpftune_plugin_kind kind)
-{
-	switch (kind) {
-	case BPFTUNE_KIND_TUNER:
-		return "tuner";
-	case BPFTUNE_KIND_COLLECTOR:
-		return "collector";
-	case BPFTUNE_KIND_CORE:
-		return "core";
-	}
-	return "?";
 }
 
 static bool has_suffix(const char *name, const char *suffix)

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "core/refusal.h"
+#include "write/refusal.h"
 
 static struct bpftune_refusal *refusals;
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "core/plugin_dir.h"
+#include "plugin/plugin.h"
 
 /* "sample", "sample_tuner.so" and "/x/sample_tuner.so" all name one file */
 void bpftune_plugin_normalize(const char *name, char *buf, size_t len)
