@@ -474,7 +474,8 @@ UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/writ
 UNIT_LIB  += src/lib/plugin/plugin.c src/lib/plugin/plugin_dir.c src/lib/plugin/trusted_file.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon/notify.c
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \
-	     src/lib/telemetry/telemetry_retention.c src/lib/telemetry/ids.c
+	     src/lib/telemetry/telemetry_retention.c src/lib/telemetry/ids.c \
+	     src/lib/telemetry/gauge_window.c
 UNIT_LIB  += src/lib/kit/correlation.c src/lib/kit/proc_file.c src/lib/kit/grow.c \
 	     src/lib/kit/netlink.c
 UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp_buffer_mem_plan.c \

@@ -129,7 +129,8 @@ def outcomes(db, c, i, ts, index):
            horizon_ms=10000, after_ms=10001, before_ms=1000, rx_bytes_before=1e6,
            rx_bytes_after=2e6, tx_bytes_before=0.0, tx_bytes_after=0.0,
            retrans_segs_before=1.0, retrans_segs_after=1.0, rcvq_drops_before=0.0,
-           rcvq_drops_after=0.0, reward=0.125)
+           rcvq_drops_after=0.0, srtt_mean_us_before=200.0, srtt_mean_us_after=250.0,
+           reward=0.06)
 
 
 def make_run(ddl, out, label, index, rng, opts):

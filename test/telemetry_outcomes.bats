@@ -5,7 +5,8 @@
 # decision gets a row of outcomes_<plugin>_<policy> at its horizon, linked
 # by decision_seq, applied or under --observe, and the decisions dataset
 # has it with its reward.  The sample tuner's raise-to-request (horizon
-# 5 s, reward from the netns's listen overflows and drops) on this kernel.
+# 5 s, reward from the netns's listen overflows and drops) on this kernel,
+# and tcp_buffer's grow-near-limit with RTT (a gauge's mean) in its reward.
 
 load helpers
 load telemetry_helpers
@@ -14,6 +15,9 @@ TOOL="$REPO/tools/bpftune-telemetry"
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
+	# tcp_buffer's tests run it in the global netns too: put back what it changes
+	save_globals net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem \
+		net.ipv4.tcp_no_metrics_save net.ipv4.tcp_no_ssthresh_metrics_save
 	TEL="$BATS_TEST_TMPDIR/telemetry"
 	make_plugin_dir sysctl sample
 }
@@ -21,6 +25,7 @@ setup() {
 teardown() {
 	[ -n "${BATS_TEST_COMPLETED:-}" ] || [ -z "${LOG:-}" ] || tail -40 "$LOG" >&3
 	common_teardown
+	restore_globals
 }
 
 # wait_rows TABLE N: until the run's file has N rows in TABLE (the writer
@@ -33,6 +38,46 @@ wait_rows() {
 	done
 	echo "# $1: fewer than $2 rows" >&3
 	return 1
+}
+
+# rtt_netns NAME: netns rttreward-$$-NAME (lo up) in $RTT_NS, removed in
+# teardown (not in a subshell: the list is the shell's)
+rtt_netns() {
+	RTT_NS="rttreward-$$-$1"
+	ip netns add "$RTT_NS"
+	ip -n "$RTT_NS" link set lo up
+	NETNS_LIST+=("$RTT_NS")
+	echo "$RTT_NS" >> "$BATS_TEST_TMPDIR/.bt-netns"
+}
+
+# flow NS sink HOST PORT | flow NS source HOST PORT RATE: a receiver that
+# reads and never writes, a sender of RATE bytes/s (0: as fast as it
+# goes), in the background until teardown
+flow() {
+	local ns="$1"
+	shift
+	cat > "$BATS_TEST_TMPDIR/flow.py" <<'PY'
+import socket, sys, threading, time
+mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if mode == "sink":
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((host, port))
+    s.listen(8)
+    def drain(c):
+        while c.recv(1 << 16):
+            pass
+    while True:
+        c = s.accept()[0]
+        threading.Thread(target=drain, args=(c,), daemon=True).start()
+rate, buf = int(sys.argv[4]), b"x" * 16384
+c = socket.create_connection((host, port))
+while True:
+    c.sendall(buf)
+    if rate:
+        time.sleep(len(buf) / rate)
+PY
+	ip netns exec "$ns" python3 "$BATS_TEST_TMPDIR/flow.py" "$@" >/dev/null 2>&1 &
 }
 
 # two decisions of raise-to-request in netns $1, then their outcomes
@@ -121,4 +166,91 @@ PY
 	grep -q "telemetry: outcomes: 0 written, 0 not recorded (over 256 pending or plugin gone), 0 refused, 1 still pending at exit" "$LOG"
 	[ "$(sql "SELECT count(*) FROM outcomes_sample_raise_to_request")" -eq 0 ]
 	[ "$(sql "SELECT count(*) FROM decisions_sample_raise_to_request")" -eq 1 ]
+}
+
+# tcp_buffer's buffer policies weigh RTT (the mean of samples_tcp's
+# srtt observations over each horizon); on loopback in a netns of our own
+# the sender's RTTs and the receiver's tcp_rmem raises share the netns
+# (/proc/net/dev leaves lo out: rx_bytes and tx_bytes stay 0 there)
+@test "outcomes: a buffer raise's row has the netns's RTT before and after, in its reward" {
+	local ns cookie
+	rm -rf "$PLUGIN_DIR"
+	make_plugin_dir tcp_buffer
+	rtt_netns lo
+	ns="$RTT_NS"
+	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+	cookie="$(netns_cookie_of "$ns")"
+	start_daemon --telemetry-dir "$TEL" --label rtt-reward --sample-interval 200 \
+		--sample-netns 256
+	flow "$ns" sink 127.0.0.1 5401
+	wait_listen "$ns" 5401
+	# a bulk sender fills the receive buffers: raises, one after another.
+	# A reward needs the counters' before-rates, i.e. a raise after the
+	# first, whose horizon before has the sender's RTTs (the srtt gauge
+	# counts a socket with data in flight as it sends)
+	flow "$ns" source 127.0.0.1 5401 0
+	wait_rows "outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $cookie AND reward IS NOT NULL" 1
+	stop_daemon
+	python3 - "$(tel_db)" "$cookie" <<'PY' >&3
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+db.row_factory = sqlite3.Row
+cookie = int(sys.argv[2])
+rows = db.execute("SELECT o.*, d.tunable FROM outcomes_tcp_buffer_grow_near_limit o JOIN decisions d ON d.seq = o.decision_seq WHERE o.netns_cookie = ? ORDER BY o.decision_seq", (cookie,)).fetchall()
+# grow-near-limit raises tcp_rmem (the receiver's) and tcp_wmem (the
+# sender's) here; the first raises come before any take, so which one
+# gets a reward first varies
+assert rows and all(r["tunable"] in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem") for r in rows)
+assert any(r["tunable"] == "net.ipv4.tcp_rmem" for r in rows), [dict(r) for r in rows]
+names = ["rx_bytes", "tx_bytes", "retrans_segs", "rcvq_drops", "srtt_mean_us"]
+weights = [1, 1, -1, -1, -1]
+done = [r for r in rows if r["reward"] is not None]
+for r in done:
+    b, a = r["srtt_mean_us_before"], r["srtt_mean_us_after"]
+    assert b is not None and a is not None and b > 0 and a > 0, dict(r)
+    # the reward from the row's own columns: RTT's term in it
+    terms = [w * (r[n + "_after"] - r[n + "_before"]) /
+             max(abs(r[n + "_after"]), abs(r[n + "_before"]), 1) for n, w in zip(names, weights)]
+    assert abs(sum(terms) / 5 - r["reward"]) < 1e-9, (terms, dict(r))
+    # the before-mean lies within what samples_tcp saw in that netns then
+    t0 = r["ts_uptime_us"] - r["after_ms"] * 1000
+    lo, hi = db.execute("SELECT min(srtt_mean_us), max(srtt_mean_us) FROM samples_tcp WHERE netns_cookie = ? AND srtt_n > 0 AND ts_uptime_us BETWEEN ? AND ?", (cookie, t0 - 11_000_000, t0 + 1_000_000)).fetchone()
+    assert lo is not None and lo - 1e-6 <= b <= hi + 1e-6, (lo, b, hi)
+    print("# decision %d (%s): srtt %.1f -> %.1f us, reward %.4f (RTT term %.4f)" % (
+        r["decision_seq"], r["tunable"], b, a, r["reward"], terms[4]))
+PY
+}
+
+# a receiver that never sends has no RTT: its netns's windows are NULL, so
+# is the reward -- never an RTT of 0; the sender's netns has the RTTs
+@test "outcomes: a tcp_rmem raise in a netns without RTT observations has NULL RTT and reward" {
+	local srv cli scookie ccookie
+	rm -rf "$PLUGIN_DIR"
+	make_plugin_dir tcp_buffer
+	rtt_netns s
+	srv="$RTT_NS"
+	rtt_netns c
+	cli="$RTT_NS"
+	ip link add rttr-c netns "$cli" type veth peer name rttr-s netns "$srv"
+	ip -n "$srv" addr add 10.79.0.1/24 dev rttr-s
+	ip -n "$cli" addr add 10.79.0.2/24 dev rttr-c
+	ip -n "$srv" link set rttr-s up
+	ip -n "$cli" link set rttr-c up
+	ip netns exec "$srv" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+	scookie="$(netns_cookie_of "$srv")"
+	ccookie="$(netns_cookie_of "$cli")"
+	start_daemon --telemetry-dir "$TEL" --label rtt-null --sample-interval 200 \
+		--sample-netns 256
+	flow "$srv" sink 10.79.0.1 5402
+	wait_listen "$srv" 5402
+	flow "$cli" source 10.79.0.1 5402 0
+	# a row with the counters' before-rates: only RTT can make its reward NULL
+	wait_rows "outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $scookie AND rx_bytes_before IS NOT NULL" 1
+	stop_daemon
+	[ "$(sql "SELECT count(*) FROM outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $scookie AND (srtt_mean_us_before IS NOT NULL OR srtt_mean_us_after IS NOT NULL OR reward IS NOT NULL)")" -eq 0 ]
+	[ "$(sql "SELECT rx_bytes_after > 0, retrans_segs_before IS NOT NULL FROM outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $scookie AND rx_bytes_before IS NOT NULL LIMIT 1")" = "1|1" ]
+	# sampled there all along without an observation; the sender's had them
+	[ "$(sql "SELECT count(*), sum(srtt_n) FROM samples_tcp WHERE netns_cookie = $scookie")" != "0|" ]
+	[ "$(sql "SELECT sum(srtt_n) FROM samples_tcp WHERE netns_cookie = $scookie")" -eq 0 ]
+	[ "$(sql "SELECT sum(srtt_n) > 0 FROM samples_tcp WHERE netns_cookie = $ccookie")" -eq 1 ]
 }

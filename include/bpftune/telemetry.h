@@ -195,6 +195,16 @@ struct bpftune_policy_desc {
  *    COUNTER's after is its rate (per second) over the horizon, its
  *    before the rate over the window ending at the decision, since the
  *    previous reading for the same policy and netns (NULL for the first);
+ *  - one of the plugin's own gauges (BPFTUNE_REWARD_GAUGE, by gauge id):
+ *    the mean of its observations in the decision's netns over the
+ *    horizon before the decision (its before) and over the horizon after
+ *    it (its after), from what the sampler takes every --sample-interval:
+ *    a take's observations count in the window its time falls in (so a
+ *    window's edges are as fine as the interval, and a netns the sampler
+ *    visits less often has coarser ones).  NULL for a window without an
+ *    observation, or one the library's history of takes no longer
+ *    reaches back to (counted, logged at exit); never 0 in their stead.
+ *    A policy with one needs a horizon and the daemon sampling;
  *  - one of the decision's own inputs (BPFTUNE_REWARD_INPUT, by name, an
  *    INTEGER or REAL one): a policy that decides when the outcome is
  *    known (a connection's at its end) has horizon 0, its after is the
@@ -208,7 +218,7 @@ struct bpftune_policy_desc {
  * quantity more of which is better (throughput), a negative one a cost.
  */
 struct bpftune_reward_input {
-	struct bpftune_col_desc col;	/* name; /proc source, or an input's name */
+	struct bpftune_col_desc col;	/* name; /proc or gauge source, or an input's name */
 	double weight;			/* non-zero */
 	/*
 	 * a decision input only: another input of the policy read as its
@@ -263,6 +273,9 @@ struct bpftune_outcome_desc {
 #define BPFTUNE_REWARD_PROC_GAUGE(n, w, fl, u, f, fmt, k, d)		\
 	{ .col = BPFTUNE_COL_PROC_(n, BPFTUNE_COL_REAL, BPFTUNE_KIND_GAUGE, \
 				   fl, u, f, BPFTUNE_PROC_##fmt, k, d), .weight = (w) }
+/* the mean of gauge gid (< num_gauges) over each window, e.g. an RTT */
+#define BPFTUNE_REWARD_GAUGE(n, w, gid, u, d)				\
+	{ .col = BPFTUNE_COL_GAUGE(n, gid, MEAN, 0, u, d), .weight = (w) }
 #define BPFTUNE_REWARD_INPUT(n, w, u, d)				\
 	{ .col = BPFTUNE_COL(n, BPFTUNE_COL_REAL, BPFTUNE_KIND_GAUGE, 0, u, d), \
 	  .weight = (w) }

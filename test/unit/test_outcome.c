@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A policy's outcome as typed data (src/lib/telemetry/schema_outcome.c):
- * its check, its table, counter rates, the reward and the propensity.
+ * its check, its table, counter rates, the reward and the propensity;
+ * a gauge's mean over a window (src/lib/telemetry/gauge_window.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -36,6 +37,15 @@ static struct bpftune_outcome_desc input_outcome = {
 	.reward = input_reward, .num_reward = 1, .reward_doc = "minus queueing",
 	.explore_choices = 2,
 };
+
+/* a proc counter and a gauge's mean (an RTT, a cost) */
+static const struct bpftune_reward_input gauge_reward[] = {
+	BPFTUNE_REWARD_PROC_COUNTER("rx_bytes", 1, 0, "bytes", "/proc/net/dev", NETDEV,
+				    "rx_bytes", "received"),
+	BPFTUNE_REWARD_GAUGE("srtt_mean_us", -1, 1, "us", "smoothed RTT"),
+};
+static const struct bpftune_outcome_desc gauge_outcome =
+	BPFTUNE_OUTCOME(actions, 10, gauge_reward, "more received, lower RTT");
 
 static void test_table(void **state)
 {
@@ -191,6 +201,125 @@ static void test_expand(void **state)
 	assert_string_equal(x.tables[3].name, "outcomes_demo_grow");
 }
 
+static void test_gauge_reward(void **state)
+{
+	struct bpftune_policy_desc p = BPFTUNE_POLICY_OUTCOME("grow-near-limit", "grows",
+							      inputs, &gauge_outcome);
+	static const struct bpftune_gauge_desc gauges[] = {
+		{ "a", NULL, "a gauge" }, { "tcp_srtt_us", "us", "an RTT" },
+	};
+	struct bpftune_telemetry_desc d = {
+		.gauges = gauges, .num_gauges = 2, .policies = &p, .num_policies = 1,
+	};
+	struct bpftune_reward_input bad[2] = { gauge_reward[0], gauge_reward[1] };
+	struct bpftune_outcome_desc o = gauge_outcome;
+	struct bpftune_outcome_reading r = { 0 };
+	struct bpftune_outcome_table t;
+	double reward;
+	char why[200];
+
+	(void)state;
+	assert_int_equal(check(&gauge_outcome), 0);
+	assert_int_equal(bpftune_telemetry_check(&d, why, sizeof(why)), 0);
+	/* a gauge the plugin does not declare */
+	d.num_gauges = 1;
+	assert_int_equal(bpftune_telemetry_check(&d, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "reads gauge 1, not declared"));
+	/* a mean, over windows: no ref, a horizon */
+	o.reward = bad;
+	bad[1].col.gauge.agg = BPFTUNE_GAUGE_MAX;
+	assert_int_equal(check(&o), -EINVAL);
+	bad[1] = gauge_reward[1];
+	bad[1].ref = "min_rtt_us";
+	assert_int_equal(check(&o), -EINVAL);
+	bad[1] = gauge_reward[1];
+	bad[1].col.gauge.id = BPFTUNE_GAUGE_SLOTS;
+	assert_int_equal(check(&o), -EINVAL);
+	o = gauge_outcome;
+	o.horizon_s = 0;
+	assert_int_equal(check(&o), -EINVAL);
+
+	/* its columns: means in its own unit, said to be over the windows */
+	assert_int_equal(bpftune_outcome_table("tcp_buffer", &p, &t), 0);
+	assert_string_equal(t.t.cols[9].name, "srtt_mean_us_before");
+	assert_string_equal(t.t.cols[9].unit, "us");
+	assert_int_equal(t.t.cols[9].type, BPFTUNE_COL_REAL);
+	assert_non_null(strstr(t.t.cols[9].description, "over the horizon before the decision"));
+	assert_string_equal(t.t.cols[10].name, "srtt_mean_us_after");
+	assert_non_null(strstr(t.t.cols[10].description, "over the horizon after the decision"));
+
+	/* relative like a /proc term: throughput +1/2, RTT doubled -1/2: 0 */
+	r.before[0] = 1000, r.after[0] = 2000;
+	r.before[1] = 100, r.after[1] = 200;
+	memset(r.has_before, 1, sizeof(r.has_before));
+	memset(r.has_after, 1, sizeof(r.has_after));
+	assert_int_equal(bpftune_outcome_reward(&gauge_outcome, &r, &reward), 0);
+	assert_true(reward > -0.001 && reward < 0.001);
+	/* RTT halved: (0.5 + 0.5) / 2 */
+	r.after[1] = 50;
+	assert_int_equal(bpftune_outcome_reward(&gauge_outcome, &r, &reward), 0);
+	assert_true(reward > 0.499 && reward < 0.501);
+	/* no RTT observed after: no reward, not one with a 0 RTT */
+	r.has_after[1] = false;
+	assert_int_equal(bpftune_outcome_reward(&gauge_outcome, &r, &reward), -ENODATA);
+}
+
+static struct bpftune_gauges obs(unsigned int slot, uint64_t n, uint64_t sum)
+{
+	struct bpftune_gauges g = { 0 };
+
+	g.g[slot].n = n;
+	g.g[slot].sum = sum;
+	g.g[slot].max = n ? sum : 0;
+	return g;
+}
+
+static void test_gauge_window(void **state)
+{
+	struct bpftune_gauge_take storage[4];
+	struct bpftune_gauge_history h;
+	struct bpftune_gauges g;
+	double mean = -1;
+	uint64_t n = 99;
+
+	(void)state;
+	bpftune_gauge_history_init(&h, storage, 4);
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 0, 100, &mean, &n), -ENODATA);
+	assert_true(n == 0 && mean == -1);
+	/* netns 7, tuner 1: takes at 10 (2 obs, sum 100) and 20 (1 obs, 400) */
+	g = obs(0, 2, 100);
+	bpftune_gauge_history_add(&h, 7, 1, 10, &g);
+	g = obs(0, 1, 400);
+	bpftune_gauge_history_add(&h, 7, 1, 20, &g);
+	/* another netns and another tuner: never mixed in */
+	g = obs(0, 5, 5000000);
+	bpftune_gauge_history_add(&h, 8, 1, 15, &g);
+	bpftune_gauge_history_add(&h, 7, 2, 15, &g);
+	/* the mean of observations, not of takes: (100 + 400) / 3 */
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 0, 20, &mean, &n), 0);
+	assert_true(n == 3 && mean > 166.66 && mean < 166.67);
+	/* (from, to]: a take at the decision counts before it, not after */
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 0, 10, &mean, &n), 0);
+	assert_true(n == 2 && mean == 50);
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 10, 20, &mean, &n), 0);
+	assert_true(n == 1 && mean == 400);
+	/* another slot, nothing observed: no value */
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 3, 0, 20, &mean, &n), -ENODATA);
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, BPFTUNE_GAUGE_SLOTS, 0, 20,
+						   &mean, &n), -EINVAL);
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 20, 10, &mean, &n), -EINVAL);
+	/* full: the take at 10 goes; a window from before 10 is not whole */
+	g = obs(0, 1, 1000);
+	bpftune_gauge_history_add(&h, 7, 1, 30, &g);
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 5, 30, &mean, &n), -ERANGE);
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 10, 30, &mean, &n), 0);
+	assert_true(n == 2 && mean == 700);
+	/* no storage: nothing kept, nothing found */
+	bpftune_gauge_history_init(&h, NULL, 0);
+	bpftune_gauge_history_add(&h, 7, 1, 40, &g);
+	assert_int_equal(bpftune_gauge_window_mean(&h, 7, 1, 0, 0, 50, &mean, &n), -ENODATA);
+}
+
 int unit_run_outcome(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +328,8 @@ int unit_run_outcome(void)
 		cmocka_unit_test(test_reward),
 		cmocka_unit_test(test_propensity),
 		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_gauge_reward),
+		cmocka_unit_test(test_gauge_window),
 	};
 
 	return cmocka_run_group_tests_name("outcome", tests, NULL, NULL);

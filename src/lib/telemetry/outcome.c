@@ -4,9 +4,11 @@
  * policy that declares one, each decision it records -- applied or, with
  * --observe, not -- gets a row of outcomes_<plugin>_<policy> at its
  * horizon.  When the decision is made its /proc reward inputs are read in
- * its netns; one timer of the library's, armed for the earliest pending
- * outcome only while any is pending, reads them again there and writes
- * the row (schema_outcome.c does the arithmetic).  A policy whose reward
+ * its netns, and its gauge inputs' means over the horizon before it are
+ * taken from the sampler's history (sampler.c); one timer of the
+ * library's, armed for the earliest pending outcome only while any is
+ * pending, reads them again there (the gauges' means over the horizon
+ * after) and writes the row (schema_outcome.c does the arithmetic).  A policy whose reward
  * is in the decision (horizon 0) gets its row at once.
  *
  * Bounded: at most PENDING_MAX outcomes wait; a decision past that gets
@@ -57,7 +59,7 @@ static unsigned int num_pending;
 static struct last last[LAST_MAX];
 static unsigned int last_next;
 static struct bpftune_timer *timer;
-static uint64_t written, dropped, failed;
+static uint64_t written, dropped, failed, uncovered;
 static char filebuf[FILE_MAX];
 
 static uint64_t boot_us(void)
@@ -192,6 +194,34 @@ static void write_row(const struct pending *e, uint64_t now_us)
 		written++;
 }
 
+/*
+ * Gauge inputs of @e's reward: their mean over the horizon before the
+ * decision (@after false, at the decision) or after it (at the horizon);
+ * without an observation, NULL.
+ */
+static void gauge_window(struct pending *e, const struct bpftune_outcome_desc *o,
+			 uint64_t now_us, bool after)
+{
+	uint64_t cookie = e->cookie ? e->cookie : bpftune_global_netns_cookie();
+	uint64_t h_us = (uint64_t)o->horizon_s * 1000000;
+	uint64_t from = after ? e->t0_us : e->t0_us > h_us ? e->t0_us - h_us : 0;
+	uint64_t to = after ? now_us : e->t0_us;
+	unsigned int i;
+
+	for (i = 0; i < o->num_reward; i++) {
+		const struct bpftune_col_desc *c = &o->reward[i].col;
+		double *v = after ? &e->r.after[i] : &e->r.before[i];
+		bool *has = after ? &e->r.has_after[i] : &e->r.has_before[i];
+		int err;
+
+		if (c->source != BPFTUNE_SRC_GAUGE)
+			continue;
+		err = tm_gauge_mean(cookie, e->t->id, c->gauge.id, from, to, v);
+		*has = !err;
+		uncovered += err == -ERANGE;
+	}
+}
+
 /* at the horizon: read again, make the rates, write */
 static void finish(struct pending *e, uint64_t now_us)
 {
@@ -216,6 +246,7 @@ static void finish(struct pending *e, uint64_t now_us)
 								  &e->r.after[i]);
 		}
 	}
+	gauge_window(e, o, now_us, true);
 	write_row(e, now_us);
 }
 
@@ -262,6 +293,7 @@ static void start(struct pending *e, const struct bpftune_outcome_desc *o,
 	struct last *l;
 	unsigned int i;
 
+	gauge_window(e, o, e->t0_us, false);
 	if (read_inputs(o, ev, e->cookie, e->v0, e->has_v0))
 		return;
 	l = last_get(e->t, e->k, e->cookie);
@@ -376,10 +408,13 @@ void tm_outcome_stop(void)
 		bpftune_log(LOG_INFO, "telemetry: outcomes: %llu written, %llu not recorded (over %u pending or plugin gone), %llu refused, %u still pending at exit",
 			    (unsigned long long)written, (unsigned long long)dropped,
 			    PENDING_MAX, (unsigned long long)failed, num_pending);
+	if (uncovered)
+		bpftune_log(LOG_INFO, "telemetry: outcomes: %llu gauge windows NULL: older than the sampler's history of takes",
+			    (unsigned long long)uncovered);
 	memset(pending, 0, sizeof(pending));
 	memset(last, 0, sizeof(last));
 	num_pending = 0;
-	written = dropped = failed = 0;
+	written = dropped = failed = uncovered = 0;
 	bpftune_loop_timer_free(timer);
 	timer = NULL;
 }

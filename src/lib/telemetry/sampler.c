@@ -51,6 +51,16 @@ static struct proc_file files[MAX_FILES];
 static unsigned int num_files;
 static unsigned int files_gen = ~0u;
 static bool no_lookup_and_delete;
+/*
+ * What was taken, for outcomes' gauge rewards (gauge_window.c): written
+ * here, read by the daemon's thread (tm_gauge_mean), under hist_lock.
+ * Only takes with observations are kept; HISTORY_MAX of them reach back
+ * 2048 / (takes per second): at 200 ms with three busy namespaces, 136 s.
+ */
+#define HISTORY_MAX	2048
+static pthread_mutex_t hist_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct bpftune_gauge_take hist_takes[HISTORY_MAX];
+static struct bpftune_gauge_history hist = { .e = hist_takes, .cap = HISTORY_MAX };
 /* gauges taken in the netns being sampled, by tuner id */
 static struct {
 	bool have;
@@ -169,6 +179,21 @@ void tm_sampler_fini(void)
 	memset(files, 0, sizeof(files));
 	num_files = 0;
 	files_gen = ~0u;
+	pthread_mutex_lock(&hist_lock);
+	bpftune_gauge_history_init(&hist, hist_takes, HISTORY_MAX);
+	pthread_mutex_unlock(&hist_lock);
+}
+
+int tm_gauge_mean(uint64_t cookie, uint32_t tuner_id, unsigned int gauge,
+		  uint64_t from_us, uint64_t to_us, double *mean)
+{
+	int err;
+
+	pthread_mutex_lock(&hist_lock);
+	err = bpftune_gauge_window_mean(&hist, cookie, tuner_id, gauge, from_us, to_us,
+					mean, NULL);
+	pthread_mutex_unlock(&hist_lock);
+	return err;
 }
 
 /*
@@ -203,9 +228,16 @@ static void take_all_gauges(uint64_t cookie)
 	uint32_t id = 0;
 
 	memset(taken, 0, sizeof(taken));
-	while ((p = tm_reg_next_gauged(p, &id)))
-		if (id < BPFTUNE_MAX_TUNERS)
-			taken[id].have = take_gauges(cookie, id, &taken[id].g);
+	while ((p = tm_reg_next_gauged(p, &id))) {
+		if (id >= BPFTUNE_MAX_TUNERS)
+			continue;
+		taken[id].have = take_gauges(cookie, id, &taken[id].g);
+		if (!taken[id].have)
+			continue;
+		pthread_mutex_lock(&hist_lock);
+		bpftune_gauge_history_add(&hist, cookie, id, tm_now_us(), &taken[id].g);
+		pthread_mutex_unlock(&hist_lock);
+	}
 }
 
 static void bind_proc(struct binder *b, const struct bpftune_sample *s,

@@ -221,6 +221,22 @@ static int table_check(const struct bpftune_table_desc *t,
 	return cols_check(t, d, why, len);
 }
 
+/* a reward input read from a gauge names one the plugin declares */
+static int outcome_gauges_check(const struct bpftune_policy_desc *p,
+				const struct bpftune_telemetry_desc *d, char *why, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; p->outcome && i < p->outcome->num_reward; i++) {
+		const struct bpftune_col_desc *c = &p->outcome->reward[i].col;
+
+		if (c->source == BPFTUNE_SRC_GAUGE && c->gauge.id >= d->num_gauges)
+			return fail(why, len, "policy '%s' outcome: reward input '%s' reads gauge %u, not declared (the plugin declares %u)",
+				    p->name, c->name, c->gauge.id, d->num_gauges);
+	}
+	return 0;
+}
+
 static int gauges_check(const struct bpftune_telemetry_desc *d, char *why, size_t len)
 {
 	unsigned int i, j;
@@ -271,7 +287,7 @@ static int policies_check(const struct bpftune_telemetry_desc *d, char *why, siz
 		}
 		if (bpftune_policy_table("x", p, &pt) || table_check(&pt.t, d, why, len))
 			return -EINVAL;
-		if (bpftune_outcome_check(p, why, len))
+		if (bpftune_outcome_check(p, why, len) || outcome_gauges_check(p, d, why, len))
 			return -EINVAL;
 		if (p->outcome && (bpftune_outcome_table("x", p, &ot) ||
 				   table_check(&ot.t, d, why, len)))

@@ -52,6 +52,23 @@ static int input_of(const struct bpftune_policy_desc *p, const char *name)
 	return -ENOENT;
 }
 
+/* a gauge's mean over each window (its id against the plugin's: schema_check.c) */
+static int gauge_reward_check(const struct bpftune_policy_desc *p,
+			      const struct bpftune_reward_input *r, char *why, size_t len)
+{
+	const struct bpftune_col_desc *c = &r->col;
+
+	if (r->ref)
+		return fail(why, len, "a gauge reward input has no ref", p->name);
+	if (c->gauge.id >= BPFTUNE_GAUGE_SLOTS || c->gauge.agg != BPFTUNE_GAUGE_MEAN ||
+	    c->type != BPFTUNE_COL_REAL || c->kind != BPFTUNE_KIND_GAUGE)
+		return fail(why, len, "a gauge reward input is a REAL mean of a gauge slot",
+			    p->name);
+	if (!p->outcome->horizon_s)
+		return fail(why, len, "a gauge reward input needs a horizon", p->name);
+	return 0;
+}
+
 static int reward_check(const struct bpftune_policy_desc *p,
 			const struct bpftune_reward_input *r, char *why, size_t len)
 {
@@ -68,8 +85,11 @@ static int reward_check(const struct bpftune_policy_desc *p,
 		return fail(why, len, "a /proc reward input has no ref", p->name);
 	if (c->source == BPFTUNE_SRC_PROC)
 		return bpftune_telemetry_proc_check(c, why, len);
+	if (c->source == BPFTUNE_SRC_GAUGE)
+		return gauge_reward_check(p, r, why, len);
 	if (c->source != BPFTUNE_SRC_ROW)
-		return fail(why, len, "a reward input is a /proc column or a decision input", p->name);
+		return fail(why, len, "a reward input is a /proc column, a gauge or a decision input",
+			    p->name);
 	i = input_of(p, c->name);
 	if (i < 0 || p->inputs[i].type == BPFTUNE_COL_TEXT)
 		return fail(why, len, "a reward input names no INTEGER or REAL input of the policy",
@@ -134,6 +154,9 @@ static void actions_text(const struct bpftune_outcome_desc *o, char *buf, size_t
 /* what a before or after column holds, by where its input comes from */
 static const char *reading(const struct bpftune_reward_input *r, bool after)
 {
+	if (r->col.source == BPFTUNE_SRC_GAUGE)
+		return after ? "mean of the observations over the horizon after the decision" :
+		       "mean of the observations over the horizon before the decision";
 	if (r->col.source != BPFTUNE_SRC_PROC)
 		return after ? "the decision's input" : r->ref ? "its reference input" :
 		       "NULL (no before)";

@@ -287,6 +287,37 @@ int bpftune_schedstat_wait(const char *text, double *total);
 int bpftune_softnet_rows(const char *text, unsigned int col, uint64_t *values,
 			 unsigned int *cpus, unsigned int max);
 
+/* ---- a gauge over a window of time (gauge_window.c) ----------------------- */
+
+/* one take of the sampler: a plugin's gauges in a netns since the last */
+struct bpftune_gauge_take {
+	uint64_t cookie, ts_us;		/* the netns (its real cookie), when */
+	uint32_t tuner_id;
+	uint64_t n[BPFTUNE_GAUGE_SLOTS], sum[BPFTUNE_GAUGE_SLOTS];
+};
+
+/* the latest @cap takes, the oldest replaced; storage is the caller's */
+struct bpftune_gauge_history {
+	struct bpftune_gauge_take *e;
+	unsigned int cap, next, count;
+	uint64_t lost_ts_us;		/* the latest time of a take replaced */
+};
+
+void bpftune_gauge_history_init(struct bpftune_gauge_history *h,
+				struct bpftune_gauge_take *storage, unsigned int cap);
+void bpftune_gauge_history_add(struct bpftune_gauge_history *h, uint64_t cookie,
+			       uint32_t tuner_id, uint64_t ts_us,
+			       const struct bpftune_gauges *g);
+/*
+ * The mean of gauge @gauge's observations in takes of (@cookie,
+ * @tuner_id) timed in (@from_us, @to_us]; their number in *@n_out (may be
+ * NULL).  0, -ENODATA without an observation, -ERANGE if takes from the
+ * window may have been replaced, -EINVAL for a bad gauge or window.
+ */
+int bpftune_gauge_window_mean(const struct bpftune_gauge_history *h, uint64_t cookie,
+			      uint32_t tuner_id, unsigned int gauge, uint64_t from_us,
+			      uint64_t to_us, double *mean, uint64_t *n_out);
+
 /* ---- retention of old run files (telemetry_retention.c) ------------------ */
 
 enum bpftune_tfile_kind {

@@ -320,6 +320,14 @@ extern struct tm_sample_stats tm_sample_stats;
 /* writer, under the lock: one row per sampled table and netns; rows written */
 unsigned int tm_sample_all(void);
 void tm_sampler_fini(void);
+/*
+ * any thread: the mean of gauge @gauge of tuner @tuner_id in netns
+ * @cookie (its real cookie) over the takes timed in (@from_us, @to_us];
+ * 0, -ENODATA (no observation) or -ERANGE (the history no longer
+ * reaches back to @from_us): bpftune_gauge_window_mean()
+ */
+int tm_gauge_mean(uint64_t cookie, uint32_t tuner_id, unsigned int gauge,
+		  uint64_t from_us, uint64_t to_us, double *mean);
 
 /* main thread: a task of @pid was seen in netns @cookie; the netns is gone */
 void tm_netns_seen(uint64_t cookie, uint32_t pid);

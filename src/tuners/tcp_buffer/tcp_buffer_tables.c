@@ -287,7 +287,7 @@ static const struct bpftune_col_desc undo_inputs[] = {
 
 /* ---- outcomes ------------------------------------------------------------ */
 
-/* the netns's receive and send throughput, retransmissions and receive drops */
+/* the netns's receive and send throughput, retransmissions, receive drops, RTT */
 static const struct bpftune_reward_input buf_reward[] = {
 	BPFTUNE_REWARD_PROC_COUNTER("rx_bytes", 1, 0, "bytes", "/proc/net/dev", NETDEV,
 		"rx_bytes", "bytes received by the netns's devices (receive throughput)"),
@@ -297,8 +297,10 @@ static const struct bpftune_reward_input buf_reward[] = {
 		"Tcp.RetransSegs", "TCP segments retransmitted"),
 	BPFTUNE_REWARD_PROC_COUNTER("rcvq_drops", -1, 0, "packets", F_NETSTAT, SNMP,
 		"TcpExt.TCPRcvQDrop", "packets dropped for a full receive queue"),
+	BPFTUNE_REWARD_GAUGE("srtt_mean_us", -1, TCP_BUFFER_GAUGE_SRTT_US, "us",
+		"smoothed RTT of the netns's senders (samples_tcp.srtt_mean_us's observations)"),
 };
-#define BUF_DOC	"more bytes received and sent, fewer retransmissions and receive queue drops per second after than before (RTT: samples_tcp's gauges)"
+#define BUF_DOC	"more bytes received and sent, fewer retransmissions and receive queue drops per second, and a lower mean smoothed RTT, after than before"
 static const struct bpftune_reward_input syn_reward[] = {
 	BPFTUNE_REWARD_PROC_COUNTER("passive_opens", 1, 0, "connections", F_SNMP, SNMP,
 		"Tcp.PassiveOpens", "connections accepted (handshakes completed)"),
