@@ -43,9 +43,7 @@ AREAS="btf core write plugin telemetry kit ops"
 # the correlation windows' table and the table of refused writes are
 # leaves (they include and call nothing of the library) that the core
 # empties when a plugin stops or a netns goes.
-# core/plugin_dir.h only forwards to plugin/plugin.h for src/bpftune.c,
-# until that file (edited on another branch) includes it from plugin/.
-ALLOWED_INCLUDES="core kit/correlation.h core write/refusal.h core plugin/plugin.h"
+ALLOWED_INCLUDES="core kit/correlation.h core write/refusal.h"
 ALLOWED_SYMBOLS="core bpftune_corr_get core bpftune_corr_forget"
 ALLOWED_SYMBOLS="$ALLOWED_SYMBOLS core bpftune_refusal_forget_netns core bpftune_refusal_forget_tuner"
 

@@ -24,7 +24,7 @@
 #include "core/cgroup.h"
 #include "core/core.h"
 #include "core/loop.h"
-#include "core/plugin_dir.h"
+#include "plugin/plugin.h"
 #include "telemetry/telemetry.h"
 #include "ops/control.h"
 #include "ops/journal.h"
