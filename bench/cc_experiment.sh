@@ -33,7 +33,7 @@
 #                                          results come back in CC_OUT
 #   bench/cc_experiment.sh                 here (a kernel with netem)
 # Knobs: CC_SEED=25 CC_DRAWS=2 CC_CATEGORIES (default all) CC_REPS=10
-#   CC_CONNS=20 CC_CONNS_STATIC=5 CC_COLLECT_DESTS=3 CC_COLLECT_CONNS=14
+#   CC_CONNS=20 CC_CONNS_STATIC=5 CC_COLLECT_DESTS=4 CC_COLLECT_CONNS=CC_CONNS
 #   CC_DEPTH=3
 #   CC_MIN_LEAF=5 CC_ARMS="cubic bbr htcp random hand bandit model"
 #   CC_UNTIL=0 (epoch seconds: no new repetition that would end after it,
@@ -54,8 +54,9 @@ CC_CATEGORIES="${CC_CATEGORIES:-}"
 CC_REPS="${CC_REPS:-10}"
 CC_CONNS="${CC_CONNS:-20}"
 CC_CONNS_STATIC="${CC_CONNS_STATIC:-5}"
-CC_COLLECT_DESTS="${CC_COLLECT_DESTS:-3}"
-CC_COLLECT_CONNS="${CC_COLLECT_CONNS:-14}"
+CC_COLLECT_DESTS="${CC_COLLECT_DESTS:-4}"
+# as many as the evaluation makes: the model's hist feature stays in range
+CC_COLLECT_CONNS="${CC_COLLECT_CONNS:-$CC_CONNS}"
 CC_DEPTH="${CC_DEPTH:-3}"
 CC_MIN_LEAF="${CC_MIN_LEAF:-5}"
 CC_ARMS="${CC_ARMS:-cubic bbr htcp random hand bandit model}"
