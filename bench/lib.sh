@@ -471,14 +471,15 @@ bench_ctxt() {
 		awk '/^(non)?voluntary_ctxt_switches:/ {n += $2} END {print n + 0}'
 }
 
-# per thread: "comm voluntary involuntary", one line each.  A thread that
-# sleeps switches voluntarily once per wake-up; an involuntary switch is a
-# preemption (another task took the CPU), not a wake-up
+# per thread: "tid comm voluntary involuntary", one line each (threads
+# may share a name: the daemon's leader and its loop thread).  A thread
+# that sleeps switches voluntarily once per wake-up; an involuntary switch
+# is a preemption (another task took the CPU), not a wake-up
 bench_ctxt_threads() {
 	local t
 
 	for t in /proc/"$1"/task/*; do
-		printf '%s %s\n' "$(tr ' ' _ <"$t/comm")" \
+		printf '%s %s %s\n' "${t##*/}" "$(tr ' ' _ <"$t/comm")" \
 			"$(awk '/^voluntary_ctxt_switches:/ {v = $2}
 				/^nonvoluntary_ctxt_switches:/ {n = $2}
 				END {print v + 0, n + 0}' "$t/status")"
@@ -513,8 +514,11 @@ bench_idle() {
 	sleep "$IDLE_SECS"
 	c1="$(bench_ctxt_threads "$DAEMON_PID" | sort)"
 	e1="$(bench_events_total)"
-	# "comm vol0 nonvol0 vol1 nonvol1" per thread alive at both readings
-	join <(echo "$c0") <(echo "$c1") >"$BENCH_TMP/idle.dat"
+	# "comm vol0 nonvol0 vol1 nonvol1" per thread alive at both readings,
+	# joined by tid; a name that several threads share gets #2, #3 ...
+	join <(echo "$c0") <(echo "$c1") |
+		awk '{k = $2; if (seen[$2]++) k = $2 "#" seen[$2]
+		      print k, $3, $4, $6, $7}' >"$BENCH_TMP/idle.dat"
 	"$rowfn" idle "$label" idle wakeups_per_s 1/s "$(awk -v s="$IDLE_SECS" \
 		'{n += $4 - $2} END {printf "%.2f", n / s}' "$BENCH_TMP/idle.dat")"
 	"$rowfn" idle "$label" idle preemptions_per_s 1/s "$(awk -v s="$IDLE_SECS" \
