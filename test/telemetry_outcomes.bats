@@ -80,6 +80,20 @@ PY
 	ip netns exec "$ns" python3 "$BATS_TEST_TMPDIR/flow.py" "$@" >/dev/null 2>&1 &
 }
 
+# rtt_bulk_flow SRV HOST PORT CLI LABEL: tcp_buffer with 200 ms samples
+# (telemetry in $TEL, run label LABEL), a sink at HOST:PORT in netns SRV
+# whose tcp_rmem max is small, and a bulk sender from netns CLI: the
+# receive buffers fill and the tuner raises, one raise after another
+rtt_bulk_flow() {
+	local srv="$1" host="$2" port="$3" cli="$4" label="$5"
+	ip netns exec "$srv" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
+	start_daemon --telemetry-dir "$TEL" --label "$label" --sample-interval 200 \
+		--sample-netns 256
+	flow "$srv" sink "$host" "$port"
+	wait_listen "$srv" "$port"
+	flow "$cli" source "$host" "$port" 0
+}
+
 # two decisions of raise-to-request in netns $1, then their outcomes
 two_decisions() {
 	listen_backlog "$1" 2048
@@ -178,17 +192,11 @@ PY
 	make_plugin_dir tcp_buffer
 	rtt_netns lo
 	ns="$RTT_NS"
-	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 	cookie="$(netns_cookie_of "$ns")"
-	start_daemon --telemetry-dir "$TEL" --label rtt-reward --sample-interval 200 \
-		--sample-netns 256
-	flow "$ns" sink 127.0.0.1 5401
-	wait_listen "$ns" 5401
-	# a bulk sender fills the receive buffers: raises, one after another.
-	# A reward needs the counters' before-rates, i.e. a raise after the
+	# a reward needs the counters' before-rates, i.e. a raise after the
 	# first, whose horizon before has the sender's RTTs (the srtt gauge
 	# counts a socket with data in flight as it sends)
-	flow "$ns" source 127.0.0.1 5401 0
+	rtt_bulk_flow "$ns" 127.0.0.1 5401 "$ns" rtt-reward
 	wait_rows "outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $cookie AND reward IS NOT NULL" 1
 	stop_daemon
 	python3 - "$(tel_db)" "$cookie" <<'PY' >&3
@@ -236,14 +244,9 @@ PY
 	ip -n "$cli" addr add 10.79.0.2/24 dev rttr-c
 	ip -n "$srv" link set rttr-s up
 	ip -n "$cli" link set rttr-c up
-	ip netns exec "$srv" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 	scookie="$(netns_cookie_of "$srv")"
 	ccookie="$(netns_cookie_of "$cli")"
-	start_daemon --telemetry-dir "$TEL" --label rtt-null --sample-interval 200 \
-		--sample-netns 256
-	flow "$srv" sink 10.79.0.1 5402
-	wait_listen "$srv" 5402
-	flow "$cli" source 10.79.0.1 5402 0
+	rtt_bulk_flow "$srv" 10.79.0.1 5402 "$cli" rtt-null
 	# a row with the counters' before-rates: only RTT can make its reward NULL
 	wait_rows "outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $scookie AND rx_bytes_before IS NOT NULL" 1
 	stop_daemon
