@@ -578,7 +578,12 @@ $(BENCH_SCHED_WRITER): bench/sched_writer.c bench/writer_bench.c bench/writer_be
 		       $(SCHED_ROWS_SRCS) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Isrc/collectors/sched $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS)
-bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER)
+# the cost benchmark's "syscall" case (bench/workloads.sh)
+BENCH_SYSCALL	:= $(B)/bench/syscall_loop
+$(BENCH_SYSCALL): bench/syscall_loop.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER) $(BENCH_SYSCALL)
 # the overhead benchmark in the qemu guests (test/vm), full and legacy
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
@@ -586,9 +591,9 @@ bench-matrix: all
 # the per-commit report: bench/results/<commit>/report.md (about 10 min);
 # BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
 # printed, never failing on a number
-bench-report: all
+bench-report: all $(BENCH_SYSCALL)
 	bench/report.sh
-bench-ci: all
+bench-ci: all $(BENCH_SYSCALL)
 	bench/report.sh --ci
 
 clean:

@@ -21,11 +21,13 @@
 #
 #   wl_setup		namespaces, servers; once
 #   wl_run CASE		one run: iperf (bytes), qperf (transactions),
-#			sock (connections), switch (context switches)
+#			sock (connections), switch (context switches),
+#			syscall (getppid calls: what every system call of
+#			every task pays)
 #
 # Knobs: WL_CPU (default: the last CPU), WL_RT (50; 0 for no RT),
 # WL_IPERF_BYTES (512M), WL_QPERF_SECS (1), WL_QPERF_SIZE (64),
-# WL_SOCK_OPS (300), WL_SWITCH_OPS (100000).
+# WL_SOCK_OPS (300), WL_SWITCH_OPS (100000), WL_SYSCALL_OPS (2000000).
 
 WL_CPU="${WL_CPU:-$(($(nproc) - 1))}"
 WL_RT="${WL_RT:-50}"
@@ -34,6 +36,8 @@ WL_QPERF_SECS="${WL_QPERF_SECS:-1}"
 WL_QPERF_SIZE="${WL_QPERF_SIZE:-64}"
 WL_SOCK_OPS="${WL_SOCK_OPS:-300}"
 WL_SWITCH_OPS="${WL_SWITCH_OPS:-100000}"
+WL_SYSCALL_OPS="${WL_SYSCALL_OPS:-2000000}"
+WL_SYSCALL_LOOP=build/bench/syscall_loop
 WL_UNITS=0
 WL_UNIT=""
 WL_EXTRA=""
@@ -125,6 +129,15 @@ wl_switch() {
 	WL_EXTRA="ops=$WL_SWITCH_OPS"
 }
 
+# a syscall tracepoint with a program attached puts every thread of the
+# machine on the slow syscall path, whatever syscall the program is for
+wl_syscall() {
+	[ -x "$WL_SYSCALL_LOOP" ] || bench_die "$WL_SYSCALL_LOOP missing: make bench"
+	WL_UNITS="$(wl_exec 0 r "$WL_SYSCALL_LOOP" "$WL_SYSCALL_OPS")" || return 1
+	WL_UNIT=syscall
+	WL_EXTRA=""
+}
+
 # wl_run CASE: one run; returns non-zero if the workload failed
 wl_run() {
 	case "$1" in
@@ -132,6 +145,7 @@ wl_run() {
 	qperf) wl_qperf ;;
 	sock) wl_sock ;;
 	switch) wl_switch ;;
-	*) bench_die "unknown case $1 (iperf qperf sock switch)" ;;
+	syscall) wl_syscall ;;
+	*) bench_die "unknown case $1 (iperf qperf sock switch syscall)" ;;
 	esac
 }
