@@ -613,6 +613,17 @@ static const struct netns_entry *named_entry(uint64_t cookie)
 	return found ? found : e;
 }
 
+/*
+ * The /run/netns name of @cookie's namespace into @name ("" if none),
+ * from the cache: a scan of /run/netns only if it changed since the last.
+ */
+void bpftune_netns_name(uint64_t cookie, char *name, size_t len)
+{
+	const struct netns_entry *e = named_entry(cookie);
+
+	snprintf(name, len, "%s", e && e->named ? e->name : "");
+}
+
 const char *bpftune_netns_describe(uint64_t cookie, char *buf, size_t len)
 {
 	const struct netns_entry *e;
