@@ -35,21 +35,33 @@ static int num_kept;
  */
 static __thread int raised;
 static bool managed;
+/*
+ * The two states a thread switches between, made once: permitted the
+ * kept set, effective none or all of it, inheritable none.  A raise or
+ * a lower is then one capset() instead of a capget() and a capset():
+ * the daemon raises around every setns() and netns open, which at 1,000
+ * namespaces happens for nearly every event (bench/netns_scale.sh).
+ */
+static cap_t lowered, raised_caps;
+
+static cap_t state_of(cap_flag_value_t effective)
+{
+	cap_t caps = cap_init();
+
+	if (!caps)
+		return NULL;
+	if (cap_set_flag(caps, CAP_PERMITTED, num_kept, kept, CAP_SET) ||
+	    (effective == CAP_SET &&
+	     cap_set_flag(caps, CAP_EFFECTIVE, num_kept, kept, CAP_SET))) {
+		cap_free(caps);
+		return NULL;
+	}
+	return caps;
+}
 
 static int set_effective(cap_flag_value_t v)
 {
-	cap_t caps = cap_get_proc();
-	int ret;
-
-	if (!caps)
-		return -errno;
-	ret = cap_set_flag(caps, CAP_EFFECTIVE, num_kept, kept, v);
-	if (!ret)
-		ret = cap_set_proc(caps);
-	if (ret)
-		ret = -errno;
-	cap_free(caps);
-	return ret;
+	return cap_set_proc(v == CAP_SET ? raised_caps : lowered) ? -errno : 0;
 }
 
 int bpftune_cap_init(void)
@@ -81,9 +93,15 @@ int bpftune_cap_init(void)
 	}
 	if (ret)
 		goto out;
-	cap_clear(caps);
-	cap_set_flag(caps, CAP_PERMITTED, num_kept, kept, CAP_SET);
-	if (cap_set_proc(caps)) {
+	cap_free(lowered);
+	cap_free(raised_caps);
+	lowered = state_of(CAP_CLEAR);
+	raised_caps = state_of(CAP_SET);
+	if (!lowered || !raised_caps) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (cap_set_proc(lowered)) {
 		ret = -errno;
 		bpftune_log(LOG_ERR, "could not drop capabilities: %s",
 			    strerror(errno));

@@ -149,6 +149,8 @@ int bpftune_netns_fd_for_event(const struct bpftune_event *event);
 /* fd for a known netns cookie: -1 global, -ESRCH if gone or unknown */
 int bpftune_netns_fd_for_cookie(uint64_t cookie);
 const char *bpftune_netns_exec_prefix(uint64_t cookie, char *buf, size_t len);
+/* /run/netns name of a known netns, "" if none (main thread: the cache) */
+void bpftune_netns_name(uint64_t cookie, char *name, size_t len);
 int bpftune_netns_enter(int netns_fd, int *saved_fd);
 void bpftune_netns_leave(int saved_fd);
 /*

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
@@ -40,7 +41,15 @@
 #define SO_NETNS_COOKIE 71
 #endif
 
-#define NETNS_CACHE_SIZE 256
+/*
+ * The cache grows by blocks of NETNS_BLOCK entries as namespaces come
+ * (entries never move: callers keep pointers across an add), up to
+ * NETNS_BLOCKS_MAX; only then does it evict.  With a fixed 256 it
+ * thrashed at 1,000 namespaces, each miss costing a scan of /run/netns
+ * (bench/netns_scale.sh: 105 us of daemon CPU per connection).
+ */
+#define NETNS_BLOCK 256
+#define NETNS_BLOCKS_MAX 32
 #define NETNS_RUN_DIR "/run/netns"
 
 struct netns_entry {
@@ -54,7 +63,8 @@ struct netns_entry {
 	char name[NAME_MAX + 1];	/* kept once deleted, for the logs */
 };
 
-static struct netns_entry cache[NETNS_CACHE_SIZE];
+static struct netns_entry *blocks[NETNS_BLOCKS_MAX];
+static unsigned int cache_size;		/* entries in the blocks allocated */
 static unsigned int num_open;		/* entries with an fd open now */
 static unsigned long use_clock;
 static int global_fd = -1;
@@ -70,6 +80,27 @@ static bool tracking;
 static int inotify_fd = -1;
 static int run_watch = -1;
 static bool named_dirty = true;
+
+static struct netns_entry *slot(unsigned int i)
+{
+	return &blocks[i / NETNS_BLOCK][i % NETNS_BLOCK];
+}
+
+/* one more block of free entries; -ENOSPC at the most we keep */
+static int cache_grow(void)
+{
+	unsigned int b = cache_size / NETNS_BLOCK, i;
+
+	if (b >= NETNS_BLOCKS_MAX)
+		return -ENOSPC;
+	blocks[b] = calloc(NETNS_BLOCK, sizeof(*blocks[b]));
+	if (!blocks[b])
+		return -ENOMEM;
+	for (i = 0; i < NETNS_BLOCK; i++)
+		blocks[b][i].fd = -1;
+	cache_size += NETNS_BLOCK;
+	return 0;
+}
 
 uint64_t bpftune_global_netns_cookie(void)
 {
@@ -103,10 +134,10 @@ int bpftune_netns_init(void)
 {
 	uint64_t c = 0;
 	socklen_t len = sizeof(c);
-	int fd, i;
+	int fd;
 
-	for (i = 0; i < NETNS_CACHE_SIZE; i++)
-		cache[i].fd = -1;
+	if (!cache_size && cache_grow())
+		return -ENOMEM;
 	global_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (global_fd < 0)
 		return -errno;
@@ -138,18 +169,23 @@ static void entry_clear(struct netns_entry *e)
 
 void bpftune_netns_release(void)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; num_open && i < NETNS_CACHE_SIZE; i++)
-		entry_close(&cache[i]);
+	for (i = 0; num_open && i < cache_size; i++)
+		entry_close(slot(i));
 }
 
 void bpftune_netns_fini(void)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < NETNS_CACHE_SIZE; i++)
-		entry_clear(&cache[i]);
+	for (i = 0; i < cache_size; i++)
+		entry_clear(slot(i));
+	for (i = 0; i < NETNS_BLOCKS_MAX; i++) {
+		free(blocks[i]);
+		blocks[i] = NULL;
+	}
+	cache_size = 0;
 	if (inotify_fd >= 0)
 		close(inotify_fd);
 	inotify_fd = -1;
@@ -167,11 +203,11 @@ void bpftune_netns_set_tracking(bool on)
 
 void bpftune_netns_flush(void)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < NETNS_CACHE_SIZE; i++)
-		if (cache[i].fd < 0)
-			entry_clear(&cache[i]);
+	for (i = 0; i < cache_size; i++)
+		if (slot(i)->fd < 0)
+			entry_clear(slot(i));
 	named_dirty = true;
 }
 
@@ -184,8 +220,8 @@ unsigned int bpftune_netns_cached(void)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < NETNS_CACHE_SIZE; i++)
-		n += cache[i].cookie != 0;
+	for (i = 0; i < cache_size; i++)
+		n += slot(i)->cookie != 0;
 	return n;
 }
 
@@ -229,42 +265,45 @@ int bpftune_netns_cookie_of_fd(int fd, uint64_t *cookie)
 
 static struct netns_entry *cache_find(uint64_t cookie)
 {
-	int i;
+	unsigned int i;
 
 	if (!cookie)
 		return NULL;
-	for (i = 0; i < NETNS_CACHE_SIZE; i++)
-		if (cache[i].cookie == cookie) {
-			cache[i].last_used = ++use_clock;
-			return &cache[i];
+	for (i = 0; i < cache_size; i++)
+		if (slot(i)->cookie == cookie) {
+			slot(i)->last_used = ++use_clock;
+			return slot(i);
 		}
 	return NULL;
 }
 
 static struct netns_entry *cache_find_ino(dev_t dev, ino_t ino)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < NETNS_CACHE_SIZE; i++)
-		if (cache[i].cookie && cache[i].ino == ino && cache[i].dev == dev)
-			return &cache[i];
+	for (i = 0; i < cache_size; i++)
+		if (slot(i)->cookie && slot(i)->ino == ino && slot(i)->dev == dev)
+			return slot(i);
 	return NULL;
 }
 
 static struct netns_entry *cache_add(uint64_t cookie, const struct stat *st)
 {
 	struct netns_entry *e = NULL;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < NETNS_CACHE_SIZE; i++) {
-		if (!cache[i].cookie) {
-			e = &cache[i];
+	for (i = 0; i < cache_size; i++) {
+		if (!slot(i)->cookie) {
+			e = slot(i);
 			break;
 		}
 		/* an entry with an fd open is in use by the current event */
-		if (cache[i].fd < 0 && (!e || cache[i].last_used < e->last_used))
-			e = &cache[i];
+		if (slot(i)->fd < 0 && (!e || slot(i)->last_used < e->last_used))
+			e = slot(i);
 	}
+	/* every entry a live namespace: more room before evicting one */
+	if (i == cache_size && !cache_grow())
+		e = slot(i);
 	if (!e)
 		return NULL;
 	if (e->cookie && e->named)
@@ -279,11 +318,11 @@ static struct netns_entry *cache_add(uint64_t cookie, const struct stat *st)
 
 static void forget_name(const char *name)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < NETNS_CACHE_SIZE; i++)
-		if (cache[i].cookie && !strcmp(cache[i].name, name))
-			cache[i].named = false;
+	for (i = 0; i < cache_size; i++)
+		if (slot(i)->cookie && !strcmp(slot(i)->name, name))
+			slot(i)->named = false;
 }
 
 /*
@@ -296,7 +335,7 @@ static void named_sync(void)
 	const struct inotify_event *ev;
 	ssize_t n;
 	char *p;
-	int i;
+	unsigned int i;
 
 	if (inotify_fd < 0) {
 		named_dirty = true;
@@ -318,8 +357,8 @@ static void named_sync(void)
 			named_dirty = true;
 			if (ev->mask & (IN_Q_OVERFLOW | IN_IGNORED |
 					IN_DELETE_SELF | IN_MOVE_SELF)) {
-				for (i = 0; i < NETNS_CACHE_SIZE; i++)
-					cache[i].named = false;
+				for (i = 0; i < cache_size; i++)
+					slot(i)->named = false;
 				if (ev->mask & IN_IGNORED)
 					run_watch = -1;
 			} else if (ev->len && (ev->mask & (IN_DELETE | IN_MOVED_FROM))) {
@@ -574,6 +613,17 @@ static const struct netns_entry *named_entry(uint64_t cookie)
 	return found ? found : e;
 }
 
+/*
+ * The /run/netns name of @cookie's namespace into @name ("" if none),
+ * from the cache: a scan of /run/netns only if it changed since the last.
+ */
+void bpftune_netns_name(uint64_t cookie, char *name, size_t len)
+{
+	const struct netns_entry *e = named_entry(cookie);
+
+	snprintf(name, len, "%s", e && e->named ? e->name : "");
+}
+
 const char *bpftune_netns_describe(uint64_t cookie, char *buf, size_t len)
 {
 	const struct netns_entry *e;
@@ -625,9 +675,9 @@ unsigned int bpftune_netns_sample_list(struct bpftune_netns_ref *refs,
 	named_sync();
 	if (named_dirty)
 		scan_named(0);
-	for (i = 0; i < NETNS_CACHE_SIZE; i++) {
-		unsigned int idx = (start + i) % NETNS_CACHE_SIZE;
-		const struct netns_entry *e = &cache[idx];
+	for (i = 0; i < cache_size; i++) {
+		unsigned int idx = (start + i) % cache_size;
+		const struct netns_entry *e = slot(idx);
 		struct bpftune_netns_ref *r;
 
 		if (!e->cookie || e->cookie == global_cookie ||
@@ -644,7 +694,7 @@ unsigned int bpftune_netns_sample_list(struct bpftune_netns_ref *refs,
 			snprintf(r->path, sizeof(r->path), NETNS_RUN_DIR "/%s", e->name);
 		else
 			snprintf(r->path, sizeof(r->path), "/proc/%d/ns/net", e->pid);
-		cursor = (idx + 1) % NETNS_CACHE_SIZE;
+		cursor = (idx + 1) % cache_size;
 	}
 	*known = k;
 	return n;

@@ -64,8 +64,9 @@ int bpftune_netns_identify(uint64_t cookie, struct bpftune_netns_id *id)
 	}
 	id->ino = st.st_ino;
 	id->dev = st.st_dev;
+	/* the cache's name: a scan of /run/netns per call is O(namespaces) */
 	if (!id->global)
-		find_name(id->ino, id->dev, id->name, sizeof(id->name));
+		bpftune_netns_name(cookie, id->name, sizeof(id->name));
 	return 0;
 }
 
