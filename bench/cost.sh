@@ -31,7 +31,8 @@
 #   bench/cost.sh
 # Knobs (environment):
 #   BLOCKS=12 RUNS=3         blocks, runs per case and block
-#   CASES="iperf qperf sock switch"
+#   CASES="iperf qperf sock switch"   also "syscall" (getppid calls: what
+#                            the daemon adds to every system call)
 #   CONFIGS="baseline all"   also tuner names (-a TUNER), AB_NAME, and
 #                            "frozen": all tuners, the daemon stopped
 #                            (SIGSTOP) while the block's runs go on: its
