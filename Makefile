@@ -583,6 +583,7 @@ BENCH_SYSCALL	:= $(B)/bench/syscall_loop
 $(BENCH_SYSCALL): bench/syscall_loop.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
+fixtures test test-bats: $(BENCH_SYSCALL)
 bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER) $(BENCH_SYSCALL)
 # the overhead benchmark in the qemu guests (test/vm), full and legacy
 # mode, reduced cases; same-run ratios only (TCG distorts timings)

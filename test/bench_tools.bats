@@ -230,6 +230,21 @@ open(out, "w").write("\n".join(rows) + "\n")
 PY
 }
 
+@test "bench_tools: the syscall workload counts the calls it makes, refuses bad counts" {
+	run "$BUILD/bench/syscall_loop" 1000
+	[ "$status" -eq 0 ] && [ "$output" = 1000 ]
+	for bad in 0 -5 12x "" 99999999999999999999999; do
+		run "$BUILD/bench/syscall_loop" "$bad"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"CALLS must be a positive integer"* ]]
+	done
+	# as cost.sh runs it: WL_UNITS is the count the loop made
+	run bash -c 'cd "$1" && . bench/lib.sh && WL_RT=0 WL_CPU=0 WL_SYSCALL_OPS=5000 &&
+		. bench/workloads.sh && wl_run syscall && echo "$WL_UNITS $WL_UNIT"' _ "$REPO"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "5000 syscall" ]
+}
+
 @test "bench_tools: the netns scale report gives per-step costs and the slopes" {
 	local d="$BATS_TEST_TMPDIR"
 	netns_scale_csv "$d/lin.csv" "1000 + 2 * n"
