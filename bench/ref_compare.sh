@@ -50,7 +50,8 @@ if [ "${1:-}" = --guest ]; then
 	echo "=== sysctl changes during the run (net.*, $AB_NAME has no observe mode) ==="
 	diff "$tmp/before" "$tmp/after" | grep '^[<>]' || echo "(none)"
 	echo "=== $AB_NAME's log, last block: changes it reported ==="
-	grep -E "changed from|Scenario" "$tmp/cost-$AB_NAME.log" 2>/dev/null | head -20 || echo "(none)"
+	grep -E "changed from|Scenario" "$tmp/cost-$AB_NAME.log" 2>/dev/null ||
+		echo "(none in its last block's log; the sysctl diff above covers the run)"
 	for f in info csv; do
 		echo "=== cost $f begin ==="
 		cat "$tmp/cost.$f" 2>/dev/null || rc=1
