@@ -559,8 +559,9 @@ test-asan: $(TEST_BPF) $(RX_ROUND)
 # experiment that need a guest, the per-commit report that runs others;
 # bench/netns_scale.sh, about 8 minutes, runs here but not in bench-ci)
 BENCHES		?= $(filter-out bench/lib.sh bench/workloads.sh bench/matrix.sh \
-		   bench/netem_effect.sh bench/cc_experiment.sh bench/report.sh,$(sort $(wildcard bench/*.sh)))
-.PHONY: bench bench-matrix bench-report bench-ci
+		   bench/netem_effect.sh bench/cc_experiment.sh bench/report.sh \
+		   bench/ref_build.sh bench/ref_compare.sh,$(sort $(wildcard bench/*.sh)))
+.PHONY: bench bench-matrix bench-report bench-ci bench-ref
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 # bench/telemetry.sh floods the flood fixture tuner, and runs the writer
@@ -594,6 +595,15 @@ bench-matrix: all
 # printed, never failing on a number
 bench-report: all $(BENCH_SYSCALL)
 	bench/report.sh
+# the same-run comparison with the reference daemon (Oracle's bpftune) in
+# a guest: REF_SRC its source or git directory, REF_DIR a build directory
+# outside this tree (docs/benchmarks.md, "Against the reference daemon")
+REF_KERNEL	?= 6.12
+bench-ref: all $(BENCH_SYSCALL)
+	@[ -n "$(REF_SRC)" ] && [ -n "$(REF_DIR)" ] || \
+		{ echo "make bench-ref: set REF_SRC (the reference's source) and REF_DIR (its build)" >&2; exit 1; }
+	bench/ref_build.sh $(REF_SRC) $(REF_DIR)
+	REF_DIR=$(REF_DIR) bench/ref_compare.sh $(REF_KERNEL)
 bench-ci: all $(BENCH_SYSCALL)
 	bench/report.sh --ci
 

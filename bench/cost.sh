@@ -38,6 +38,8 @@
 #                            (SIGSTOP) while the block's runs go on: its
 #                            BPF programs without its threads
 #   STATS_RUNS=3             runs per case in the BPF statistics pass (0: none)
+#   COST_DEADLINE=SECS       start no block after SECS seconds (default: none;
+#                            for a guest with a timeout: whole blocks only)
 #   AB_BPFTUNE=PATH AB_PLUGINS=DIR [AB_NAME=other]
 #                            another daemon binary and its plugin directory:
 #                            the configuration AB_NAME (added to CONFIGS)
@@ -231,6 +233,10 @@ read -ra CFG <<<"$CONFIGS"
 start=$SECONDS
 k=${#CFG[@]}
 for blk in $(seq 1 "$BLOCKS"); do
+	if [ -n "${COST_DEADLINE:-}" ] && [ $((SECONDS - start)) -ge "$COST_DEADLINE" ]; then
+		echo "deadline: $((blk - 1)) of $BLOCKS blocks done in $((SECONDS - start)) s" >&2
+		break
+	fi
 	for i in $(seq 0 $((k - 1))); do
 		cfg="${CFG[$(((i + blk - 1) % k))]}"
 		echo "block $blk/$BLOCKS: $cfg ($((SECONDS - start)) s)" >&2

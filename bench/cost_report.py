@@ -15,6 +15,12 @@ per case and configuration: the median of its runs (a run disturbed by
 the shared machine costs more; the median keeps one such run from moving
 the block).  The ratio of two configurations: paired over the blocks (see
 bench/stats.py).
+
+Speed, from the same runs: iperf3's throughput (bytes / wall time of the
+run, Mbit/s) and qperf tcp_lat's latency (us), per block the median of its
+runs, paired ratios as for the cost.  What the daemon takes from the
+workload's speed rather than its CPU: the comparison for a TCG guest,
+where CPU time per unit is distorted, and against a reference daemon.
 """
 import os
 import statistics
@@ -123,6 +129,63 @@ def cost_section(runs, summary):
         lines += ["", "Softirq work that ksoftirqd of the workload's CPU took over (outside "
                   "the workload's cgroup, so not in its cost): %.2f %% of the workload's CPU "
                   "time." % (100 * sum(leak) / max(1, sum(v for v in cpu if v)))]
+    return lines
+
+
+def speed_blocks(rows):
+    """(config, case) -> {block: median over its runs} of the run's speed:
+    iperf Mbit/s (bytes over the run's wall time), qperf latency us."""
+    runs = {}
+    for r in rows:
+        if r["case"] in ("iperf", "qperf") and r["block"] != "stats":
+            runs.setdefault((r["config"], r["case"], r["block"], r["run"]),
+                            {})[r["metric"]] = num(r["value"])
+    per = {}
+    for (cfg, case, blk, _), m in runs.items():
+        if case == "iperf" and m.get("bytes") and m.get("wall"):
+            v = m["bytes"] * 8 / (m["wall"] * 1000)
+        elif case == "qperf" and m.get("latency_us"):
+            v = m["latency_us"]
+        else:
+            continue
+        per.setdefault((cfg, case), {}).setdefault(blk, []).append(v)
+    return {k: {b: statistics.median(v) for b, v in d.items()} for k, d in per.items()}
+
+
+def speed_section(rows, configs, summary):
+    sb = speed_blocks(rows)
+    if not sb:
+        return []
+    what = {"iperf": ("throughput", "Mbit/s"), "qperf": ("latency", "us")}
+    pairs = pairs_of(configs)
+    lines = ["", "## Speed: iperf3 throughput and qperf tcp_lat latency", "",
+             "Per block the median of its runs; each ratio with its 95 % confidence "
+             "interval, paired over the blocks (n).  Throughput below 1 and latency "
+             "above 1: the daemon slows the workload.", ""]
+    head = "| case | metric | %s median (block range) |" % BASE
+    sep = "|---|---|---|"
+    for a, b in pairs:
+        head += " %s / %s [95 %% CI] | n |" % (a, b)
+        sep += "---|---|"
+    lines += [head, sep]
+    for case in ("iperf", "qperf"):
+        metric, unit = what[case]
+        bb = list(sb.get((BASE, case), {}).values())
+        if not bb and not any(k[1] == case for k in sb):
+            continue
+        line = "| %s | %s %s | %s |" % (
+            case, metric, unit,
+            "%s (%s-%s)" % (fmt(statistics.median(bb)), fmt(min(bb)), fmt(max(bb)))
+            if bb else "-")
+        for a, b in pairs:
+            r = stats.paired_ratio(sb.get((a, case), {}), sb.get((b, case), {}))
+            if not r:
+                line += " - | - |"
+                continue
+            line += " %.3f [%.3f-%.3f] | %d |" % (r["est"], r["lo"], r["hi"], r["n"])
+            summary.append((case, metric + "_ratio", "%s/%s" % (a, b), r["est"], r["lo"],
+                            r["hi"], r["n"]))
+        lines.append(line)
     return lines
 
 
@@ -352,6 +415,7 @@ def main():
     lines = info_lines(out)
     lines += cost_section(runs, summary)
     lines += ["", cost_plot(summary, out)]
+    lines += speed_section(rows, runs.configs, summary)
     lines += bpf_section(rows, runs, summary, out)
     lines += daemon_section(rows, summary)
     write_summary(out + "-summary.csv", summary)

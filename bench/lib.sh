@@ -243,9 +243,11 @@ bench_in_cg() {
 #   AB_READY=ERE                    what AB_CMD's log prints once it is up
 #                                   (default "bpftune running"); start-up
 #                                   time is when the line is seen
-#   AB_SETTLE=SECS                  then wait this long (default 0): for a
-#                                   daemon whose last start-up line comes
-#                                   before its tuners are loaded
+#   AB_SETTLE=SECS                  then wait until the number of BPF
+#                                   programs it holds has not changed for
+#                                   SECS (default 0: no wait): for a daemon
+#                                   whose last start-up line comes before
+#                                   its tuners are loaded
 # An AB_CMD daemon is never queried (bpftune -q): its events, sampler and
 # telemetry figures are missing from the results, not zero.
 
@@ -380,9 +382,12 @@ bench_tuners() {
 # DAEMON_STARTUP_MS (from the fork to the time stamp of that log line).
 # BENCH_DAEMON_FLAGS (e.g. -L) are added.  An AB_CMD daemon (DAEMON_CMD)
 # runs its own command line instead, ARGS left out, up when its log
-# matches AB_READY (start-up: when that was seen).
+# matches AB_READY (start-up: when that was seen).  Then, with
+# BENCH_SETTLE=SECS (any daemon; AB_SETTLE for an AB_CMD one, the larger
+# wins), until its BPF programs have not changed for SECS: two daemons
+# compared get the same calm time after their last program is loaded.
 bench_daemon_start() {
-	local t0 t1 i ready telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
+	local t0 t1 i ready settle telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
 
 	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && telargs=()
 	bench_daemon_argv "${telargs[@]}" "$@"
@@ -414,9 +419,36 @@ bench_daemon_start() {
 	[ -n "$t1" ] || { cat "$DAEMON_LOG" >&2; bench_die "the daemon did not start in time (no '$ready' in its log)"; }
 	DAEMON_READY_AT="$t1"
 	DAEMON_STARTUP_MS="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", (b - a) * 1000}')"
-	if [ ${#DAEMON_CMD[@]} -gt 0 ] && [ "${AB_SETTLE:-0}" != 0 ]; then
-		sleep "$AB_SETTLE"
+	settle="${BENCH_SETTLE:-0}"
+	[ ${#DAEMON_CMD[@]} -eq 0 ] || [ "${AB_SETTLE:-0}" -le "$settle" ] || settle="$AB_SETTLE"
+	if [ "$settle" -gt 0 ]; then
+		bench_settle "$DAEMON_PID" "$settle" "${BENCH_START_TIMEOUT:-120}" ||
+			bench_die "the daemon's BPF programs did not settle: ${BENCH_ARGV[*]}"
 	fi
+}
+
+# how many BPF programs process $1 holds (its file descriptors)
+bench_bpf_progs() {
+	find "/proc/$1/fd" -lname anon_inode:bpf-prog 2>/dev/null | wc -l
+}
+
+# bench_settle PID SECS MAX: wait until PID has held the same number of BPF
+# programs for SECS seconds (and is alive); fails after MAX seconds
+bench_settle() {
+	local pid="$1" secs="$2" max="$3" n last=-1 since=$SECONDS t0=$SECONDS
+
+	while [ $((SECONDS - t0)) -lt "$max" ]; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		n="$(bench_bpf_progs "$pid")"
+		if [ "$n" != "$last" ]; then
+			last="$n"
+			since=$SECONDS
+		elif [ $((SECONDS - since)) -ge "$secs" ]; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	return 1
 }
 
 # bench_daemon_stop [SAVE]: SIGTERM, wait; the log is copied to SAVE

@@ -121,7 +121,7 @@ for k in "${KERNELS[@]}"; do
 		-e "MATRIX_NETEM=${MATRIX_NETEM:-1}" -e "MATRIX_NETEM_N=${MATRIX_NETEM_N:-1}" \
 		-e "MATRIX_NETEM_SECS=${MATRIX_NETEM_SECS:-30}" \
 		-e "AB_BPFTUNE=${AB_BPFTUNE:-}" -e "AB_PLUGINS=${AB_PLUGINS:-}" \
-		-e "AB_CMD=${AB_CMD:-}" -e "AB_READY=${AB_READY:-}" \
+		-e "AB_CMD=${AB_CMD:-}" -e "AB_READY=${AB_READY:-}" -e "AB_SETTLE=${AB_SETTLE:-}" \
 		"$k" -- bench/matrix.sh --guest 2>&1 | tee "$out"
 	st=${PIPESTATUS[0]}
 	set -e

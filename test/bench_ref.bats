@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# bats file_tags=nosan,offline
+# The comparison with the reference daemon (bench/ref_build.sh,
+# bench/ref_compare.sh) stops with a clear error when what it needs is
+# missing (the reference's source, its build, a guest); the cost report
+# gives the speed ratios (iperf3 throughput, qperf latency) with their
+# intervals; an A/B daemon's start-up waits until its BPF programs settle.
+# Needs no daemon, no guest, no network.
+
+load helpers
+
+@test "bench_ref: ref_build.sh fails clearly without the reference's source" {
+	local d="$BATS_TEST_TMPDIR"
+	run "$REPO/bench/ref_build.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"usage: "*"ref_build.sh SRC DEST"* ]]
+	run "$REPO/bench/ref_build.sh" "$d/absent" "$d/out"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"source $d/absent does not exist (fetch the reference first)"* ]]
+	mkdir "$d/empty"
+	run "$REPO/bench/ref_build.sh" "$d/empty" "$d/out"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"$d/empty is neither a git directory with HEAD nor a source tree"* ]]
+	# a git repository of something else
+	git init -q "$d/other"
+	echo x >"$d/other/README"
+	git -C "$d/other" add README
+	git -C "$d/other" -c user.name=t -c user.email=t@t commit -qm x
+	run "$REPO/bench/ref_build.sh" "$d/other" "$d/out"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"has no src/Makefile and src/bpftune.c: not the reference daemon's source"* ]]
+	run env REF_REV=nosuchrev "$REPO/bench/ref_build.sh" "$d/other" "$d/out"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"neither a git directory with nosuchrev nor a source tree"* ]]
+	# never into our own tree
+	run "$REPO/bench/ref_build.sh" "$d/other" "$REPO/build/ref-test-$$"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"is inside this tree: build the reference outside it"* ]]
+	[ ! -e "$REPO/build/ref-test-$$/src" ]
+	rmdir "$REPO/build/ref-test-$$"
+}
+
+@test "bench_ref: ref_compare.sh fails clearly without the reference's build" {
+	local d="$BATS_TEST_TMPDIR"
+	run env -u REF_DIR "$REPO/bench/ref_compare.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"REF_DIR is not set"* ]]
+	mkdir "$d/ref"
+	run env REF_DIR="$d/ref" "$REPO/bench/ref_compare.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"$d/ref/ab.env is missing: build the reference first"* ]]
+	printf 'AB_NAME=oracle\nAB_CMD="%s -s"\nAB_READY=x\n' "$d/ref/none" >"$d/ref/ab.env"
+	run env REF_DIR="$d/ref" "$REPO/bench/ref_compare.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"the reference daemon $d/ref/none is not an executable"* ]]
+	# the guest half raises global buffer limits: never outside a guest
+	run env -u BPFTUNE_VM_KERNEL "$REPO/bench/ref_compare.sh" --guest
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--guest runs only inside a test/vm guest"* ]]
+}
+
+# speed_csv FILE: bench/cost.sh rows, 4 blocks x 2 runs of iperf (128 MiB)
+# and qperf; "all" takes 10 % longer per iperf run and adds 5 % latency,
+# "oracle" 25 % and 20 %, each with a per-block wobble of +-1 %
+speed_csv() {
+	python3 - "$1" <<'PY'
+import sys
+rows = ["block,config,case,run,metric,unit,value"]
+slow = {"baseline": (1.0, 1.0), "all": (1.10, 1.05), "oracle": (1.25, 1.20)}
+for blk in range(1, 5):
+    wob = 1 + (0.01 if blk % 2 else -0.01)
+    for cfg, (t, l) in slow.items():
+        w = wob if cfg != "baseline" else 1.0
+        for run in (1, 2):
+            rows.append("%d,%s,iperf,%d,cpu,us,%d" % (blk, cfg, run, 900000))
+            rows.append("%d,%s,iperf,%d,work,packet,%d" % (blk, cfg, run, 100000))
+            rows.append("%d,%s,iperf,%d,wall,ms,%.3f" % (blk, cfg, run, 1000 * t * w))
+            rows.append("%d,%s,iperf,%d,bytes,-,134217728" % (blk, cfg, run))
+            rows.append("%d,%s,qperf,%d,cpu,us,%d" % (blk, cfg, run, 500000))
+            rows.append("%d,%s,qperf,%d,work,transaction,%d" % (blk, cfg, run, 20000))
+            rows.append("%d,%s,qperf,%d,wall,ms,2000" % (blk, cfg, run))
+            rows.append("%d,%s,qperf,%d,latency_us,-,%.3f" % (blk, cfg, run, 50 * l * w))
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+}
+
+@test "bench_ref: the cost report gives throughput and latency ratios with intervals" {
+	local d="$BATS_TEST_TMPDIR"
+	speed_csv "$d/c.csv"
+	printf '# date: fixture\n' >"$d/c.info"
+	run python3 "$REPO/bench/cost_report.py" "$d/c.csv" "$d/c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"## Speed: iperf3 throughput and qperf tcp_lat latency"* ]]
+	# 128 MiB in 1 s: 1073.7 Mbit/s; all: 1/1.1, oracle: 1/1.25; the
+	# +-1 % wobble over 4 blocks makes the t interval (sd of the logs
+	# 0.0115, t(0.975, 3) = 3.18: +-1.8 %); all / oracle moves together
+	[[ "$output" == *"| iperf | throughput Mbit/s | 1074 (1074-1074) | 0.909 [0.893-0.926] | 4 | 0.800 [0.785-0.815] | 4 | 1.136 [1.136-1.136] | 4 |"* ]]
+	[[ "$output" == *"| qperf | latency us | 50 (50-50) | 1.050 [1.031-1.069] | 4 | 1.200 [1.178-1.222] | 4 | 0.875 [0.875-0.875] | 4 |"* ]]
+	tr -d '\r' <"$d/c-summary.csv" >"$d/s.csv"
+	grep -q "^iperf,throughput_ratio,oracle/baseline,0.8" "$d/s.csv"
+	grep -q "^qperf,latency_ratio,all/oracle,0.875" "$d/s.csv"
+}
+
+@test "bench_ref: start-up waits until the daemon's BPF programs settle" {
+	run bash -c '. "$1/bench/lib.sh"; sleep 30 & p=$!; t=$SECONDS
+		bench_settle "$p" 2 20; rc=$?; echo "rc=$rc waited=$((SECONDS - t)) progs=$(bench_bpf_progs "$p")"
+		kill "$p"' _ "$REPO"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ rc=0\ waited=[23]\ progs=0 ]]
+	# a daemon that died is not settled
+	run bash -c '. "$1/bench/lib.sh"; true & p=$!; wait "$p"; bench_settle "$p" 1 5' _ "$REPO"
+	[ "$status" -ne 0 ]
+	# one whose programs keep changing is not either: MAX ends the wait
+	run bash -c '. "$1/bench/lib.sh"; p=$$; n=0
+		bench_bpf_progs() { n=$((n + 1)); echo "$n"; }
+		t=$SECONDS; bench_settle "$p" 2 3; echo "rc=$? waited=$((SECONDS - t))"' _ "$REPO"
+	echo "$output"
+	[[ "$output" =~ rc=1\ waited=[34] ]]
+}
