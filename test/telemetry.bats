@@ -22,7 +22,7 @@ teardown() {
 @test "a tuner's change is recorded: run, events, decisions (no-ops too), changes, samples" {
 	local ns db global c
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	global="$(somaxconn_in -)"
 	start_daemon --telemetry-dir "$TEL" --label bats-change --sample-interval 100
@@ -129,7 +129,7 @@ PY
 @test "after SIGKILL the file passes integrity_check and keeps what was flushed" {
 	local ns
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	start_daemon --telemetry-dir "$TEL" --sample-interval 50
 	listen_backlog "$ns" 4096
@@ -152,7 +152,7 @@ PY
 @test "--observe: decisions and would-be changes are recorded, the sysctl is untouched" {
 	local ns c
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	start_daemon --telemetry-dir "$TEL" --observe --label observe
 	grep -q "observe-only (--observe)" "$LOG"
@@ -278,7 +278,7 @@ wakeups() {
 @test "-R: the restore of an original value on exit is a rollback row" {
 	local ns c
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	# the journal wants a directory only root can write to
 	JDIR="$(mktemp -d /run/bpftune-tel-journal.XXXXXX)"
