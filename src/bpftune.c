@@ -31,7 +31,7 @@
 #include "ops/metrics.h"
 #include "core/operate.h"
 #include "core/gate_step.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 #include "daemon/notify.h"
 #include "daemon/options.h"
 

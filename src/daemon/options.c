@@ -19,7 +19,7 @@
 #include "telemetry/telemetry.h"
 #include "ops/control.h"
 #include "ops/journal.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 #include "options.h"
 
 /* KiB per CPU of a collector's ring buffers: seed 003's ftrace buffer */

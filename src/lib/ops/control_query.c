@@ -13,7 +13,7 @@
 #include "ops/control.h"
 #include "core/operate.h"
 #include "ops/metrics.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 #include "core/sysctl.h"
 
 #define VALUES_LEN	96

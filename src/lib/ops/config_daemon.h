@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "core/daemon_api.h"
-#include "ops/policy.h"
+#include "ops/config.h"
 
 /* exit status for an invalid policy (sysexits' EX_CONFIG): the unit does
  * not restart on it (RestartPreventExitStatus) */

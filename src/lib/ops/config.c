@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ops/policy.h"
-#include "ops/policy_daemon.h"
+#include "ops/config.h"
+#include "ops/config_daemon.h"
 #include "core/internal.h"
 #include "core/operate.h"
 #include "plugin/plugin.h"

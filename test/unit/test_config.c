@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The policy file (src/lib/ops/policy_parse.c, policy_eval.c): the forms
+ * The policy file (src/lib/ops/config_parse.c, policy_eval.c): the forms
  * operators rely on, errors with FILE:LINE, drop-ins overriding the main
  * file, bounds that hold a tuner and never widen the built-in cap, and
  * netns scope.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "ops/policy.h"
+#include "ops/config.h"
 
 static char err[512];
 

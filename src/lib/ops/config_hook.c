@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "ops/control.h"
-#include "ops/policy.h"
-#include "ops/policy_daemon.h"
+#include "ops/config.h"
+#include "ops/config_daemon.h"
 #include "core/internal.h"
 #include "core/observer.h"
 #include "core/operate.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <ini.h>
 
-#include "ops/policy.h"
+#include "ops/config.h"
 #include "ops/journal.h"
 #include "telemetry/telemetry.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the policy file parser (src/lib/ops/policy_parse.c
+ * libFuzzer target for the policy file parser (src/lib/ops/config_parse.c
  * and policy_eval.c): any bytes as a main file and, split at the first
  * 0xff byte, a drop-in after it.  Whatever it is given, the parser answers
  * (0 or -EINVAL with FILE:LINE) and a parsed policy evaluates.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/policy.h"
+#include "ops/config.h"
 
 static void exercise(struct bpftune_policy *p)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ops/control.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 
 static const char *scope_name(enum bpftune_netns_scope s)
 {

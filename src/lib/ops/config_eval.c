@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ops/policy.h"
+#include "ops/config.h"
 
 const struct bpftune_policy_tunable *
 bpftune_policy_tunable(const struct bpftune_policy *p, const char *name)
