@@ -55,7 +55,7 @@ LIBS		+= -lm	# correlation.c
 # the kit's rtnetlink (kit/netlink.c)
 NL_CFLAGS	:= $(shell pkg-config --cflags libnl-route-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 LIBS		+= -lnl-route-3 -lnl-3
-LIBS		+= -linih	# the policy file (ops/config_parse.c)
+LIBS		+= -linih	# the config file (ops/config_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= btf core write plugin kit ops telemetry

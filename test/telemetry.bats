@@ -86,7 +86,7 @@ teardown() {
 	[ "$(sql "SELECT typeof(backlog), typeof(somaxconn), backlog, somaxconn, decided, tunable, scenario FROM decisions_sample_raise_to_request WHERE netns_cookie = $c ORDER BY seq")" = "integer|integer|1000000|128|raise|net.core.somaxconn|listen backlog truncated
 integer|integer|2000000|65535|raise|net.core.somaxconn|listen backlog truncated" ]
 	[ "$(sql "SELECT type, unit FROM telemetry_columns WHERE table_name = 'decisions_sample_raise_to_request' AND column_name = 'somaxconn'")" = "INTEGER|connections" ]
-	# the core's admin-policy table is there too, empty (no policy file)
+	# the core's admin-policy table is there too, empty (no config file)
 	[ "$(sql "SELECT count(*) FROM decisions_sample_admin_policy")" -eq 0 ]
 	! grep -q "typed inputs not recorded" "$LOG"
 	# export: a decision row is a training example, one column per input

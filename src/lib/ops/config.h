@@ -1,77 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The admin's policy file: /etc/bpftune/bpftune.conf and the drop-ins in
+ * The admin's config file: /etc/bpftune/bpftune.conf and the drop-ins in
  * /etc/bpftune/bpftune.conf.d/NAME.conf (see bpftune.conf(5)).
  *
- * policy_parse.c and policy_eval.c are pure (parse text with libinih,
+ * config_parse.c and config_eval.c are pure (parse text with libinih,
  * merge files, evaluate bounds and netns scope; unit-tested and fuzzed);
- * policy.c does the I/O (reading the files, SIGHUP, the hook in the
- * tunable write path, logging) and policy_query.c answers -q config.
+ * config.c does the I/O (reading the files, SIGHUP, the hook in the
+ * tunable write path, logging) and config_query.c answers -q config.
  */
-#ifndef BPFTUNE_POLICY_H
-#define BPFTUNE_POLICY_H
+#ifndef BPFTUNE_CONFIG_H
+#define BPFTUNE_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <bpftune/bpftune.h>
 
-#define BPFTUNE_POLICY_DEFAULT		"/etc/bpftune/bpftune.conf"
-#define BPFTUNE_POLICY_MAX_FILES	64	/* main file + drop-ins */
-#define BPFTUNE_POLICY_MAX_SIZE		(256 * 1024)	/* bytes per file */
-#define BPFTUNE_POLICY_MAX_NAMES	64	/* names in one list */
-#define BPFTUNE_POLICY_NAME_LEN		64
-#define BPFTUNE_POLICY_VALUE_LEN	256
-#define BPFTUNE_POLICY_TUNABLE_LEN	128
-#define BPFTUNE_POLICY_MAX_TUNABLES	256
+#define BPFTUNE_CONFIG_DEFAULT		"/etc/bpftune/bpftune.conf"
+#define BPFTUNE_CONFIG_MAX_FILES	64	/* main file + drop-ins */
+#define BPFTUNE_CONFIG_MAX_SIZE		(256 * 1024)	/* bytes per file */
+#define BPFTUNE_CONFIG_MAX_NAMES	64	/* names in one list */
+#define BPFTUNE_CONFIG_NAME_LEN		64
+#define BPFTUNE_CONFIG_VALUE_LEN	256
+#define BPFTUNE_CONFIG_TUNABLE_LEN	128
+#define BPFTUNE_CONFIG_MAX_TUNABLES	256
 
-/* Where a value came from: a file of the policy and a line, or elsewhere. */
-enum bpftune_policy_origin {
-	BPFTUNE_POLICY_DEFAULT_VALUE,	/* not set anywhere */
-	BPFTUNE_POLICY_FILE,
-	BPFTUNE_POLICY_CLI,		/* the command line */
+/* Where a value came from: a file of the config and a line, or elsewhere. */
+enum bpftune_config_origin {
+	BPFTUNE_CONFIG_DEFAULT_VALUE,	/* not set anywhere */
+	BPFTUNE_CONFIG_FILE,
+	BPFTUNE_CONFIG_CLI,		/* the command line */
 };
 
-struct bpftune_policy_src {
-	enum bpftune_policy_origin origin;
-	unsigned int file;		/* index into policy->files */
+struct bpftune_config_src {
+	enum bpftune_config_origin origin;
+	unsigned int file;		/* index into config->files */
 	unsigned int line;
 };
 
 /* [daemon]: what the command line sets too. */
-enum bpftune_policy_key {
-	BPFTUNE_PK_TUNERS,
-	BPFTUNE_PK_COLLECTORS,
-	BPFTUNE_PK_RATE,
-	BPFTUNE_PK_OBSERVE,
-	BPFTUNE_PK_ROLLBACK,
-	BPFTUNE_PK_TELEMETRY,
-	BPFTUNE_PK_TELEMETRY_DIR,
-	BPFTUNE_PK_SAMPLE_INTERVAL,
-	BPFTUNE_PK_SAMPLE_NETNS,
-	BPFTUNE_PK_TELEMETRY_KEEP,
-	BPFTUNE_PK_TELEMETRY_MAX_MB,
-	BPFTUNE_PK_LABEL,
-	BPFTUNE_PK_LEGACY,
-	BPFTUNE_PK_CGROUP,
-	BPFTUNE_PK_JOURNAL,
-	BPFTUNE_PK_METRICS_DIR,
-	BPFTUNE_PK_DEBUG,
-	BPFTUNE_PK_MAX,
+enum bpftune_config_key {
+	BPFTUNE_CK_TUNERS,
+	BPFTUNE_CK_COLLECTORS,
+	BPFTUNE_CK_RATE,
+	BPFTUNE_CK_OBSERVE,
+	BPFTUNE_CK_ROLLBACK,
+	BPFTUNE_CK_TELEMETRY,
+	BPFTUNE_CK_TELEMETRY_DIR,
+	BPFTUNE_CK_SAMPLE_INTERVAL,
+	BPFTUNE_CK_SAMPLE_NETNS,
+	BPFTUNE_CK_TELEMETRY_KEEP,
+	BPFTUNE_CK_TELEMETRY_MAX_MB,
+	BPFTUNE_CK_LABEL,
+	BPFTUNE_CK_LEGACY,
+	BPFTUNE_CK_CGROUP,
+	BPFTUNE_CK_JOURNAL,
+	BPFTUNE_CK_METRICS_DIR,
+	BPFTUNE_CK_DEBUG,
+	BPFTUNE_CK_MAX,
 };
 
-enum bpftune_policy_type {
-	BPFTUNE_PT_BOOL,
-	BPFTUNE_PT_LONG,
-	BPFTUNE_PT_PATH,	/* absolute */
-	BPFTUNE_PT_TEXT,
-	BPFTUNE_PT_NAMES,	/* names separated by blanks or commas */
+enum bpftune_config_type {
+	BPFTUNE_CT_BOOL,
+	BPFTUNE_CT_LONG,
+	BPFTUNE_CT_PATH,	/* absolute */
+	BPFTUNE_CT_TEXT,
+	BPFTUNE_CT_NAMES,	/* names separated by blanks or commas */
 };
 
-struct bpftune_policy_keydesc {
+struct bpftune_config_keydesc {
 	const char *key;		/* in the file */
-	enum bpftune_policy_type type;
-	long min, max;			/* BPFTUNE_PT_LONG */
+	enum bpftune_config_type type;
+	long min, max;			/* BPFTUNE_CT_LONG */
 	/*
 	 * The command-line option it stands for: "--rate" takes the value,
 	 * a bool's option is given for "yes" (or for "no" when @negate);
@@ -84,22 +84,22 @@ struct bpftune_policy_keydesc {
 	const char *def;		/* the default, for bpftune -q config */
 };
 
-const struct bpftune_policy_keydesc *bpftune_policy_key(enum bpftune_policy_key k);
+const struct bpftune_config_keydesc *bpftune_config_key(enum bpftune_config_key k);
 
-struct bpftune_policy_setting {
+struct bpftune_config_setting {
 	bool set;
-	char value[BPFTUNE_POLICY_VALUE_LEN];	/* normalised text */
-	struct bpftune_policy_src src;
+	char value[BPFTUNE_CONFIG_VALUE_LEN];	/* normalised text */
+	struct bpftune_config_src src;
 };
 
 /* [tunable NAME]: admin bounds, one per value (or one for all), or touch = no */
-struct bpftune_policy_tunable {
-	char name[BPFTUNE_POLICY_TUNABLE_LEN];	/* dotted: net.ipv4.tcp_rmem */
+struct bpftune_config_tunable {
+	char name[BPFTUNE_CONFIG_TUNABLE_LEN];	/* dotted: net.ipv4.tcp_rmem */
 	bool has_min, has_max, no_touch;
 	unsigned int num_min, num_max;
 	long min[BPFTUNE_MAX_VALUES];
 	long max[BPFTUNE_MAX_VALUES];
-	struct bpftune_policy_src src_min, src_max, src_touch;
+	struct bpftune_config_src src_min, src_max, src_touch;
 };
 
 enum bpftune_netns_scope {
@@ -114,74 +114,74 @@ enum bpftune_netns_scope {
  * model file the tuner runs, falling back to its hand rule).  The command
  * line's --strategy TUNER.KEY=VALUE sets the same.
  */
-#define BPFTUNE_POLICY_MAX_STRATEGY	32
-struct bpftune_policy_strategy {
-	char tuner[BPFTUNE_POLICY_NAME_LEN];
-	char key[BPFTUNE_POLICY_NAME_LEN];
-	char value[BPFTUNE_POLICY_VALUE_LEN];
-	struct bpftune_policy_src src;
+#define BPFTUNE_CONFIG_MAX_STRATEGY	32
+struct bpftune_config_strategy {
+	char tuner[BPFTUNE_CONFIG_NAME_LEN];
+	char key[BPFTUNE_CONFIG_NAME_LEN];
+	char value[BPFTUNE_CONFIG_VALUE_LEN];
+	struct bpftune_config_src src;
 };
 
 /* the initial netns in skip/only lists */
-#define BPFTUNE_POLICY_GLOBAL_NETNS	"global"
+#define BPFTUNE_CONFIG_GLOBAL_NETNS	"global"
 
-struct bpftune_policy {
-	char *files[BPFTUNE_POLICY_MAX_FILES];
+struct bpftune_config {
+	char *files[BPFTUNE_CONFIG_MAX_FILES];
 	unsigned int num_files;
-	struct bpftune_policy_setting settings[BPFTUNE_PK_MAX];
-	struct bpftune_policy_tunable *tunables;
+	struct bpftune_config_setting settings[BPFTUNE_CK_MAX];
+	struct bpftune_config_tunable *tunables;
 	unsigned int num_tunables;
 	enum bpftune_netns_scope scope;
-	char scope_names[BPFTUNE_POLICY_MAX_NAMES][BPFTUNE_POLICY_NAME_LEN];
+	char scope_names[BPFTUNE_CONFIG_MAX_NAMES][BPFTUNE_CONFIG_NAME_LEN];
 	unsigned int num_scope_names;
-	struct bpftune_policy_src scope_src;
-	struct bpftune_policy_strategy strategies[BPFTUNE_POLICY_MAX_STRATEGY];
+	struct bpftune_config_src scope_src;
+	struct bpftune_config_strategy strategies[BPFTUNE_CONFIG_MAX_STRATEGY];
 	unsigned int num_strategies;
 };
 
-/* ---- policy_parse.c (pure) ---- */
-struct bpftune_policy *bpftune_policy_new(void);
-void bpftune_policy_free(struct bpftune_policy *p);
+/* ---- config_parse.c (pure) ---- */
+struct bpftune_config *bpftune_config_new(void);
+void bpftune_config_free(struct bpftune_config *p);
 /*
  * Parse one file's text into @p; files parsed later override earlier ones
  * key by key.  Returns 0, or -EINVAL with "FILE:LINE: what" in @err (the
  * first problem; @p is then only fit to be freed).
  */
-int bpftune_policy_parse(struct bpftune_policy *p, const char *file,
+int bpftune_config_parse(struct bpftune_config *p, const char *file,
 			 const char *text, size_t len, char *err,
 			 size_t err_len);
 /* @value for key @k as if from the command line; -EINVAL with @err */
-int bpftune_policy_set_cli(struct bpftune_policy *p, enum bpftune_policy_key k,
+int bpftune_config_set_cli(struct bpftune_config *p, enum bpftune_config_key k,
 			   const char *value, char *err, size_t err_len);
 /*
  * --strategy TUNER.KEY=VALUE from the command line: wins over the files.
  * 0, or -EINVAL with what is wrong in @err.
  */
-int bpftune_policy_strategy_cli(struct bpftune_policy *p, const char *arg,
+int bpftune_config_strategy_cli(struct bpftune_config *p, const char *arg,
 				char *err, size_t err_len);
 /* the [strategy @tuner] setting @key, or NULL */
-const struct bpftune_policy_strategy *
-bpftune_policy_strategy(const struct bpftune_policy *p, const char *tuner,
+const struct bpftune_config_strategy *
+bpftune_config_strategy(const struct bpftune_config *p, const char *tuner,
 			const char *key);
 /* "FILE:LINE", "command line" or "default" */
-const char *bpftune_policy_src_text(const struct bpftune_policy *p,
-				    const struct bpftune_policy_src *s,
+const char *bpftune_config_src_text(const struct bpftune_config *p,
+				    const struct bpftune_config_src *s,
 				    char *buf, size_t len);
 /* split a NAMES value; returns the count (at most @max) */
-unsigned int bpftune_policy_names(const char *value,
-				  char names[][BPFTUNE_POLICY_NAME_LEN],
+unsigned int bpftune_config_names(const char *value,
+				  char names[][BPFTUNE_CONFIG_NAME_LEN],
 				  unsigned int max);
-bool bpftune_policy_yes(const char *value);
+bool bpftune_config_yes(const char *value);
 
-/* ---- policy_eval.c (pure) ---- */
-const struct bpftune_policy_tunable *
-bpftune_policy_tunable(const struct bpftune_policy *p, const char *name);
-/* is the netns called @name (BPFTUNE_POLICY_GLOBAL_NETNS: initial) in scope? */
-bool bpftune_policy_netns_in_scope(const struct bpftune_policy *p,
+/* ---- config_eval.c (pure) ---- */
+const struct bpftune_config_tunable *
+bpftune_config_tunable(const struct bpftune_config *p, const char *name);
+/* is the netns called @name (BPFTUNE_CONFIG_GLOBAL_NETNS: initial) in scope? */
+bool bpftune_config_netns_in_scope(const struct bpftune_config *p,
 				   const char *name, bool global);
 
 /* what the admin's bounds did to a write */
-struct bpftune_policy_held {
+struct bpftune_config_held {
 	unsigned int held_max;		/* bit i: value i held at max */
 	unsigned int held_min;
 	bool bad_count;			/* the bound has another number of values */
@@ -192,17 +192,17 @@ struct bpftune_policy_held {
  * never goes past a bound, and one already past it never moves further
  * out.  Returns true if any value was held.
  */
-bool bpftune_policy_bound(const struct bpftune_policy_tunable *pt,
+bool bpftune_config_bound(const struct bpftune_config_tunable *pt,
 			  const long *old, long *new, unsigned int n,
-			  struct bpftune_policy_held *h);
+			  struct bpftune_config_held *h);
 /*
  * Check @pt against a tunable of @n values with the built-in cap
  * [cap_min, cap_max]: -EINVAL if a bound has neither 1 nor @n values or
  * min > max; bounds outside the cap are clamped to it (returns how many,
  * with what was done in @msg).
  */
-int bpftune_policy_check_cap(struct bpftune_policy_tunable *pt,
+int bpftune_config_check_cap(struct bpftune_config_tunable *pt,
 			     unsigned int n, long cap_min, long cap_max,
 			     char *msg, size_t msg_len);
 
-#endif /* BPFTUNE_POLICY_H */
+#endif /* BPFTUNE_CONFIG_H */
