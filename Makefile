@@ -55,7 +55,7 @@ LIBS		+= -lm	# correlation.c
 # the kit's rtnetlink (kit/netlink.c)
 NL_CFLAGS	:= $(shell pkg-config --cflags libnl-route-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 LIBS		+= -lnl-route-3 -lnl-3
-LIBS		+= -linih	# the policy file (ops/policy_parse.c)
+LIBS		+= -linih	# the config file (ops/config_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
 LIB_AREAS	:= btf core write plugin kit ops telemetry
@@ -485,7 +485,7 @@ UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp
 	     src/tuners/net_buffer/net_buffer_policy.c \
 	     src/tuners/route_table/route_table_policy.c \
 	     src/tuners/neigh_table/neigh_table_policy.c
-UNIT_LIB  += src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
+UNIT_LIB  += src/lib/ops/config_parse.c src/lib/ops/config_eval.c
 UNIT_LIB  += src/lib/btf/kbtf.c src/lib/btf/btf_min.c src/lib/btf/core_relo.c \
 	     src/lib/core/bpf_btf.c src/lib/core/collector_opts.c
 UNIT_LIB  += $(SHIP_PURE)

@@ -65,7 +65,7 @@ def plugin_of(map_ids, map_names):
 
 
 # the daemon's own objects: its core mechanisms, loaded whatever -a says
-CORE_OBJECTS = {"netns_watch": "core:netns", "admin_override": "core:sysctl"}
+CORE_OBJECTS = {"netns_watch": "core:netns", "admin_override": "core:admin_override"}
 
 
 def expand(prefix, plugins):

@@ -30,7 +30,7 @@
       process's own cgroup), hand (every connection a new destination),
       bandit, model (the daemon's cgroup --cg; for model the daemon is
       given --models/CATEGORY.model, for hand and bandit no model, by
-      rewriting --policy and a SIGHUP to --daemon-pid, waiting for its
+      rewriting --config and a SIGHUP to --daemon-pid, waiting for its
       log --daemon-log to say it took it).  One process for the block: a
       Python start costs a second under TCG.
   cc_conn.py bulk --dest A.B.C.D --secs T
@@ -257,12 +257,12 @@ def move_to(cg):
 
 
 class Daemon:
-    """The model the daemon runs, swapped by rewriting its policy file and
-    a SIGHUP; the policy file says which it runs now."""
+    """The model the daemon runs, swapped by rewriting its config file and
+    a SIGHUP; the config file says which it runs now."""
 
     def __init__(self, args):
         self.args = args
-        with open(args.policy) as f:
+        with open(args.config) as f:
             text = f.read()
         self.model = text.split("model = ", 1)[1].strip() if "model = " in text else None
         self.refused = set()
@@ -278,12 +278,12 @@ class Daemon:
             return False
         if path == self.model:
             return True
-        # what the daemon says once it took the policy: the old model's
+        # what the daemon says once it took the config: the old model's
         # account, or the new one loaded (or refused)
         needles = ["model %s loaded" % path, "model %s: " % path] if path else \
             ["connections evaluated"]
         n = [self.count(x) for x in needles]
-        with open(self.args.policy, "w") as f:
+        with open(self.args.config, "w") as f:
             f.write("[strategy tcp_conn]\nmodel = %s\n" % path if path else
                     "# cc experiment: no model\n")
         os.kill(self.args.daemon_pid, signal.SIGHUP)
@@ -392,7 +392,8 @@ def main():
     p.add_argument("--cg", required=True, help="the daemon's cgroup")
     p.add_argument("--daemon-pid", type=int, required=True)
     p.add_argument("--daemon-log", required=True)
-    p.add_argument("--policy", required=True)
+    # --policy: its old name, still accepted
+    p.add_argument("--config", "--policy", dest="config", required=True)
     p.add_argument("--models", required=True)
     p.add_argument("--dests", required=True, help="rows tag,arm,first destination appended")
     p.set_defaults(fn=cmd_arms)

@@ -275,10 +275,10 @@ if phase eval; then
 	mkdir -p "$MODELS"
 	cp "${CC_MODELS:-$OUT/models}"/*.model "$MODELS/" 2>/dev/null || true
 	chmod 0644 "$MODELS"/*.model 2>/dev/null || true
-	POLICY="$BENCH_TMP/policy.conf"
-	echo "# cc experiment: no model" >"$POLICY"
-	chmod 0644 "$POLICY"
-	bench_daemon_start -c "$BENCH_CG" --label eval --config "$POLICY" \
+	CONF="$BENCH_TMP/bpftune.conf"
+	echo "# cc experiment: no model" >"$CONF"
+	chmod 0644 "$CONF"
+	bench_daemon_start -c "$BENCH_CG" --label eval --config "$CONF" \
 		--telemetry-dir "$BENCH_TMP/eval-runs"
 
 	echo "rep,category,draw,arm,conn,dest,metric,value" >"$OUT/eval.csv"
@@ -308,7 +308,7 @@ random.Random(sys.argv[1]).shuffle(a); print(" ".join(a))' "$seed-$P_CAT" $CC_AR
 				--tag "$rep,$P_CAT,$P_DRAW" --conns "$CC_CONNS" \
 				--conns-static "$CC_CONNS_STATIC" --rpcs "$P_RPCS" --size-kb "$P_KB" \
 				--cap-s "$P_CAP" --seed "$seed" --cg "$BENCH_CG" --daemon-pid "$DAEMON_PID" \
-				--daemon-log "$DAEMON_LOG" --policy "$POLICY" --models "$MODELS" \
+				--daemon-log "$DAEMON_LOG" --config "$CONF" --models "$MODELS" \
 				--dests "$OUT/dests.csv" >>"$OUT/eval.csv" ||
 				echo "cc_experiment: block $rep $P_CAT $P_DRAW failed" >&2
 			compete_stop

@@ -352,8 +352,8 @@ bench_plugin_dir() {
 		cp "$PLUGIN_SRC"/*_tuner.so "$PLUGIN_DIR/"
 	else
 		for t in "$@"; do
-			# sysctl and netns are core mechanisms, always on: no file
-			if [ "$t" = sysctl ] || [ "$t" = netns ]; then
+			# admin_override (old name: sysctl) and netns are core mechanisms, always on: no file
+			if [ "$t" = admin_override ] || [ "$t" = sysctl ] || [ "$t" = netns ]; then
 				continue
 			elif [[ "$t" == */* ]]; then
 				cp "$t" "$PLUGIN_DIR/"

@@ -7,7 +7,7 @@
 #   small:  SMALL_RMEM ("4096 131072 131072": the window stays at 64 KB),
 #   static: STATIC_RMEM (the kernel's defaults, "4096 131072 6291456"),
 #   tuned:  SMALL_RMEM at the start, the daemon (tuners tcp_buffer and
-#           sysctl, writing) started right before the first connection,
+#           admin_override, writing) started right before the first connection,
 #   observed: STATIC_RMEM with the same daemon in --observe (it decides
 #           and writes nothing): what the daemon's own cost takes from
 #           static, so that tuned / observed is the tuning alone (in a TCG
@@ -106,7 +106,7 @@ phase() {
 	if [ "$cfg" != small ] && [ "$cfg" != static ]; then
 		bench_use_build "$cfg"
 		rm -rf "$BENCH_TMP/telemetry"
-		bench_plugin_dir tcp_buffer sysctl
+		bench_plugin_dir tcp_buffer admin_override
 		if [ "$cfg" = observed ]; then
 			bench_daemon_start --observe
 		else
@@ -137,7 +137,7 @@ CONFIGS="small static observed tuned"
 bench_ab && CONFIGS="$CONFIGS $AB_NAME"
 {
 	echo "# netem effect: $N repetitions; RTT 2 x $DELAY; a new ${CONN_SECS}s iperf3 connection after another for ${PHASE_SECS}s per phase: $CONFIGS"
-	echo "# receiver tcp_rmem: small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tcp_buffer and sysctl, writing ${BENCH_DAEMON_FLAGS:-}"
+	echo "# receiver tcp_rmem: small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tcp_buffer and admin_override, writing ${BENCH_DAEMON_FLAGS:-}"
 	echo "# machine: $(bench_machine)"
 	echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"

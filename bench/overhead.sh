@@ -29,7 +29,7 @@
 #                            (default: the four iperf3 cases and qperf-SIZE
 #                            for each of QPERF_SIZES)
 #   QPERF_SIZES="64 1024 16384 65536"
-#   CONFIGS="baseline all netns sysctl tcp_buffer tcp_conn" (default:
+#   CONFIGS="baseline all netns admin_override tcp_buffer tcp_conn" (default:
 #                            baseline, all and every built tuner)
 #   IPERF_SECS=2 QPERF_SECS=1 IDLE_SECS=10 (0: no idle measurement)
 #   OBSERVE=1                BENCH_DAEMON_FLAGS="-L" (legacy objects)

@@ -104,7 +104,7 @@ print(sw, lost, gaps, "%.1f" % cpu, "%.0f" % rps)
 PY
 }
 
-bench_plugin_dir sysctl "$BUILD_PLUGINS/sched_collector.so"
+bench_plugin_dir admin_override "$BUILD_PLUGINS/sched_collector.so"
 obs=(--keep-observer)
 [ "$OBSERVER" = 1 ] || obs=()
 {

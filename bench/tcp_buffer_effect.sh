@@ -99,7 +99,7 @@ converge() {
 	bench_tcp_sysctls_set "$CLI" "$CLI_DEFAULTS"
 	bench_use_build "$cfg"
 	[ "$cfg" = "$AB_NAME" ] && log="$OUT-$cfg-rep$rep.log"
-	bench_plugin_dir tcp_buffer sysctl
+	bench_plugin_dir tcp_buffer admin_override
 	bench_daemon_start
 	t_run="$DAEMON_READY_AT"
 	t_cli="$(date +%s.%N)"
@@ -125,7 +125,7 @@ except Exception:
 
 {
 	echo "# tcp_buffer effect: $N repetitions of ${SECS}s iperf3 (IPv4, one stream) into a netns over veth"
-	echo "# receiver tcp_rmem: too small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tuners tcp_buffer and sysctl, convergence run ${CONVERGE_SECS}s ${BENCH_DAEMON_FLAGS:-}$(bench_ab_desc)"
+	echo "# receiver tcp_rmem: too small '$SMALL_RMEM', static '$STATIC_RMEM'; daemon: tuners tcp_buffer and admin_override, convergence run ${CONVERGE_SECS}s ${BENCH_DAEMON_FLAGS:-}$(bench_ab_desc)"
 	echo "# machine: $(bench_machine)"
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 } | tee "$OUT.info" >&2

@@ -31,7 +31,7 @@
 #include "ops/metrics.h"
 #include "core/operate.h"
 #include "core/gate_step.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 #include "daemon/notify.h"
 #include "daemon/options.h"
 
@@ -214,7 +214,7 @@ static void on_signal(int fd, uint32_t events, void *ctx)
 		return;
 	if (si.ssi_signo == SIGHUP) {
 		bpftune_notify("RELOADING=1");
-		bpftune_policy_reload();
+		bpftune_config_reload();
 		bpftune_notify("READY=1");
 		return;
 	}
@@ -232,7 +232,7 @@ static int event_loop(struct ring_buffer *rb)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);	/* re-read the policy file */
+	sigaddset(&mask, SIGHUP);	/* re-read the config file */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -381,9 +381,9 @@ static int run(const struct options *o, struct start_ctx *sc,
 		bpftune_log(LOG_ERR, "no tuner can run on this system; exiting");
 		return 1;
 	}
-	if (bpftune_policy_resolve())
+	if (bpftune_config_resolve())
 		return BPFTUNE_EXIT_CONFIG;
-	bpftune_policy_running();
+	bpftune_config_running();
 	*rb = ring_buffer__new(bpftune_ringbuf_fd(), on_event, NULL, NULL);
 	if (!*rb) {
 		bpftune_log(LOG_ERR, "cannot set up the ring buffer: %s", strerror(errno));
@@ -427,7 +427,7 @@ static void shutdown_all(int ret, struct start_ctx *sc, struct ring_buffer *rb)
 	bpftune_netns_fini();
 	bpftune_support_fini();
 	bpftune_loop_fini();
-	bpftune_policy_fini();
+	bpftune_config_fini();
 	bpftune_log_flush();
 }
 
@@ -535,14 +535,14 @@ int bpftune_main(int argc, char **argv)
 		return 1;
 	if (o.query)
 		return bpftune_control_client(o.socket_path, o.query, o.json);
-	if (daemon_apply_policy(&o, argc, argv, &fargc, &fargv)) {
+	if (daemon_apply_config(&o, argc, argv, &fargc, &fargv)) {
 		ret = BPFTUNE_EXIT_CONFIG;
 		goto free_args;
 	}
 	bpftune_log_init(o.to_stderr || o.support_only || o.restore || o.check_config ?
 			 BPFTUNE_LOG_STDERR : BPFTUNE_LOG_SYSLOG, o.debug ? LOG_DEBUG : LOG_INFO);
 	if (o.check_config) {
-		ret = bpftune_policy_check_config(o.libdir, &o.allow) ? BPFTUNE_EXIT_CONFIG : 0;
+		ret = bpftune_config_check(o.libdir, &o.allow) ? BPFTUNE_EXIT_CONFIG : 0;
 		goto free_args;
 	}
 	libbpf_set_print(libbpf_print);
@@ -553,9 +553,9 @@ int bpftune_main(int argc, char **argv)
 	}
 	/* the daemon's thread inherits the capabilities dropped here */
 	if (!bpftune_cap_init())
-		/* the options point into the policy's arguments: free them after */
+		/* the options point into the config's arguments: free them after */
 		ret = run_off_leader(&o, argc, argv);
 free_args:
-	bpftune_policy_argv_free(fargc, fargv);
+	bpftune_config_argv_free(fargc, fargv);
 	return ret;
 }

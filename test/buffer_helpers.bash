@@ -3,12 +3,12 @@
 # a tuner whose sysctls are global, tested with UDP between two network
 # namespaces joined by a veth pair.  Load after helpers.bash.
 
-# buffer_setup TUNER GLOBAL...: only the sysctl tuner and TUNER in the
+# buffer_setup TUNER GLOBAL...: only TUNER in the
 # plugin directory, the global sysctls saved (restored by buffer_teardown)
 buffer_setup() {
 	BUFFER_TUNER=$1
 	shift
-	make_plugin_dir sysctl "$BUFFER_TUNER"
+	make_plugin_dir admin_override "$BUFFER_TUNER"
 	save_globals "$@"
 	PIDS=
 }
@@ -26,9 +26,9 @@ buffer_teardown() {
 	restore_globals
 }
 
-# start_tuner [daemon args]: the daemon with the sysctl tuner and this one
+# start_tuner [daemon args]: the daemon with this tuner (and the core mechanisms)
 start_tuner() {
-	start_daemon -a sysctl -a "$BUFFER_TUNER" "$@"
+	start_daemon -a admin_override -a "$BUFFER_TUNER" "$@"
 }
 
 # veth_pair CLI_DEV SRV_DEV NET: $CLI (NET.1) -- veth -- $SRV (NET.2 =

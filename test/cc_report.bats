@@ -107,14 +107,14 @@ within() {
 	[[ "$output" == *"no category nosuch"* ]]
 }
 
-# a stand-in for the daemon: on SIGHUP it reads the policy and logs what
+# a stand-in for the daemon: on SIGHUP it reads the config and logs what
 # tcp_conn_strategy.c logs (a model named *bad* is refused)
 FAKE_DAEMON='
 import os, signal, sys, time
-policy, log = sys.argv[1], sys.argv[2]
+conf, log = sys.argv[1], sys.argv[2]
 state = {"model": None}
 def hup(*_):
-    text = open(policy).read()
+    text = open(conf).read()
     new = text.split("model = ", 1)[1].strip() if "model = " in text else None
     with open(log, "a") as f:
         if state["model"]:
@@ -132,7 +132,7 @@ while True:
 '
 
 @test "cc_conn: the daemon's model is swapped by SIGHUP, a refused one is no arm" {
-	local pol="$BATS_TEST_TMPDIR/policy" log="$BATS_TEST_TMPDIR/log"
+	local pol="$BATS_TEST_TMPDIR/bpftune.conf" log="$BATS_TEST_TMPDIR/log"
 	echo "# no model" >"$pol"
 	: >"$log"
 	python3 -c "$FAKE_DAEMON" "$pol" "$log" &
@@ -142,7 +142,7 @@ while True:
 import sys, types
 sys.path.insert(0, sys.argv[1])
 import cc_conn
-d = cc_conn.Daemon(types.SimpleNamespace(policy=sys.argv[2], daemon_log=sys.argv[3],
+d = cc_conn.Daemon(types.SimpleNamespace(config=sys.argv[2], daemon_log=sys.argv[3],
                                          daemon_pid=int(sys.argv[4])))
 print(d.use("/m/loss.model"), d.use("/m/loss.model"), d.use(None), d.use("/m/bad.model"),
       d.use("/m/bad.model"), d.use("/m/rpc.model"), d.use(None))

@@ -45,7 +45,7 @@ all_tuners() {
 
 @test "all: three categories collected, then a dataset by category; files belong to the sudo user" {
 	local out="$BATS_TEST_TMPDIR/t" f s held
-	make_plugin_dir sysctl netns udp_buffer sched
+	make_plugin_dir admin_override netns udp_buffer sched
 	# as if run through sudo by nobody; the sched collector records every run
 	run env SUDO_USER=nobody SUDO_UID=65534 SUDO_GID=65534 "$TOOL" all \
 		--workload cpu_bound_4p,io_mixed,listen-backlog --runs 2 --duration 1 \

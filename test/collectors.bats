@@ -111,7 +111,7 @@ sched_pingpong_check() {
 
 # bats test_tags=hooks
 @test "sched collector: every switch the kernel counts for a pinned ping-pong is a row, with its content" {
-	make_plugin_dir sysctl sched
+	make_plugin_dir admin_override sched
 	# the daemon's threads kept: a switch to or from one of them is the
 	# child's too, and the kernel counts it
 	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --keep-observer
@@ -126,7 +126,7 @@ sched_pingpong_check() {
 	[ "$MODE" = host ] || skip "the mode gives -L or not"
 	"$BPFTUNE" -S -l "$BUILD_PLUGINS" 2>/dev/null | grep -qE "^  kprobe +yes" ||
 		skip "-L needs kprobes, which this kernel lacks (test/vm: BPFTUNE_TEST_MODE=legacy)"
-	make_plugin_dir sysctl sched
+	make_plugin_dir admin_override sched
 	start_daemon -L --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --keep-observer
 	grep -q "collector sched started (legacy objects, 4 hooks)" "$LOG"
 	sched_pingpong_check
@@ -143,7 +143,7 @@ daemon_tids() {
 
 @test "sched collector: the daemon's own threads are left out and counted; --keep-observer keeps them, marked" {
 	local tids
-	make_plugin_dir sysctl sched
+	make_plugin_dir admin_override sched
 	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200
 	grep -q "the daemon's own threads left out" "$LOG"
 	python3 "$REPO/test/sched_pingpong.py" 300 >/dev/null
@@ -179,7 +179,7 @@ daemon_tids() {
 }
 
 @test "sched collector: a ring buffer too small drops events, each located in sched_gaps to the event" {
-	make_plugin_dir sysctl sched
+	make_plugin_dir admin_override sched
 	# 4 KiB per CPU: a buffer of a few dozen records, drained every 50 ms
 	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --buffer-size 4
 	grep -qE "sched collector: [0-9]+ CPUs, a (4|8|16|32|64) KiB ring buffer" "$LOG"
@@ -238,7 +238,7 @@ PY
 }
 
 @test "perf collector: software counters non-NULL and increasing per CPU; the missing ones NULL with the reason, said once" {
-	make_plugin_dir sysctl perf
+	make_plugin_dir admin_override perf
 	start_daemon --telemetry-dir "$TEL" --collectors perf --sample-interval 200
 	grep -qE "perf collector: [0-9]+ of 19 counters on $(nproc --all) CPUs" "$LOG"
 	wait_sql "SELECT count(*) >= 8 FROM perf_counts WHERE cpu = 0"

@@ -17,7 +17,7 @@ teardown() {
 
 # bats test_tags=hooks
 @test "all loaded objects share one ring buffer" {
-	make_plugin_dir sysctl sample alt
+	make_plugin_dir admin_override sample alt
 	start_daemon
 	local progs rbs p maps shared=0
 	progs="$(prog_ids_of "$DAEMON_PID")"
@@ -38,7 +38,7 @@ teardown() {
 }
 
 @test "after start-up the daemon keeps only the capabilities it needs, none effective" {
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	local ns
 	ns="$(make_netns)"
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=256
@@ -101,18 +101,20 @@ PY
 
 @test "-a loads only the allowed tuners; the core mechanisms always run" {
 	make_plugin_dir sample alt
-	start_daemon -a sample_tuner.so -a sysctl
+	# admin_override's old name, sysctl, is still accepted
+	start_daemon -a sample_tuner.so -a admin_override -a sysctl
 	grep -q "tuner sample started" "$LOG"
+	grep -q -- "-a admin_override: a core mechanism, always on" "$LOG"
 	grep -q -- "-a sysctl: a core mechanism, always on" "$LOG"
 	grep -q "plugin alt_tuner.so not loaded: not in the -a allow-list" "$LOG"
 	! grep -q "tuner alt started" "$LOG"
 	# admin-override detection and netns tracking, though -a names neither
-	grep -q "core sysctl started" "$LOG"
+	grep -q "core admin_override started" "$LOG"
 	grep -q "core netns started" "$LOG"
 }
 
 @test "no wake-ups while nothing happens" {
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	# telemetry's sample timer is the one periodic wake-up it has
 	start_daemon --no-telemetry
 	local before after
@@ -127,7 +129,7 @@ PY
 }
 
 @test "gated hooks while nothing happens: one wake-up per idle interval, the gates in step" {
-	make_plugin_dir sysctl net_buffer ip_frag
+	make_plugin_dir admin_override net_buffer ip_frag
 	# telemetry's sample timer is its own wake-up (the writer thread's)
 	start_daemon --no-telemetry
 	grep -q "tuner net_buffer: hook rx_entry rx_poll gated by" "$LOG"
@@ -150,7 +152,7 @@ PY
 
 # bats test_tags=hooks
 @test "SIGTERM: summary of every change with a replay line, no BPF program left" {
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	local ns progs p
 	ns="$(make_netns)"
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=200
@@ -188,7 +190,7 @@ PY
 }
 
 @test "-R puts back every sysctl it changed, in every netns" {
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	local ns1 ns2
 	ns1="$(make_netns)"
 	ns2="$(make_netns)"
@@ -218,7 +220,7 @@ PY
 	[ -n "$root" ] || skip "no cgroup2 mount"
 	TEST_CGROUP="$root/bpftune-test-$$"
 	mkdir "$TEST_CGROUP"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	start_daemon -d -c "$TEST_CGROUP"
 	# a write from outside the cgroup is not seen
 	sysctl -qw net.core.somaxconn="$SAVED_SOMAXCONN"

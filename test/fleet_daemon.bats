@@ -39,7 +39,7 @@ daemon_run() {
 @test "three hosts' real run files, shipped at once, dump back identical; a job holds them" {
 	local ns h f p pids=() changes=0
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	for h in fleet-a fleet-b fleet-c; do
 		daemon_run "$h" "$ns"
 	done

@@ -41,14 +41,15 @@ objects_kind() {
 
 # A trusted plugin dir (root-owned, 0755, under /run) with the given plugins.
 # usage: make_plugin_dir sample alt ...
-# sysctl (admin-override detection) and netns (netns tracking) are core
-# mechanisms built into the daemon, always on: naming them adds no file.
+# admin_override (admin-override detection; its old name sysctl works too)
+# and netns (netns tracking) are core mechanisms built into the daemon,
+# always on: naming them adds no file.
 make_plugin_dir() {
 	PLUGIN_DIR="$(mktemp -d /run/bpftune-test.XXXXXX)"
 	chmod 0755 "$PLUGIN_DIR"
 	local t
 	for t in "$@"; do
-		if [ "$t" = sysctl ] || [ "$t" = netns ]; then
+		if [ "$t" = admin_override ] || [ "$t" = sysctl ] || [ "$t" = netns ]; then
 			continue
 		elif [ "$t" = sample ]; then
 			cp "$SAMPLE_SO" "$PLUGIN_DIR/"

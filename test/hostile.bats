@@ -14,7 +14,7 @@ load operate_helpers
 
 setup() {
 	operate_setup
-	make_plugin_dir ip_frag neigh_table net_buffer netns route_table sysctl \
+	make_plugin_dir ip_frag neigh_table net_buffer netns route_table admin_override \
 		tcp_buffer tcp_conn udp_buffer
 	TABLE="$BATS_TEST_TMPDIR/tunables.json"
 	SAVED="$BATS_TEST_TMPDIR/saved.json"

@@ -11,7 +11,7 @@ load helpers
 GLOBALS="net.ipv4.ipfrag_high_thresh net.ipv4.ipfrag_low_thresh net.ipv6.ip6frag_high_thresh net.ipv6.ip6frag_low_thresh"
 
 setup() {
-	make_plugin_dir sysctl ip_frag
+	make_plugin_dir admin_override ip_frag
 	save_globals $GLOBALS
 	GLOBAL_LINK=
 }
@@ -25,7 +25,7 @@ teardown() {
 }
 
 start_tuner() {
-	start_daemon -a sysctl -a ip_frag "$@"
+	start_daemon -a admin_override -a ip_frag "$@"
 }
 
 # thresholds NS LOW HIGH: both families ("-": global netns)

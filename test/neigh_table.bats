@@ -14,7 +14,7 @@ THRESH="net.ipv4.neigh.default.gc_thresh1 net.ipv4.neigh.default.gc_thresh2 net.
 	net.ipv6.neigh.default.gc_thresh1 net.ipv6.neigh.default.gc_thresh2 net.ipv6.neigh.default.gc_thresh3"
 
 setup() {
-	make_plugin_dir sysctl neigh_table
+	make_plugin_dir admin_override neigh_table
 	SAVED_THRESH=()
 	local s
 	for s in $THRESH; do
@@ -205,7 +205,7 @@ add_neigh() {
 	make_lan 10.82.0.1/24
 	ip -n "$NS" addr add fd00:82::1/64 dev nt0 nodad
 	set_thresh6 32 64 128
-	start_daemon -a sysctl -a neigh_table
+	start_daemon -a admin_override -a neigh_table
 	add_neigh6 fd00:82 0 300 100
 	wait_for_log "neighbour table (near )?full: net.ipv6.neigh.default.gc_thresh3 128 -> 160 in global netns: "
 	grep -qE "net.ipv6.neigh.default.gc_thresh2 64 -> 80 in global netns" "$LOG"

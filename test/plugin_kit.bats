@@ -85,12 +85,12 @@ assert r == {"pair": 3, "(unknown scenario)": 1}, r
 	run bq tuners
 	[[ "$output" == *"  collector: test fixture: a collector of listen() calls"* ]]
 	[[ "$output" == *"  tuner: raises somaxconn"* ]]
-	[[ "$output" == *"sysctl: active, "*"core mechanism, always on"* ]]
+	[[ "$output" == *"admin_override: active, "*"core mechanism, always on"* ]]
 	bq tuners --json | python3 -c '
 import json, sys
 k = {t["name"]: t["kind"] for t in json.load(sys.stdin)["tuners"]}
 assert k["listen"] == "collector" and k["sample"] == "tuner", k
-assert k["sysctl"] == "core" and k["netns"] == "core", k
+assert k["admin_override"] == "core" and k["netns"] == "core", k
 '
 	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR" --collectors listen
 	[[ "$output" =~ listen\ +will\ run\ \(collector\) ]]
@@ -105,7 +105,7 @@ assert k["sysctl"] == "core" and k["netns"] == "core", k
 	start_daemon -c "$CG_DIR"
 	grep -q "cgroup2 mounted on $CG_DIR for the daemon's cgroup programs" "$LOG"
 	[ "$(stat -f -c %T "$CG_DIR")" = cgroup2fs ]
-	grep -q "core sysctl started" "$LOG"
+	grep -q "core admin_override started" "$LOG"
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=256
 	wait_for_log "tuner sample stopped in netns $ns"
 	stop_daemon

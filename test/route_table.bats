@@ -10,7 +10,7 @@ load helpers
 
 setup() {
 	[ -r /proc/sys/net/ipv6/route/max_size ] || skip "no IPv6 on this kernel"
-	make_plugin_dir sysctl route_table
+	make_plugin_dir admin_override route_table
 }
 
 teardown() {

@@ -8,7 +8,7 @@ load helpers
 
 setup() {
 	SAVED_SOMAXCONN="$(cat /proc/sys/net/core/somaxconn)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 }
 
 teardown() {

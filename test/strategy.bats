@@ -82,7 +82,7 @@ print([s["name"] for s in t["strategies"] if s["active"]][0], t["strategy_switch
 }
 
 @test "a tuner the admin takes over everywhere stops switching strategies" {
-	make_plugin_dir sysctl strategy
+	make_plugin_dir admin_override strategy
 	STRATEGY_TIMEOUT_MS=1500 start_daemon --socket "$SOCK"
 	wait_for_log "switching to strategy b" 10
 	# an admin write in the global netns stops the tuner in every netns

@@ -37,7 +37,7 @@ teardown() {
 @test "-S prints one line per installed tuner: will run or skipped with the reason" {
 	run "$BPFTUNE" -S $(mode_flags) -l "$PLUGIN_DIR"
 	# the core mechanisms, though no file installs them
-	[[ "$output" =~ sysctl\ +will\ run:\ admin-override\ detection ]]
+	[[ "$output" =~ admin_override\ +will\ run:\ admin-override\ detection ]]
 	[[ "$output" =~ netns\ +will\ run:\ netns\ tracking ]]
 	[[ "$output" =~ sample\ +will\ run ]]
 	[[ "$output" =~ alt\ +will\ run ]]
@@ -63,7 +63,7 @@ teardown() {
 @test "-L on a kernel with kprobes runs the legacy objects" {
 	[ "$MODE" != host ] || skip "this kernel has no kprobes"
 	start_daemon -L -a sample
-	grep -q "core sysctl started (legacy objects" "$LOG"
+	grep -q "core admin_override started (legacy objects" "$LOG"
 	grep -q "core netns started (legacy objects" "$LOG"
 	grep -q "tuner sample started (legacy objects" "$LOG"
 }
@@ -127,7 +127,7 @@ teardown() {
 	start_daemon -d -c "$CG" --no-telemetry
 	kind="$(objects_kind)"
 	# the core mechanisms too
-	grep -q "core sysctl started ($kind objects" "$LOG"
+	grep -q "core admin_override started ($kind objects" "$LOG"
 	grep -q "core netns started ($kind objects" "$LOG"
 	for t in "${names[@]}"; do
 		wait_for_log "tuner $t (started \($kind objects|skipped)" 20 || {

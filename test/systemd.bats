@@ -34,7 +34,7 @@ teardown() {
 	! grep -q '^PrivateNetwork=yes' "$unit"
 	grep -q '^CapabilityBoundingSet=.*CAP_BPF.*CAP_PERFMON.*CAP_NET_ADMIN.*CAP_SYS_ADMIN' "$unit"
 	grep -q '^RestrictNamespaces=net$' "$unit"
-	# reload: the policy is checked, then applied by SIGHUP
+	# reload: the config is checked, then applied by SIGHUP
 	grep -q '^ExecReload=@SBINDIR@/bpftune --check-config$' "$unit"
 	grep -q '^ExecReload=/bin/kill -HUP $MAINPID$' "$unit"
 	grep -q '^SystemCallFilter=@system-service bpf perf_event_open setns$' "$unit"

@@ -409,7 +409,7 @@ tcp_pages() {
 	local sock="$BATS_TEST_TMPDIR/bpftune.sock" i
 	# only tcp_buffer is selected: admin-override detection runs anyway
 	start_daemon -a tcp_buffer --socket "$sock"
-	grep -q "core sysctl started" "$LOG"
+	grep -q "core admin_override started" "$LOG"
 	ip netns exec "$admin_ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 200000"
 	wait_for_log "tuner tcp_buffer stopped in netns $admin_ns"
 	grep -q "net.ipv4.tcp_rmem was set to '4096.131072.200000' by pid [0-9]* (sysctl) in netns $admin_ns" "$LOG"

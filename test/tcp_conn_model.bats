@@ -74,11 +74,11 @@ open(sys.argv[1], "w").write(text + "checksum fnv1a64 %016x\n" % fnv1a64(text.en
 ' "$1" "$2"
 }
 
-# a policy file naming model $1
-write_policy() {
-	POLICY="$BATS_TEST_TMPDIR/bpftune.conf"
-	printf '[strategy tcp_conn]\nmodel = %s\n' "$1" > "$POLICY"
-	chmod 0644 "$POLICY"
+# a config file naming model $1
+write_config() {
+	CONF="$BATS_TEST_TMPDIR/bpftune.conf"
+	printf '[strategy tcp_conn]\nmodel = %s\n' "$1" > "$CONF"
+	chmod 0644 "$CONF"
 }
 
 SERVER_PY='
@@ -138,10 +138,10 @@ need_bbr() {
 	make_pair
 	default_reno
 	write_model "$BATS_TEST_TMPDIR/bbr.model" bbr
-	write_policy "$BATS_TEST_TMPDIR/bbr.model"
+	write_config "$BATS_TEST_TMPDIR/bbr.model"
 	SAVED_STATS="$(sysctl -n kernel.bpf_stats_enabled)"
 	sysctl -qw kernel.bpf_stats_enabled=1
-	start_daemon -c "$CG" --config "$POLICY"
+	start_daemon -c "$CG" --config "$CONF"
 	need_bbr
 	wait_for_log "tcp_conn: model $BATS_TEST_TMPDIR/bbr.model loaded \(checksum [0-9a-f]{16}\): a tree of 1 nodes, depth 0"
 	start_server
@@ -182,7 +182,7 @@ for p in json.loads(sys.argv[1]) if sys.argv[1].startswith("[") else [json.loads
 	start_daemon -c "$CG" --strategy "tcp_conn.model=$BATS_TEST_TMPDIR/none.model"
 	wait_for_log "tcp_conn: model $BATS_TEST_TMPDIR/none.model: cannot open it: No such file or directory: the hand rule decides"
 	[ "$(grep -c "tcp_conn: model " "$LOG")" -eq 1 ]
-	# a sound model anyone may have written, the same way (as a policy file)
+	# a sound model anyone may have written, the same way (as a config file)
 	stop_daemon
 	write_model "$BATS_TEST_TMPDIR/open.model" bbr
 	chmod 0666 "$BATS_TEST_TMPDIR/open.model"
@@ -195,19 +195,19 @@ for p in json.loads(sys.argv[1]) if sys.argv[1].startswith("[") else [json.loads
 	default_reno
 	write_model "$BATS_TEST_TMPDIR/bbr.model" bbr
 	write_model "$BATS_TEST_TMPDIR/cubic.model" cubic
-	write_policy "$BATS_TEST_TMPDIR/bbr.model"
-	start_daemon -c "$CG" --config "$POLICY"
+	write_config "$BATS_TEST_TMPDIR/bbr.model"
+	start_daemon -c "$CG" --config "$CONF"
 	need_bbr
 	wait_for_log "tcp_conn: model $BATS_TEST_TMPDIR/bbr.model loaded"
 	start_server
 	connect_ccs 2
 	[ "$(grep -cx bbr <<<"$CCS")" -eq 2 ]
 	kill "$CLIENT_PID"
-	write_policy "$BATS_TEST_TMPDIR/cubic.model"
+	write_config "$BATS_TEST_TMPDIR/cubic.model"
 	kill -HUP "$DAEMON_PID"
 	wait_for_log "tcp_conn: model $BATS_TEST_TMPDIR/cubic.model loaded"
 	"$BPFTUNE" --socket "$CTL_SOCK" -q config | grep -A1 -Fx "[strategy tcp_conn]" |
-		grep -E "model = $BATS_TEST_TMPDIR/cubic.model +; $POLICY:2"
+		grep -E "model = $BATS_TEST_TMPDIR/cubic.model +; $CONF:2"
 	# the old model's account comes first
 	grep -qE "tcp_conn: model $BATS_TEST_TMPDIR/bbr.model: [0-9]+ connections evaluated" "$LOG"
 }

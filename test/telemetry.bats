@@ -22,7 +22,7 @@ teardown() {
 @test "a tuner's change is recorded: run, events, decisions (no-ops too), changes, samples" {
 	local ns db global c
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	global="$(somaxconn_in -)"
 	start_daemon --telemetry-dir "$TEL" --label bats-change --sample-interval 100
@@ -86,7 +86,7 @@ teardown() {
 	[ "$(sql "SELECT typeof(backlog), typeof(somaxconn), backlog, somaxconn, decided, tunable, scenario FROM decisions_sample_raise_to_request WHERE netns_cookie = $c ORDER BY seq")" = "integer|integer|1000000|128|raise|net.core.somaxconn|listen backlog truncated
 integer|integer|2000000|65535|raise|net.core.somaxconn|listen backlog truncated" ]
 	[ "$(sql "SELECT type, unit FROM telemetry_columns WHERE table_name = 'decisions_sample_raise_to_request' AND column_name = 'somaxconn'")" = "INTEGER|connections" ]
-	# the core's admin-policy table is there too, empty (no policy file)
+	# the core's admin-policy table is there too, empty (no config file)
 	[ "$(sql "SELECT count(*) FROM decisions_sample_admin_policy")" -eq 0 ]
 	! grep -q "typed inputs not recorded" "$LOG"
 	# export: a decision row is a training example, one column per input
@@ -129,7 +129,7 @@ PY
 @test "after SIGKILL the file passes integrity_check and keeps what was flushed" {
 	local ns
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	start_daemon --telemetry-dir "$TEL" --sample-interval 50
 	listen_backlog "$ns" 4096
@@ -152,7 +152,7 @@ PY
 @test "--observe: decisions and would-be changes are recorded, the sysctl is untouched" {
 	local ns c
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	start_daemon --telemetry-dir "$TEL" --observe --label observe
 	grep -q "observe-only (--observe)" "$LOG"
@@ -278,7 +278,7 @@ wakeups() {
 @test "-R: the restore of an original value on exit is a rollback row" {
 	local ns c
 	ns="$(make_netns)"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
 	# the journal wants a directory only root can write to
 	JDIR="$(mktemp -d /run/bpftune-tel-journal.XXXXXX)"

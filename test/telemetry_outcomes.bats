@@ -19,7 +19,7 @@ setup() {
 	save_globals net.ipv4.tcp_rmem net.ipv4.tcp_wmem net.ipv4.tcp_mem \
 		net.ipv4.tcp_no_metrics_save net.ipv4.tcp_no_ssthresh_metrics_save
 	TEL="$BATS_TEST_TMPDIR/telemetry"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 }
 
 teardown() {

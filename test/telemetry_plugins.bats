@@ -35,7 +35,7 @@ for k in sys.argv[1:]:
 	local ns
 	ns="$(make_netns)"
 	ip netns exec "$ns" sysctl -qw net.core.somaxconn=128
-	make_plugin_dir sysctl sample badtable
+	make_plugin_dir admin_override sample badtable
 	start_daemon --telemetry-dir "$TEL"
 	grep -q "tuner badtable refused: telemetry: table 'bad_rows' column 1 'weird': unknown type 99 (INTEGER, REAL or TEXT)" "$LOG"
 	grep -q "bpftune running with 1 tuner$" "$LOG"

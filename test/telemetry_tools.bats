@@ -244,7 +244,7 @@ print(sum(1 for f in glob.glob(sys.argv[1] + "/*.db")
 
 @test "collect: N labelled runs of a workload across a netns pair, a file each with the workload's events" {
 	[ "$MODE" = host ] || skip "runs the daemon itself"
-	make_plugin_dir sysctl sample
+	make_plugin_dir admin_override sample
 	run "$TOOL" collect --list
 	echo "$output" | grep -q "^listen-backlog  *listen  *built in "
 	run "$TOOL" collect --workload listen-backlog --runs 2 --settle 0.3 \

@@ -56,7 +56,7 @@ static inline bool bpftune_quiet_for(uint64_t now, uint64_t last,
  * after each trip.  An optional benefit window (value, what the raises
  * are for: throughput, say) spares a value whose cost bought enough.
  */
-struct bpftune_guard_policy {
+struct bpftune_guard_params {
 	unsigned int min_samples;	/* samples before it may trip */
 	double min_r;			/* Pearson's r at least */
 	double min_rise;		/* rise across the window / mean cost */
@@ -65,10 +65,12 @@ struct bpftune_guard_policy {
 	/*
 	 * With a benefit window: a benefit rise across it (/ its mean) of at
 	 * least this clears the value.  Read only by bpftune_guard_check()
-	 * with a benefit window, so policies built before it stay valid.
+	 * with a benefit window, so parameters set before it stay valid.
 	 */
 	double min_gain;
 };
+/* its old name, still accepted: plugins written against it keep building */
+#define bpftune_guard_policy bpftune_guard_params
 
 struct bpftune_guard_verdict {
 	double r;		/* the window's r (0 if undefined) */
@@ -83,7 +85,7 @@ struct bpftune_guard_verdict {
  * @floor -- and the hold: p->hold_ms doubled per earlier trip (@trips), at
  * most p->hold_max_ms.  v->r is set in both cases.
  */
-bool bpftune_guard_trips(const struct bpftune_guard_policy *p,
+bool bpftune_guard_trips(const struct bpftune_guard_params *p,
 			 const struct bpftune_corr *w, long cur,
 			 long raised_from, long floor, unsigned int trips,
 			 unsigned int rate, struct bpftune_guard_verdict *v);
@@ -118,7 +120,7 @@ struct bpftune_guard_result {
  * On a trip, res->v as bpftune_guard_trips() gives it.  @res is filled in
  * both cases.
  */
-bool bpftune_guard_check(const struct bpftune_guard_policy *p,
+bool bpftune_guard_check(const struct bpftune_guard_params *p,
 			 const struct bpftune_guard_input *in,
 			 struct bpftune_guard_result *res);
 

@@ -201,7 +201,7 @@ struct bpftune_tuner_ops {
 	const struct bpftune_gate *gates;
 	unsigned int num_gates;
 	/*
-	 * The policy was re-read (SIGHUP, a valid one): settings such as
+	 * The config was re-read (SIGHUP, a valid one): settings such as
 	 * bpftune_strategy_setting() may have changed.  May be NULL.
 	 */
 	void (*reload)(struct bpftune_tuner *tuner, void *priv);
@@ -393,7 +393,7 @@ unsigned int bpftune_netns_table_count(const struct bpftune_tuner *tuner);
  * the tunable's caps.  @scenario indexes the tuner's scenarios; @reason is
  * logged.  Returns 1 if the value changed, 0 for a no-op (nothing written,
  * logged or counted), -EPERM if the admin has taken the tunable over in
- * that netns (or the policy file forbids the change), -EAGAIN if the
+ * that netns (or the config file forbids the change), -EAGAIN if the
  * kernel refused the last write there and its back-off (10 s, doubling to
  * 10 min) has not passed, or another -errno.
  */
@@ -549,15 +549,15 @@ int bpftune_strategies_set(struct bpftune_tuner *tuner,
 int bpftune_strategy_active(const struct bpftune_tuner *tuner);
 /*
  * The admin's setting @key of [strategy NAME] for this tuner in the
- * policy file (bpftune.conf(5)), or of --strategy NAME.KEY=VALUE, which
+ * config file (bpftune.conf(5)), or of --strategy NAME.KEY=VALUE, which
  * wins: "model" is the path of a learned model file.  NULL if not set.
- * Valid until the policy is re-read (the tuner's reload() is called).
+ * Valid until the config is re-read (the tuner's reload() is called).
  */
 const char *bpftune_strategy_setting(const struct bpftune_tuner *tuner,
 				     const char *key);
 
 /*
- * The text of a file that decides what the daemon does (the policy file,
+ * The text of a file that decides what the daemon does (the config file,
  * a tuner's model): refused unless a regular file of at most @max bytes,
  * owned by root and writable by root only.  *@text is malloc'd and
  * NUL-terminated (free() it), *@len its length.  0, or -errno with why in

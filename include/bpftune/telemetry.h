@@ -167,7 +167,7 @@ struct bpftune_gauge_desc {
  * BPFTUNE_INPUT_INT / _REAL / _TEXT; a value may be NULL (an input
  * not seen this time); plot does not draw them (the samples tables hold
  * the signals).  A plugin that declares policies also gets the
- * core's "admin-policy" table: the policy file holding a tunable back.
+ * core's "admin-policy" table: the config file holding a tunable back.
  */
 struct bpftune_outcome_desc;
 

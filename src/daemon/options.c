@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The daemon's options: usage, the command line, and the policy file's
+ * The daemon's options: usage, the command line, and the config file's
  * [daemon] settings parsed as options under the command line's.
  */
 #include <ctype.h>
@@ -19,7 +19,7 @@
 #include "telemetry/telemetry.h"
 #include "ops/control.h"
 #include "ops/journal.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 #include "options.h"
 
 /* KiB per CPU of a collector's ring buffers: seed 003's ftrace buffer */
@@ -65,14 +65,14 @@ static void usage(FILE *f)
 "                         and exit\n"
 "      --metrics-dir DIR  keep DIR/bpftune.prom up to date (Prometheus\n"
 "                         node_exporter textfile collector)\n"
-"      --config PATH      policy file, with drop-ins in PATH.d/*.conf\n"
+"      --config PATH      config file, with drop-ins in PATH.d/*.conf\n"
 "                         (default %s; options given here win)\n"
-"      --check-config     check the policy file and exit\n"
+"      --check-config     check the config file and exit\n"
 "      --strategy TUNER.KEY=VALUE  as KEY = VALUE in [strategy TUNER] of the\n"
-"                         policy file: tcp_conn.model=PATH runs a learned model\n",
+"                         config file: tcp_conn.model=PATH runs a learned model\n",
 		BUFFER_KB_DEFAULT, BPFTUNE_PLUGIN_DIR, BPFTUNE_LEARNING_RATE_DEFAULT,
 		BPFTUNE_CTL_DEFAULT_PATH, BPFTUNE_JOURNAL_DEFAULT,
-		BPFTUNE_POLICY_DEFAULT);
+		BPFTUNE_CONFIG_DEFAULT);
 	fprintf(f,
 "      --telemetry-dir DIR  one SQLite file per run in DIR\n"
 "                         (default %s)\n"
@@ -137,7 +137,7 @@ static int parse_sample_interval(const char *arg, unsigned int *ms)
 /* the daemon's own options: 1 if @c was one of them, 0 if not, -EINVAL if bad */
 /*
  * "sched,perf": names of [A-Za-z0-9_-].  Copied, not cut in place: the
- * arguments are parsed once per pass (command line, policy, command line).
+ * arguments are parsed once per pass (command line, config, command line).
  * The copies live in @o itself, so a pass that starts over leaks nothing.
  */
 static int parse_collectors(const char *list, struct options *o)
@@ -207,7 +207,7 @@ static int parse_main(int c, struct options *o)
 		o->libdir = optarg;
 		return 1;
 	case OPT_STRATEGY:
-		return 1;	/* the policy has it (bpftune_policy_cli()) */
+		return 1;	/* the config has it (bpftune_config_cli()) */
 	case 'r':
 		if (parse_rate(optarg, &o->learning_rate)) {
 			fprintf(stderr, "bpftune: -r takes a learning rate from 0 to %d, not '%s'\n",
@@ -337,7 +337,7 @@ static int parse_telemetry(int c, struct options *o)
 	return 0;
 }
 
-/* the long name of option @c, for the policy's "where from" */
+/* the long name of option @c, for the config's "where from" */
 static const char *long_name(const struct option *lo, int c)
 {
 	for (; lo->name; lo++)
@@ -398,7 +398,7 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 	};
 	int c, err;
 
-	/* the command line again: over the defaults and the policy's options */
+	/* the command line again: over the defaults and the config's options */
 	if (pass != ARGS_CLI) {
 		o->learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 		o->libdir = BPFTUNE_PLUGIN_DIR;
@@ -411,8 +411,8 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 	while ((c = getopt_long(argc, argv, "hVdsDSLa:l:r:Rc:"
 				"q:", longopts, NULL)) != -1) {
 		if (pass == ARGS_CLI_FIRST)
-			bpftune_policy_cli(long_name(longopts, c), optarg);
-		/* -a on the command line replaces the policy's tuners */
+			bpftune_config_cli(long_name(longopts, c), optarg);
+		/* -a on the command line replaces the config's tuners */
 		if (c == 'a' && pass == ARGS_CLI && o->allow_file)
 			o->allow.num = o->allow_file = 0;
 		/* and --collectors its collectors */
@@ -431,14 +431,14 @@ int daemon_parse_args(int argc, char **argv, struct options *o, int pass)
 		usage(stderr);
 		return -EINVAL;
 	}
-	if (pass == ARGS_POLICY) {
+	if (pass == ARGS_CONFIG) {
 		o->allow_file = o->allow.num;
 		o->collectors_file = o->allow.num_collectors;
 	}
 	return 0;
 }
 
-int daemon_apply_policy(struct options *o, int argc, char **argv,
+int daemon_apply_config(struct options *o, int argc, char **argv,
 			int *fargc, char ***fargv)
 {
 	const char *config = o->config;
@@ -449,12 +449,12 @@ int daemon_apply_policy(struct options *o, int argc, char **argv,
 	sigemptyset(&hup);
 	sigaddset(&hup, SIGHUP);
 	sigprocmask(SIG_BLOCK, &hup, NULL);
-	if (bpftune_policy_start(config, fargc, fargv))
+	if (bpftune_config_start(config, fargc, fargv))
 		return -EINVAL;
 	memset(o, 0, sizeof(*o));
-	if (daemon_parse_args(*fargc, *fargv, o, ARGS_POLICY)) {
-		fprintf(stderr, "bpftune: invalid policy in %s\n",
-			bpftune_policy_path(NULL));
+	if (daemon_parse_args(*fargc, *fargv, o, ARGS_CONFIG)) {
+		fprintf(stderr, "bpftune: invalid config in %s\n",
+			bpftune_config_path(NULL));
 		return -EINVAL;
 	}
 	if (daemon_parse_args(argc, argv, o, ARGS_CLI))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The daemon's options: the command line and the policy file's [daemon]
+ * The daemon's options: the command line and the config file's [daemon]
  * settings (src/daemon/options.c).
  */
 #ifndef BPFTUNE_DAEMON_OPTIONS_H
@@ -24,7 +24,7 @@ struct options {
 	char *collector_names[MAX_ALLOW];	/* --collectors, split at commas */
 	/* their copies: every pass fills them again, nothing to free */
 	char collector_buf[MAX_ALLOW][COLLECTOR_NAME_MAX + 1];
-	unsigned int collectors_file;	/* collectors named by the policy file */
+	unsigned int collectors_file;	/* collectors named by the config file */
 	/* telemetry (telemetry.h) */
 	const char *telemetry_dir, *label, *host_id;
 	unsigned long buffer_kb;	/* --buffer-size */
@@ -38,13 +38,13 @@ struct options {
 	const char *journal;
 	bool restore;
 	const char *metrics_dir;
-	const char *config;		/* --config: the policy file */
+	const char *config;		/* --config: the config file */
 	bool check_config;
-	unsigned int allow_file;	/* tuners named by the policy file */
+	unsigned int allow_file;	/* tuners named by the config file */
 };
 
-/* parse_args() runs on the command line, then the policy's options, then the command line again */
-enum { ARGS_CLI_FIRST, ARGS_POLICY, ARGS_CLI };
+/* parse_args() runs on the command line, then the config's options, then the command line again */
+enum { ARGS_CLI_FIRST, ARGS_CONFIG, ARGS_CLI };
 
 /* long-only options */
 enum {
@@ -77,10 +77,10 @@ enum {
 /* parse @argv (pass ARGS_*) into @o; 0 or -EINVAL (said on stderr) */
 int daemon_parse_args(int argc, char **argv, struct options *o, int pass);
 /*
- * The policy file: its [daemon] settings are options, then the command
+ * The config file: its [daemon] settings are options, then the command
  * line is parsed again over them.  @fargv is kept: options point into it.
  */
-int daemon_apply_policy(struct options *o, int argc, char **argv,
+int daemon_apply_config(struct options *o, int argc, char **argv,
 			int *fargc, char ***fargv);
 
 /* log each collector --collectors names that the plugin directory lacks */

@@ -38,7 +38,7 @@ int main(void)
 	failed += unit_run_kit();
 	failed += unit_run_refusal();
 	failed += unit_run_btf_min();
-	failed += unit_run_policy();
+	failed += unit_run_config();
 	failed += unit_run_ship();
 	failed += unit_run_perf_scale();
 	failed += unit_run_decision_inputs();

@@ -113,7 +113,7 @@ static void test_add_capped(void **state)
 
 /* ---- correlation guards ----------------------------------------------- */
 
-static const struct bpftune_guard_policy nb_guard = {
+static const struct bpftune_guard_params nb_guard = {
 	.min_samples = NET_BUFFER_GUARD_MIN_SAMPLES,
 	.min_r = NET_BUFFER_GUARD_MIN_R,
 	.min_rise = NET_BUFFER_GUARD_MIN_RISE,
@@ -197,6 +197,7 @@ static void test_guard_benefit(void **state)
 	const double flat[] = { 100, 100, 100, 100 };
 	const double gaining[] = { 100, 125, 150, 190 };
 	const double slight[] = { 100, 101, 102, 103 };
+	/* the old name of struct bpftune_guard_params still builds */
 	struct bpftune_guard_policy p = nb_guard;
 	struct bpftune_corr cost, benefit;
 	struct bpftune_guard_input in = {

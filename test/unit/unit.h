@@ -40,7 +40,7 @@ int unit_run_neigh_table_policy(void);
 int unit_run_kit(void);
 int unit_run_refusal(void);
 int unit_run_btf_min(void);
-int unit_run_policy(void);
+int unit_run_config(void);
 int unit_run_ship(void);
 int unit_run_perf_scale(void);
 int unit_run_decision_inputs(void);

@@ -179,8 +179,8 @@ wait_restarted() {	# wait_restarted OLD_PID
 	grep -q "net.ipv6.route.max_size" /var/lib/bpftune/journal
 }
 
-@test "systemd: systemctl stop restores what the policy says" {
-	# rollback = yes (the packaged policy): every original value comes back
+@test "systemd: systemctl stop restores what the config says" {
+	# rollback = yes (the packaged config): every original value comes back
 	mkdir -p "$(dirname "$DROPIN")"
 	systemctl stop bpftune
 	[ "$(max_size "$NS")" -eq 128 ]
@@ -198,7 +198,7 @@ wait_restarted() {	# wait_restarted OLD_PID
 	systemctl start bpftune
 }
 
-@test "systemd: systemctl reload applies a changed policy, refuses an invalid one" {
+@test "systemd: systemctl reload applies a changed config, refuses an invalid one" {
 	local pid
 	pid="$(systemctl show -p MainPID --value bpftune)"
 	printf '[tunable net.ipv6.route.max_size]\nmax = 200\n' > "$DROPIN"
@@ -209,42 +209,42 @@ wait_restarted() {	# wait_restarted OLD_PID
 		sleep 0.2
 	done
 	bpftune -q config | grep -qE "^  max = 200 +; $DROPIN:2\$"
-	# now the routes: the tuner wants 400 and more, the policy says 200
+	# now the routes: the tuner wants 400 and more, the config says 200
 	[ "$(max_size "$NS")" -eq 128 ]
 	routes "$NS" add
 	lookups_until "$NS" "max_size in netns $NS .*: held at the admin's max 200 \\($DROPIN:2\\)"
 	[ "$(max_size "$NS")" -eq 200 ]
 	[ "$(systemctl show -p MainPID --value bpftune)" = "$pid" ]
-	# an invalid file: the reload fails and says where, the old policy stays
+	# an invalid file: the reload fails and says where, the old config stays
 	printf '[tunable net.ipv6.route.max_size]\nmax = 200\nmax = 300\n' > "$DROPIN"
 	run systemctl reload bpftune
 	[ "$status" -ne 0 ]
-	journalctl -u bpftune --no-pager -o cat | grep -q "invalid policy: $DROPIN:3: max set twice (first at line 2)"
+	journalctl -u bpftune --no-pager -o cat | grep -q "invalid config: $DROPIN:3: max set twice (first at line 2)"
 	[ "$(systemctl is-active bpftune)" = active ]
 	bpftune -q config | grep -qE "^  max = 200 +; $DROPIN:2\$"
 	# the daemon itself refuses it too, when signalled directly
 	kill -HUP "$pid"
 	for _ in $(seq 100); do
-		unit_log | grep -q "reload refused, the old policy stays: $DROPIN:3" && break
+		unit_log | grep -q "reload refused, the old config stays: $DROPIN:3" && break
 		sleep 0.2
 	done
-	unit_log | grep -q "reload refused, the old policy stays: $DROPIN:3"
+	unit_log | grep -q "reload refused, the old config stays: $DROPIN:3"
 	rm -f "$DROPIN"
 	systemctl reload bpftune
 }
 
-@test "systemd: an invalid policy at start-up fails the unit, visibly" {
+@test "systemd: an invalid config at start-up fails the unit, visibly" {
 	printf '[daemon]\nrate = 11\n' > "$DROPIN"
 	run systemctl restart bpftune
 	[ "$status" -ne 0 ]
 	# what the daemon printed reaches the journal, and the status, soon
 	for _ in $(seq 50); do
 		run systemctl status bpftune --no-pager -n 20
-		[[ "$output" == *"invalid policy: $DROPIN:2: rate takes a number from 0 to 4, not '11'"* ]] && break
+		[[ "$output" == *"invalid config: $DROPIN:2: rate takes a number from 0 to 4, not '11'"* ]] && break
 		sleep 0.2
 	done
 	echo "$output"
-	[[ "$output" == *"invalid policy: $DROPIN:2: rate takes a number from 0 to 4, not '11'"* ]]
+	[[ "$output" == *"invalid config: $DROPIN:2: rate takes a number from 0 to 4, not '11'"* ]]
 	[[ "$output" == *"status=78/CONFIG"* ]]
 	# no restart loop on it
 	[ "$(systemctl is-active bpftune)" = failed ]

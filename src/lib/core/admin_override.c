@@ -74,6 +74,6 @@ BPFTUNE_SKEL_GLUE(admin_override_bpf_legacy)
 
 const struct bpftune_tuner_ops bpftune_admin_override_ops =
 	BPFTUNE_OPS_INITIALIZER(BPFTUNE_KIND_CORE, admin_override_bpf,
-		.name = "sysctl",
+		.name = "admin_override",
 		.description = "admin-override detection: stops tuners whose sysctls an admin sets",
 		BPFTUNE_SCENARIOS(scenarios));

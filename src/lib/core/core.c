@@ -14,10 +14,18 @@ static const char *const core_roles[] = {
 	"admin-override detection", "netns tracking",
 };
 
+/* the names core mechanisms had before, still accepted where a name is read */
+static const char *const core_aliases[] = {
+	"sysctl",	/* admin_override's old name */
+};
+
 bool bpftune_core_named(const char *name)
 {
 	unsigned int i;
 
+	for (i = 0; i < BPFTUNE_ARRAY_SIZE(core_aliases); i++)
+		if (!strcmp(name, core_aliases[i]))
+			return true;
 	for (i = 0; i < BPFTUNE_ARRAY_SIZE(core_ops); i++)
 		if (!strcmp(name, core_ops[i]->name))
 			return true;

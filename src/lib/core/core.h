@@ -21,7 +21,10 @@ BPFTUNE_DAEMON extern const struct bpftune_tuner_ops bpftune_netns_watch_ops;
  * not tune without them.
  */
 BPFTUNE_DAEMON int bpftune_core_start(const struct bpftune_bpf_opts *opts);
-/* Is @name ("sysctl", "netns") a core mechanism?  (-a does not select them) */
+/*
+ * Is @name ("admin_override", "netns", or the old name "sysctl") a core
+ * mechanism?  (-a does not select them)
+ */
 BPFTUNE_DAEMON bool bpftune_core_named(const char *name);
 
 #endif

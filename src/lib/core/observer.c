@@ -2,7 +2,7 @@
 /*
  * The observer bus (observer.h): a list of subscribers, newest first, and
  * one publishing function per callback.  The core publishes here and never
- * calls the journal, the policy, metrics or telemetry itself.
+ * calls the journal, the config, metrics or telemetry itself.
  */
 #include "core/observer.h"
 

@@ -2,7 +2,7 @@
 /*
  * The observer bus: how the core tells the areas above it (ops, telemetry)
  * what the tuners see and do, without calling them.  The rollback
- * journal, the admin policy, metrics and telemetry subscribe; the core
+ * journal, the admin's config, metrics and telemetry subscribe; the core
  * only publishes (observer.c).  Any callback may be NULL.  Observers are
  * called newest first.
  */
@@ -44,7 +44,7 @@ struct bpftune_observer {
 	/*
 	 * Once per bpftune_tunable_set(), after the built-in cap and before
 	 * the no-op check and --observe: may hold @new within bounds of its
-	 * own, or veto the write with a negative return (the admin's policy
+	 * own, or veto the write with a negative return (the admin's config
 	 * file).  Says itself why.
 	 */
 	int (*limit)(struct bpftune_tuner *t, unsigned int tunable,

@@ -4,7 +4,7 @@
  * observe-only and the learning rate, and the summary of the changes
  * recorded by the one write path (write/tunable_set.c), printed at exit.
  * A plugin's life cycle (start, events, timer, stop) is in lifecycle.c;
- * what the journal, the admin policy, metrics and telemetry hear of goes
+ * what the journal, the admin's config, metrics and telemetry hear of goes
  * out on the observer bus (observer.c).  The table of refused writes
  * (write/refusal.c, a leaf) is emptied here when a tuner or a netns goes.
  */

@@ -62,7 +62,7 @@ unsigned int bpftune_shrink_toward(const long *cur, const long *orig,
 }
 
 /* Did the benefit window rise by p->min_gain?  Sets res's gain. */
-static bool benefit_clears(const struct bpftune_guard_policy *p,
+static bool benefit_clears(const struct bpftune_guard_params *p,
 			   const struct bpftune_corr *benefit,
 			   struct bpftune_guard_result *res)
 {
@@ -80,7 +80,7 @@ static bool benefit_clears(const struct bpftune_guard_policy *p,
 	return res->gain >= p->min_gain;
 }
 
-bool bpftune_guard_check(const struct bpftune_guard_policy *p,
+bool bpftune_guard_check(const struct bpftune_guard_params *p,
 			 const struct bpftune_guard_input *in,
 			 struct bpftune_guard_result *res)
 {
@@ -107,7 +107,7 @@ bool bpftune_guard_check(const struct bpftune_guard_policy *p,
 	return true;
 }
 
-bool bpftune_guard_trips(const struct bpftune_guard_policy *p,
+bool bpftune_guard_trips(const struct bpftune_guard_params *p,
 			 const struct bpftune_corr *w, long cur,
 			 long raised_from, long floor, unsigned int trips,
 			 unsigned int rate, struct bpftune_guard_verdict *v)

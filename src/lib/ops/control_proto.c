@@ -31,7 +31,7 @@ static const struct {
 		"the sysctl -w commands that would restore the original values", true },
 	[BPFTUNE_Q_METRICS] = { "metrics", "Prometheus text format metrics", false },
 	[BPFTUNE_Q_CONFIG] = { "config",
-		"the policy in force (bpftune.conf) and where each value came from", true },
+		"the config in force (bpftune.conf) and where each value came from", true },
 };
 
 const char *bpftune_query_name(enum bpftune_query q)

@@ -13,7 +13,7 @@
 #include "ops/control.h"
 #include "core/operate.h"
 #include "ops/metrics.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 #include "core/sysctl.h"
 
 #define VALUES_LEN	96
@@ -496,11 +496,11 @@ static int q_status(bool json, struct bpftune_buf *o)
 				bpftune_buf_printf(o, ",\"namespaced\":%s",
 						   d->flags & BPFTUNE_TUNABLE_NAMESPACED ?
 						   "true" : "false");
-				bpftune_policy_status_line(o, d->name, true);
+				bpftune_config_status_line(o, d->name, true);
 				bpftune_buf_add(o, ",\"netns\":[", 10);
 			} else {
 				bpftune_buf_printf(o, "  %s\n", d->name);
-				bpftune_policy_status_line(o, d->name, false);
+				bpftune_config_status_line(o, d->name, false);
 			}
 			/* the global value always, then each netns we changed */
 			status_one(o, json, true, t, d, 0, gv);
@@ -679,7 +679,7 @@ int bpftune_query_answer(const struct bpftune_request *req,
 	case BPFTUNE_Q_METRICS:
 		return bpftune_metrics_format(out);
 	case BPFTUNE_Q_CONFIG:
-		return bpftune_policy_format(out, req->json);
+		return bpftune_config_format(out, req->json);
 	default:
 		bpftune_buf_printf(out, BPFTUNE_CTL_ERROR_PREFIX "unknown query\n");
 		return -EINVAL;

@@ -6,7 +6,7 @@
  * (plugin_dir.c); files that decide what the daemon writes follow the same
  * trust rule (trusted_file.c, bpftune_trusted_file_read() in
  * <bpftune/libbpftune.h>).  Above the core, beside write/: used by ops
- * (hot plug, the journal's directory, the policy file) and the daemon.
+ * (hot plug, the journal's directory, the config file) and the daemon.
  */
 #ifndef BPFTUNE_PLUGIN_H
 #define BPFTUNE_PLUGIN_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Files that decide what the daemon writes (the policy, a tuner's model)
+ * Files that decide what the daemon writes (the config, a tuner's model)
  * are read only when nobody but root can have written them: the same
  * rule the plugin directory follows for code.
  */

@@ -134,7 +134,7 @@ static void md_intro(FILE *f)
 "`decision_seq` to `decisions.seq`, with what was decided (`decided`) and one\n"
 "column per input -- a training example as it is, where `decisions.inputs`\n"
 "keeps the same as text. A plugin with policies also has\n"
-"`decisions_<plugin>_admin_policy`, the policy file holding its tunables back.\n\n"
+"`decisions_<plugin>_admin_policy`, the config file holding its tunables back.\n\n"
 "What came of a decision is recorded too. A policy declares its outcome\n"
 "(`struct bpftune_outcome_desc`): its actions, a horizon and a reward over\n"
 "named inputs, and each decision it records -- applied, or not with\n"

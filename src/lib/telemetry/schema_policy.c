@@ -37,12 +37,12 @@ static const struct bpftune_col_desc admin_inputs[] = {
 	BPFTUNE_COL_LABEL("bound", "the admin's bound that held it: 'max' or 'min'"),
 	BPFTUNE_COL_LABEL("bound_value", "that bound's value(s), comma-separated"),
 	BPFTUNE_COL_LABEL("refused", "why it was refused outright: 'scope' (netns out of scope) or 'touch' (touch = no)"),
-	BPFTUNE_COL_LABEL("source", "the policy file and line that said so"),
+	BPFTUNE_COL_LABEL("source", "the config file and line that said so"),
 };
 
 const struct bpftune_policy_desc bpftune_admin_policy =
 	BPFTUNE_POLICY("admin-policy",
-		       "the policy file (bpftune.conf) held a tunable at an admin's bound or refused a change",
+		       "the config file (bpftune.conf) held a tunable at an admin's bound or refused a change",
 		       admin_inputs);
 
 static int fail(char *why, size_t len, const char *what, const char *name)

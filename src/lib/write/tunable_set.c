@@ -2,7 +2,7 @@
 /*
  * The guarded write path, bpftune_tunable_set(): the netns the event came
  * from, the tuner's state there, a writer's tunable changed behind our
- * back, the hard cap, the admin's policy (a limit observer), --observe,
+ * back, the hard cap, the admin's config (a limit observer), --observe,
  * the journal's veto (a pre_change observer), the back-off after a
  * refusal (refusal.c), the write itself and the record of the change
  * that the exit summary and netns-gone read (core/tuner.c).  Above the
@@ -237,7 +237,7 @@ int bpftune_tunable_set(struct bpftune_tuner *t, unsigned int index,
 		return -EPERM;
 	memcpy(new, values, n * sizeof(*new));
 	capped = bpftune_cap_values(d, new, n);
-	/* the admin's policy file (ops): bounds, do-not-touch, netns scope */
+	/* the admin's config file (ops): bounds, do-not-touch, netns scope */
 	err = bpftune_notify_limit(t, index, ev, scenario, cookie, old, new, n);
 	if (err)
 		return err;

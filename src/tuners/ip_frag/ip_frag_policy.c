@@ -16,7 +16,7 @@ static const char *const actions[] = {
 	[IPF_GIVEN_BACK] = "none",
 };
 
-static const struct bpftune_guard_policy flood_guard = {
+static const struct bpftune_guard_params flood_guard = {
 	.min_samples = IPF_GUARD_MIN_SAMPLES, .min_r = IPF_GUARD_MIN_R,
 	.min_rise = IPF_GUARD_MIN_RISE,
 	.hold_ms = IPF_GUARD_HOLD_MS, .hold_max_ms = IPF_GUARD_HOLD_MAX_MS,

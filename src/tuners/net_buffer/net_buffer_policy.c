@@ -23,7 +23,7 @@ static const char *const actions[] = {
 	[NBV_DONE]	 = "none",
 };
 
-static const struct bpftune_guard_policy wait_guard = {
+static const struct bpftune_guard_params wait_guard = {
 	.min_samples = NET_BUFFER_GUARD_MIN_SAMPLES,
 	.min_r = NET_BUFFER_GUARD_MIN_R,
 	.min_rise = NET_BUFFER_GUARD_MIN_RISE,

@@ -141,7 +141,7 @@ void tb_guard_feed(struct tb_guard *g, struct bpftune_corr *rtt_w,
 	g->rtt_n = g->rate_n = 0;
 }
 
-static const struct bpftune_guard_policy tb_guard_policy = {
+static const struct bpftune_guard_params tb_guard_params = {
 	.min_samples = TB_GUARD_MIN_SAMPLES,
 	.min_r = TB_GUARD_MIN_R,
 	.min_rise = TB_GUARD_MIN_RISE,
@@ -161,7 +161,7 @@ bool tb_guard_check(struct tb_guard *g, const struct bpftune_corr *rtt_w,
 		.trips = g->trips, .rate = rate,
 	};
 	struct bpftune_guard_result res;
-	bool trips = bpftune_guard_check(&tb_guard_policy, &in, &res);
+	bool trips = bpftune_guard_check(&tb_guard_params, &in, &res);
 
 	memset(v, 0, sizeof(*v));
 	v->have_fit = res.have_fit;

@@ -31,9 +31,9 @@ FUZZ_SRCS_control	:= src/lib/ops/control_proto.c
 # rollback journal records read back after a crash
 FUZZ_SRCS_journal	:= src/lib/ops/journal_record.c src/lib/core/appendf.c
 FUZZ_LIBS_journal	:= -lz
-# the policy file (/etc/bpftune/bpftune.conf and its drop-ins)
-FUZZ_SRCS_policy	:= src/lib/ops/policy_parse.c src/lib/ops/policy_eval.c
-FUZZ_LIBS_policy	:= -linih
+# the config file (/etc/bpftune/bpftune.conf and its drop-ins)
+FUZZ_SRCS_config	:= src/lib/ops/config_parse.c src/lib/ops/config_eval.c
+FUZZ_LIBS_config	:= -linih
 # /proc parsers of the tuner kit (the one family, in telemetry_proc.c)
 FUZZ_SRCS_proc		:= src/lib/core/sysctl_value.c src/lib/telemetry/telemetry_proc.c
 FUZZ_LIBS_proc		:= -lm

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The policy file (src/lib/ops/policy_parse.c, policy_eval.c): the forms
+ * The config file (src/lib/ops/config_parse.c, config_eval.c): the forms
  * operators rely on, errors with FILE:LINE, drop-ins overriding the main
  * file, bounds that hold a tuner and never widen the built-in cap, and
  * netns scope.
@@ -11,17 +11,17 @@
 #include <string.h>
 
 #include "unit.h"
-#include "ops/policy.h"
+#include "ops/config.h"
 
 static char err[512];
 
-static struct bpftune_policy *parse(const char *text)
+static struct bpftune_config *parse(const char *text)
 {
-	struct bpftune_policy *p = bpftune_policy_new();
+	struct bpftune_config *p = bpftune_config_new();
 
 	assert_non_null(p);
 	err[0] = '\0';
-	assert_int_equal(bpftune_policy_parse(p, "/etc/bpftune/bpftune.conf", text,
+	assert_int_equal(bpftune_config_parse(p, "/etc/bpftune/bpftune.conf", text,
 					      strlen(text), err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 	return p;
@@ -30,12 +30,12 @@ static struct bpftune_policy *parse(const char *text)
 /* @text (@len bytes) must be refused with @want in the message */
 static void refused_len(const char *text, size_t len, const char *want)
 {
-	struct bpftune_policy *p = bpftune_policy_new();
-	int ret = bpftune_policy_parse(p, "f.conf", text, len, err, sizeof(err));
+	struct bpftune_config *p = bpftune_config_new();
+	int ret = bpftune_config_parse(p, "f.conf", text, len, err, sizeof(err));
 
 	if (ret != -EINVAL || !strstr(err, want))
 		fail_msg("'%s': got %d '%s', wanted '%s'", text, ret, err, want);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 }
 
 static void refused(const char *text, const char *want)
@@ -46,18 +46,18 @@ static void refused(const char *text, const char *want)
 /* the forms of the issue, exactly */
 static void test_issue_forms(void **state)
 {
-	struct bpftune_policy *p = parse(
+	struct bpftune_config *p = parse(
 		"[tunable net.ipv4.tcp_rmem]\n"
 		"max = 4096 131072 16777216      ; one bound per value, never above the built-in cap\n"
 		"[tunable net.ipv4.udp_mem]\n"
 		"touch = no\n"
 		"[netns]\n"
 		"skip = blue green               ; or: only = ...; or: global-only = yes\n");
-	const struct bpftune_policy_tunable *t;
+	const struct bpftune_config_tunable *t;
 	char src[128];
 
 	(void)state;
-	t = bpftune_policy_tunable(p, "net.ipv4.tcp_rmem");
+	t = bpftune_config_tunable(p, "net.ipv4.tcp_rmem");
 	assert_non_null(t);
 	assert_true(t->has_max);
 	assert_false(t->has_min);
@@ -66,31 +66,31 @@ static void test_issue_forms(void **state)
 	assert_int_equal(t->max[0], 4096);
 	assert_int_equal(t->max[1], 131072);
 	assert_int_equal(t->max[2], 16777216);
-	assert_string_equal(bpftune_policy_src_text(p, &t->src_max, src, sizeof(src)),
+	assert_string_equal(bpftune_config_src_text(p, &t->src_max, src, sizeof(src)),
 			    "/etc/bpftune/bpftune.conf:2");
-	t = bpftune_policy_tunable(p, "net.ipv4.udp_mem");
+	t = bpftune_config_tunable(p, "net.ipv4.udp_mem");
 	assert_non_null(t);
 	assert_true(t->no_touch);
 	assert_int_equal(t->src_touch.line, 4);
-	assert_null(bpftune_policy_tunable(p, "net.ipv4.tcp_wmem"));
+	assert_null(bpftune_config_tunable(p, "net.ipv4.tcp_wmem"));
 	assert_int_equal(p->scope, BPFTUNE_SCOPE_SKIP);
 	assert_int_equal(p->num_scope_names, 2);
 	assert_string_equal(p->scope_names[0], "blue");
 	assert_string_equal(p->scope_names[1], "green");
 	assert_int_equal(p->scope_src.line, 6);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 
 	p = parse("[netns]\nonly = red\n");
 	assert_int_equal(p->scope, BPFTUNE_SCOPE_ONLY);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 	p = parse("[netns]\nglobal-only = yes\n");
 	assert_int_equal(p->scope, BPFTUNE_SCOPE_GLOBAL_ONLY);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 }
 
 static void test_daemon_settings(void **state)
 {
-	struct bpftune_policy *p = parse(
+	struct bpftune_config *p = parse(
 		"# comment\n; comment\n[daemon]\n"
 		"tuners = tcp_buffer, udp_buffer\n"
 		"collectors = sched\n"
@@ -101,22 +101,22 @@ static void test_daemon_settings(void **state)
 		"label = web tier\n");
 
 	(void)state;
-	assert_true(p->settings[BPFTUNE_PK_TUNERS].set);
-	assert_string_equal(p->settings[BPFTUNE_PK_TUNERS].value, "tcp_buffer udp_buffer");
-	assert_string_equal(p->settings[BPFTUNE_PK_COLLECTORS].value, "sched");
-	assert_string_equal(p->settings[BPFTUNE_PK_RATE].value, "2");
-	assert_int_equal(p->settings[BPFTUNE_PK_RATE].src.line, 6);
-	assert_string_equal(p->settings[BPFTUNE_PK_OBSERVE].value, "yes");
-	assert_string_equal(p->settings[BPFTUNE_PK_TELEMETRY].value, "no");
-	assert_string_equal(p->settings[BPFTUNE_PK_TELEMETRY_DIR].value, "/srv/tel");
-	assert_string_equal(p->settings[BPFTUNE_PK_LABEL].value, "web tier");
-	assert_false(p->settings[BPFTUNE_PK_ROLLBACK].set);
+	assert_true(p->settings[BPFTUNE_CK_TUNERS].set);
+	assert_string_equal(p->settings[BPFTUNE_CK_TUNERS].value, "tcp_buffer udp_buffer");
+	assert_string_equal(p->settings[BPFTUNE_CK_COLLECTORS].value, "sched");
+	assert_string_equal(p->settings[BPFTUNE_CK_RATE].value, "2");
+	assert_int_equal(p->settings[BPFTUNE_CK_RATE].src.line, 6);
+	assert_string_equal(p->settings[BPFTUNE_CK_OBSERVE].value, "yes");
+	assert_string_equal(p->settings[BPFTUNE_CK_TELEMETRY].value, "no");
+	assert_string_equal(p->settings[BPFTUNE_CK_TELEMETRY_DIR].value, "/srv/tel");
+	assert_string_equal(p->settings[BPFTUNE_CK_LABEL].value, "web tier");
+	assert_false(p->settings[BPFTUNE_CK_ROLLBACK].set);
 	/* the command line wins, and says so */
-	assert_int_equal(bpftune_policy_set_cli(p, BPFTUNE_PK_RATE, "4", err, sizeof(err)), 0);
-	assert_int_equal(p->settings[BPFTUNE_PK_RATE].src.origin, BPFTUNE_POLICY_CLI);
-	assert_int_equal(bpftune_policy_set_cli(p, BPFTUNE_PK_RATE, "5", err, sizeof(err)),
+	assert_int_equal(bpftune_config_set_cli(p, BPFTUNE_CK_RATE, "4", err, sizeof(err)), 0);
+	assert_int_equal(p->settings[BPFTUNE_CK_RATE].src.origin, BPFTUNE_CONFIG_CLI);
+	assert_int_equal(bpftune_config_set_cli(p, BPFTUNE_CK_RATE, "5", err, sizeof(err)),
 			 -EINVAL);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 }
 
 static void test_errors_say_file_and_line(void **state)
@@ -156,127 +156,127 @@ static void test_errors_say_file_and_line(void **state)
 
 static void test_dropins_override(void **state)
 {
-	struct bpftune_policy *p = parse("[daemon]\nrate = 2\n[tunable net.ipv4.tcp_rmem]\nmax = 1000000\n"
+	struct bpftune_config *p = parse("[daemon]\nrate = 2\n[tunable net.ipv4.tcp_rmem]\nmax = 1000000\n"
 					 "[netns]\nskip = blue\n");
-	const struct bpftune_policy_tunable *t;
+	const struct bpftune_config_tunable *t;
 	const char *d = "[daemon]\nrate = 1\n[tunable net.ipv4.tcp_rmem]\nmin = 4096\n"
 			"[netns]\nglobal-only = yes\n";
 	char src[128];
 
 	(void)state;
-	assert_int_equal(bpftune_policy_parse(p, "/etc/bpftune/bpftune.conf.d/10-a.conf", d,
+	assert_int_equal(bpftune_config_parse(p, "/etc/bpftune/bpftune.conf.d/10-a.conf", d,
 					      strlen(d), err, sizeof(err)), 0);
-	assert_string_equal(p->settings[BPFTUNE_PK_RATE].value, "1");
-	assert_string_equal(bpftune_policy_src_text(p, &p->settings[BPFTUNE_PK_RATE].src,
+	assert_string_equal(p->settings[BPFTUNE_CK_RATE].value, "1");
+	assert_string_equal(bpftune_config_src_text(p, &p->settings[BPFTUNE_CK_RATE].src,
 						    src, sizeof(src)),
 			    "/etc/bpftune/bpftune.conf.d/10-a.conf:2");
-	t = bpftune_policy_tunable(p, "net.ipv4.tcp_rmem");
+	t = bpftune_config_tunable(p, "net.ipv4.tcp_rmem");
 	assert_true(t->has_min && t->has_max);	/* key by key */
 	assert_int_equal(t->src_max.file, 0);
 	assert_int_equal(t->src_min.file, 1);
 	assert_int_equal(p->scope, BPFTUNE_SCOPE_GLOBAL_ONLY);
 	assert_int_equal(p->num_files, 2);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 }
 
 static void test_bounds_hold(void **state)
 {
-	struct bpftune_policy *p = parse("[tunable net.ipv4.tcp_rmem]\nmax = 4096 131072 16777216\n"
+	struct bpftune_config *p = parse("[tunable net.ipv4.tcp_rmem]\nmax = 4096 131072 16777216\n"
 					 "[tunable net.core.rmem_max]\nmin = 1000\nmax = 5000\n");
-	const struct bpftune_policy_tunable *t = bpftune_policy_tunable(p, "net.ipv4.tcp_rmem");
-	struct bpftune_policy_held h;
+	const struct bpftune_config_tunable *t = bpftune_config_tunable(p, "net.ipv4.tcp_rmem");
+	struct bpftune_config_held h;
 	long old[3] = { 4096, 131072, 8388608 }, new[3] = { 4096, 131072, 20971520 };
 	long one_old[1] = { 3000 }, one[1];
 
 	(void)state;
-	assert_true(bpftune_policy_bound(t, old, new, 3, &h));
+	assert_true(bpftune_config_bound(t, old, new, 3, &h));
 	assert_int_equal(new[2], 16777216);
 	assert_int_equal(h.held_max, 1u << 2);
 	assert_int_equal(h.held_min, 0);
 	/* within the bounds: untouched */
 	new[2] = 12000000;
-	assert_false(bpftune_policy_bound(t, old, new, 3, &h));
+	assert_false(bpftune_config_bound(t, old, new, 3, &h));
 	assert_int_equal(new[2], 12000000);
 	/* already past the bound (set by the admin): never further, may come back */
 	old[2] = 33554432;
 	new[2] = 41943040;
-	assert_true(bpftune_policy_bound(t, old, new, 3, &h));
+	assert_true(bpftune_config_bound(t, old, new, 3, &h));
 	assert_int_equal(new[2], 33554432);
 	new[2] = 25165824;
-	bpftune_policy_bound(t, old, new, 3, &h);
+	bpftune_config_bound(t, old, new, 3, &h);
 	assert_int_equal(new[2], 25165824);
 	/* a single bound applies to every value; min too */
-	t = bpftune_policy_tunable(p, "net.core.rmem_max");
+	t = bpftune_config_tunable(p, "net.core.rmem_max");
 	one[0] = 500;
-	assert_true(bpftune_policy_bound(t, one_old, one, 1, &h));
+	assert_true(bpftune_config_bound(t, one_old, one, 1, &h));
 	assert_int_equal(one[0], 1000);
 	assert_int_equal(h.held_min, 1);
 	one[0] = 9000;
-	bpftune_policy_bound(t, one_old, one, 1, &h);
+	bpftune_config_bound(t, one_old, one, 1, &h);
 	assert_int_equal(one[0], 5000);
 	/* a bound with another number of values is not applied */
 	new[0] = 1;
 	new[1] = 2;
 	new[2] = 99999999;
-	assert_false(bpftune_policy_bound(t, old, new, 3, &h) && 0);
-	t = bpftune_policy_tunable(p, "net.ipv4.tcp_rmem");
-	assert_false(bpftune_policy_bound(t, one_old, one, 1, &h));
+	assert_false(bpftune_config_bound(t, old, new, 3, &h) && 0);
+	t = bpftune_config_tunable(p, "net.ipv4.tcp_rmem");
+	assert_false(bpftune_config_bound(t, one_old, one, 1, &h));
 	assert_true(h.bad_count);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 }
 
 static void test_bounds_never_widen_cap(void **state)
 {
-	struct bpftune_policy *p = parse("[tunable net.ipv4.tcp_rmem]\nmax = 4096 131072 999999999\n"
+	struct bpftune_config *p = parse("[tunable net.ipv4.tcp_rmem]\nmax = 4096 131072 999999999\n"
 					 "[tunable a.b]\nmin = 10\nmax = 5\n"
 					 "[tunable c.d]\nmax = 1 2\n"
 					 "[tunable e.f]\nmin = 0\n");
 	char msg[256];
 
 	(void)state;
-	assert_int_equal(bpftune_policy_check_cap(&p->tunables[0], 3, 4096, 67108864,
+	assert_int_equal(bpftune_config_check_cap(&p->tunables[0], 3, 4096, 67108864,
 						  msg, sizeof(msg)), 1);
 	assert_int_equal(p->tunables[0].max[2], 67108864);
 	assert_non_null(strstr(msg, "clamped"));
-	assert_int_equal(bpftune_policy_check_cap(&p->tunables[0], 3, 4096, 67108864,
+	assert_int_equal(bpftune_config_check_cap(&p->tunables[0], 3, 4096, 67108864,
 						  msg, sizeof(msg)), 0);
-	assert_int_equal(bpftune_policy_check_cap(&p->tunables[1], 1, 0, 100, msg, sizeof(msg)),
+	assert_int_equal(bpftune_config_check_cap(&p->tunables[1], 1, 0, 100, msg, sizeof(msg)),
 			 -EINVAL);
 	assert_non_null(strstr(msg, "min 10 is above max 5"));
-	assert_int_equal(bpftune_policy_check_cap(&p->tunables[2], 3, 0, 100, msg, sizeof(msg)),
+	assert_int_equal(bpftune_config_check_cap(&p->tunables[2], 3, 0, 100, msg, sizeof(msg)),
 			 -EINVAL);
-	assert_int_equal(bpftune_policy_check_cap(&p->tunables[3], 1, 1, 100, msg, sizeof(msg)), 1);
+	assert_int_equal(bpftune_config_check_cap(&p->tunables[3], 1, 1, 100, msg, sizeof(msg)), 1);
 	assert_int_equal(p->tunables[3].min[0], 1);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 }
 
 static void test_netns_scope(void **state)
 {
-	struct bpftune_policy *p = parse("[netns]\nskip = blue green\n");
+	struct bpftune_config *p = parse("[netns]\nskip = blue green\n");
 
 	(void)state;
-	assert_true(bpftune_policy_netns_in_scope(p, "", true));
-	assert_false(bpftune_policy_netns_in_scope(p, "blue", false));
-	assert_true(bpftune_policy_netns_in_scope(p, "red", false));
-	assert_true(bpftune_policy_netns_in_scope(p, "", false));	/* unnamed */
-	bpftune_policy_free(p);
+	assert_true(bpftune_config_netns_in_scope(p, "", true));
+	assert_false(bpftune_config_netns_in_scope(p, "blue", false));
+	assert_true(bpftune_config_netns_in_scope(p, "red", false));
+	assert_true(bpftune_config_netns_in_scope(p, "", false));	/* unnamed */
+	bpftune_config_free(p);
 	p = parse("[netns]\nonly = blue global\n");
-	assert_true(bpftune_policy_netns_in_scope(p, "blue", false));
-	assert_true(bpftune_policy_netns_in_scope(p, "", true));
-	assert_false(bpftune_policy_netns_in_scope(p, "red", false));
-	assert_false(bpftune_policy_netns_in_scope(p, "", false));
-	bpftune_policy_free(p);
+	assert_true(bpftune_config_netns_in_scope(p, "blue", false));
+	assert_true(bpftune_config_netns_in_scope(p, "", true));
+	assert_false(bpftune_config_netns_in_scope(p, "red", false));
+	assert_false(bpftune_config_netns_in_scope(p, "", false));
+	bpftune_config_free(p);
 	p = parse("[netns]\nonly = blue\n");
-	assert_false(bpftune_policy_netns_in_scope(p, "", true));
-	bpftune_policy_free(p);
+	assert_false(bpftune_config_netns_in_scope(p, "", true));
+	bpftune_config_free(p);
 	p = parse("[netns]\nglobal-only = yes\n");
-	assert_true(bpftune_policy_netns_in_scope(p, "", true));
-	assert_false(bpftune_policy_netns_in_scope(p, "blue", false));
-	bpftune_policy_free(p);
+	assert_true(bpftune_config_netns_in_scope(p, "", true));
+	assert_false(bpftune_config_netns_in_scope(p, "blue", false));
+	bpftune_config_free(p);
 	p = parse("[netns]\nglobal-only = no\n");
-	assert_true(bpftune_policy_netns_in_scope(p, "blue", false));
-	bpftune_policy_free(p);
-	assert_true(bpftune_policy_netns_in_scope(NULL, "blue", false));
+	assert_true(bpftune_config_netns_in_scope(p, "blue", false));
+	bpftune_config_free(p);
+	assert_true(bpftune_config_netns_in_scope(NULL, "blue", false));
 }
 
 /* random bytes and mutated valid files: an answer, never a crash */
@@ -290,7 +290,7 @@ static void test_garbage(void **state)
 
 	(void)state;
 	for (i = 0; i < 3000; i++) {
-		struct bpftune_policy *p = bpftune_policy_new();
+		struct bpftune_config *p = bpftune_config_new();
 
 		len = sizeof(base) - 1;
 		memcpy(buf, base, len);
@@ -298,41 +298,41 @@ static void test_garbage(void **state)
 			buf[unit_rand(&seed) % len] = (char)unit_rand(&seed);
 		if (i % 3 == 0)
 			len = unit_rand(&seed) % len;
-		bpftune_policy_parse(p, "g", buf, len, err, sizeof(err));
-		bpftune_policy_free(p);
+		bpftune_config_parse(p, "g", buf, len, err, sizeof(err));
+		bpftune_config_free(p);
 	}
 }
 
 /* [strategy TUNER] model = PATH, and --strategy TUNER.KEY=VALUE over it */
 static void test_strategy(void **state)
 {
-	struct bpftune_policy *p = parse("[strategy tcp_conn]\nmodel = /etc/bpftune/cc.model\n");
-	const struct bpftune_policy_strategy *s;
+	struct bpftune_config *p = parse("[strategy tcp_conn]\nmodel = /etc/bpftune/cc.model\n");
+	const struct bpftune_config_strategy *s;
 
 	(void)state;
-	s = bpftune_policy_strategy(p, "tcp_conn", "model");
+	s = bpftune_config_strategy(p, "tcp_conn", "model");
 	assert_non_null(s);
 	assert_string_equal(s->value, "/etc/bpftune/cc.model");
 	assert_int_equal(s->src.line, 2);
-	assert_null(bpftune_policy_strategy(p, "tcp_buffer", "model"));
-	assert_int_equal(bpftune_policy_strategy_cli(p, "tcp_conn.model=/tmp/b.model", err,
+	assert_null(bpftune_config_strategy(p, "tcp_buffer", "model"));
+	assert_int_equal(bpftune_config_strategy_cli(p, "tcp_conn.model=/tmp/b.model", err,
 						     sizeof(err)), 0);
-	s = bpftune_policy_strategy(p, "tcp_conn", "model");
+	s = bpftune_config_strategy(p, "tcp_conn", "model");
 	assert_string_equal(s->value, "/tmp/b.model");
-	assert_int_equal(s->src.origin, BPFTUNE_POLICY_CLI);
+	assert_int_equal(s->src.origin, BPFTUNE_CONFIG_CLI);
 	assert_int_equal(p->num_strategies, 1);
-	assert_int_equal(bpftune_policy_strategy_cli(p, "tcp_conn=/x", err, sizeof(err)), -EINVAL);
+	assert_int_equal(bpftune_config_strategy_cli(p, "tcp_conn=/x", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "TUNER.KEY=VALUE"));
-	assert_int_equal(bpftune_policy_strategy_cli(p, "tcp_conn.model=rel", err, sizeof(err)),
+	assert_int_equal(bpftune_config_strategy_cli(p, "tcp_conn.model=rel", err, sizeof(err)),
 			 -EINVAL);
-	bpftune_policy_free(p);
+	bpftune_config_free(p);
 	refused("[strategy tcp_conn]\nmodel = cc.model\n", "f.conf:2: model takes an absolute path");
 	refused("[strategy tcp_conn]\nepsilon = 0.1\n", "unknown key 'epsilon' in [strategy tcp_conn]");
 	refused("[strategy tcp conn]\nmodel = /a\n", "bad tuner name");
 	refused("[strategy tcp_conn]\nmodel = /a\nmodel = /b\n", "f.conf:3: model set twice");
 }
 
-int unit_run_policy(void)
+int unit_run_config(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_issue_forms),
@@ -346,5 +346,5 @@ int unit_run_policy(void)
 		cmocka_unit_test(test_strategy),
 	};
 
-	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The policy file at the edges: reading the main file and its drop-ins,
+ * The config file at the edges: reading the main file and its drop-ins,
  * the settings that become command-line options, checking bounds against
  * the loaded tuners' caps, SIGHUP, and the hook in the tunable write path
  * that holds a tuner at an admin bound and says so once.
@@ -14,19 +14,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ops/policy.h"
-#include "ops/policy_daemon.h"
+#include "ops/config.h"
+#include "ops/config_daemon.h"
 #include "core/internal.h"
 #include "core/operate.h"
 #include "plugin/plugin.h"
 
-static struct bpftune_policy *current;
-static char policy_path[PATH_MAX] = BPFTUNE_POLICY_DEFAULT;
+static struct bpftune_config *current;
+static char config_path[PATH_MAX] = BPFTUNE_CONFIG_DEFAULT;
 static bool path_given;		/* --config: the file must exist */
 /* what the command line set: wins over every file, reload included */
-static struct bpftune_policy_setting cli[BPFTUNE_PK_MAX];
+static struct bpftune_config_setting cli[BPFTUNE_CK_MAX];
 /* --strategy TUNER.KEY=VALUE, in order: over every file too */
-static char *cli_strategy[BPFTUNE_POLICY_MAX_STRATEGY];
+static char *cli_strategy[BPFTUNE_CONFIG_MAX_STRATEGY];
 static unsigned int num_cli_strategy;
 
 /* ---- reading --------------------------------------------------------------- */
@@ -40,14 +40,14 @@ static void prefix_path(const char *path, char *err, size_t err_len)
 	snprintf(err, err_len, "%s: %s", path, why);
 }
 
-static int parse_file(struct bpftune_policy *p, const char *path, bool must,
+static int parse_file(struct bpftune_config *p, const char *path, bool must,
 		      char *err, size_t err_len)
 {
 	char *text = NULL;
 	size_t len = 0;
 	int ret;
 
-	ret = bpftune_trusted_file_read(path, BPFTUNE_POLICY_MAX_SIZE, &text, &len,
+	ret = bpftune_trusted_file_read(path, BPFTUNE_CONFIG_MAX_SIZE, &text, &len,
 					err, err_len);
 	if (ret == -ENOENT && !must)
 		return 0;
@@ -55,7 +55,7 @@ static int parse_file(struct bpftune_policy *p, const char *path, bool must,
 		prefix_path(path, err, err_len);
 		return ret;
 	}
-	ret = bpftune_policy_parse(p, path, text, len, err, err_len);
+	ret = bpftune_config_parse(p, path, text, len, err, err_len);
 	free(text);
 	return ret;
 }
@@ -68,10 +68,10 @@ static int dropin_filter(const struct dirent *d)
 }
 
 /* PATH, then PATH.d/ *.conf in name order */
-static int load(const char *path, bool must, struct bpftune_policy **out,
+static int load(const char *path, bool must, struct bpftune_config **out,
 		char *err, size_t err_len)
 {
-	struct bpftune_policy *p = bpftune_policy_new();
+	struct bpftune_config *p = bpftune_config_new();
 	struct dirent **ents = NULL;
 	char dir[PATH_MAX + 8], file[PATH_MAX + 264];
 	int i, n, ret;
@@ -94,13 +94,13 @@ static int load(const char *path, bool must, struct bpftune_policy **out,
 		snprintf(err, err_len, "%s: %s", dir, strerror(errno));
 		ret = -errno;
 	}
-	for (i = 0; !ret && i < BPFTUNE_PK_MAX; i++)
+	for (i = 0; !ret && i < BPFTUNE_CK_MAX; i++)
 		if (cli[i].set)
 			p->settings[i] = cli[i];
 	for (i = 0; !ret && i < (int)num_cli_strategy; i++)
-		ret = bpftune_policy_strategy_cli(p, cli_strategy[i], err, err_len);
+		ret = bpftune_config_strategy_cli(p, cli_strategy[i], err, err_len);
 	if (ret) {
-		bpftune_policy_free(p);
+		bpftune_config_free(p);
 		return ret;
 	}
 	*out = p;
@@ -109,29 +109,29 @@ static int load(const char *path, bool must, struct bpftune_policy **out,
 
 /* ---- start-up ---------------------------------------------------------------- */
 
-int bpftune_policy_cli(const char *option, const char *arg)
+int bpftune_config_cli(const char *option, const char *arg)
 {
-	const struct bpftune_policy_keydesc *k;
-	struct bpftune_policy_setting *s;
+	const struct bpftune_config_keydesc *k;
+	struct bpftune_config_setting *s;
 	char opt[80];
 	size_t len;
 	int i;
 
 	snprintf(opt, sizeof(opt), "--%s", option ? option : "");
 	if (!strcmp(opt, "--strategy") && arg) {
-		if (num_cli_strategy < BPFTUNE_POLICY_MAX_STRATEGY)
+		if (num_cli_strategy < BPFTUNE_CONFIG_MAX_STRATEGY)
 			cli_strategy[num_cli_strategy++] = strdup(arg);
 		return 1;
 	}
-	for (i = 0; i < BPFTUNE_PK_MAX; i++) {
-		k = bpftune_policy_key(i);
+	for (i = 0; i < BPFTUNE_CK_MAX; i++) {
+		k = bpftune_config_key(i);
 		if (!k->option || strcmp(k->option, opt))
 			continue;
 		s = &cli[i];
-		s->src.origin = BPFTUNE_POLICY_CLI;
-		if (k->type == BPFTUNE_PT_BOOL) {
+		s->src.origin = BPFTUNE_CONFIG_CLI;
+		if (k->type == BPFTUNE_CT_BOOL) {
 			snprintf(s->value, sizeof(s->value), "%s", k->negate ? "no" : "yes");
-		} else if (k->type == BPFTUNE_PT_NAMES && s->set) {
+		} else if (k->type == BPFTUNE_CT_NAMES && s->set) {
 			len = strlen(s->value);
 			snprintf(s->value + len, sizeof(s->value) - len, " %s", arg);
 		} else {
@@ -158,29 +158,29 @@ static int add_arg(char ***argv, int *argc, const char *s)
 }
 
 /* The file's [daemon] settings as command-line options, for parse_args(). */
-static int settings_argv(const struct bpftune_policy *p, int *argc, char ***argv)
+static int settings_argv(const struct bpftune_config *p, int *argc, char ***argv)
 {
-	char names[BPFTUNE_POLICY_MAX_NAMES][BPFTUNE_POLICY_NAME_LEN];
+	char names[BPFTUNE_CONFIG_MAX_NAMES][BPFTUNE_CONFIG_NAME_LEN];
 	unsigned int i, j, n;
 	int err = add_arg(argv, argc, "bpftune");
 
-	for (i = 0; !err && i < BPFTUNE_PK_MAX; i++) {
-		const struct bpftune_policy_keydesc *k = bpftune_policy_key(i);
-		const struct bpftune_policy_setting *s = &p->settings[i];
+	for (i = 0; !err && i < BPFTUNE_CK_MAX; i++) {
+		const struct bpftune_config_keydesc *k = bpftune_config_key(i);
+		const struct bpftune_config_setting *s = &p->settings[i];
 
-		if (!s->set || s->src.origin != BPFTUNE_POLICY_FILE || !k->option)
+		if (!s->set || s->src.origin != BPFTUNE_CONFIG_FILE || !k->option)
 			continue;
-		if (k->type == BPFTUNE_PT_BOOL) {
-			if (bpftune_policy_yes(s->value) != k->negate)
+		if (k->type == BPFTUNE_CT_BOOL) {
+			if (bpftune_config_yes(s->value) != k->negate)
 				err = add_arg(argv, argc, k->option);
 			continue;
 		}
-		if (k->type != BPFTUNE_PT_NAMES) {
+		if (k->type != BPFTUNE_CT_NAMES) {
 			err = add_arg(argv, argc, k->option);
 			err = err ?: add_arg(argv, argc, s->value);
 			continue;
 		}
-		n = bpftune_policy_names(s->value, names, BPFTUNE_POLICY_MAX_NAMES);
+		n = bpftune_config_names(s->value, names, BPFTUNE_CONFIG_MAX_NAMES);
 		for (j = 0; !err && j < n; j++) {
 			err = add_arg(argv, argc, k->option);
 			err = err ?: add_arg(argv, argc, names[j]);
@@ -189,7 +189,7 @@ static int settings_argv(const struct bpftune_policy *p, int *argc, char ***argv
 	return err;
 }
 
-void bpftune_policy_argv_free(int argc, char **argv)
+void bpftune_config_argv_free(int argc, char **argv)
 {
 	int i;
 
@@ -198,23 +198,23 @@ void bpftune_policy_argv_free(int argc, char **argv)
 	free(argv);
 }
 
-int bpftune_policy_start(const char *path, int *argc, char ***argv)
+int bpftune_config_start(const char *path, int *argc, char ***argv)
 {
 	char err[2 * PATH_MAX];
 	int ret;
 
 	if (path) {
-		snprintf(policy_path, sizeof(policy_path), "%s", path);
+		snprintf(config_path, sizeof(config_path), "%s", path);
 		path_given = true;
 	}
 	*argc = 0;
 	*argv = NULL;
-	bpftune_policy_hook_start();
-	ret = load(policy_path, path_given, &current, err, sizeof(err));
+	bpftune_config_hook_start();
+	ret = load(config_path, path_given, &current, err, sizeof(err));
 	if (!ret)
 		ret = settings_argv(current, argc, argv);
 	if (ret) {
-		fprintf(stderr, "bpftune: invalid policy: %s\n", err);
+		fprintf(stderr, "bpftune: invalid config: %s\n", err);
 		return ret;
 	}
 	return 0;
@@ -222,14 +222,14 @@ int bpftune_policy_start(const char *path, int *argc, char ***argv)
 
 /* ---- bounds against the loaded tuners' caps ------------------------------------ */
 
-static int resolve(struct bpftune_policy *p, bool quiet, char *err, size_t err_len)
+static int resolve(struct bpftune_config *p, bool quiet, char *err, size_t err_len)
 {
 	unsigned int i, id, j;
 	char msg[320];
 	int ret;
 
 	for (i = 0; i < p->num_tunables; i++) {
-		struct bpftune_policy_tunable *pt = &p->tunables[i];
+		struct bpftune_config_tunable *pt = &p->tunables[i];
 		const struct bpftune_tuner *t;
 		bool managed = false;
 
@@ -242,28 +242,28 @@ static int resolve(struct bpftune_policy *p, bool quiet, char *err, size_t err_l
 				if (strcmp(d->name, pt->name))
 					continue;
 				managed = true;
-				ret = bpftune_policy_check_cap(pt, d->num_values, d->min,
+				ret = bpftune_config_check_cap(pt, d->num_values, d->min,
 							       d->max, msg, sizeof(msg));
 				if (ret < 0) {
 					char src[PATH_MAX + 16];
 
-					bpftune_policy_src_text(p, pt->has_max ? &pt->src_max :
+					bpftune_config_src_text(p, pt->has_max ? &pt->src_max :
 								&pt->src_min, src, sizeof(src));
 					snprintf(err, err_len, "%s: %s", src, msg);
 					return ret;
 				}
 				if (ret && !quiet)
-					bpftune_log(LOG_WARNING, "policy: %s", msg);
+					bpftune_log(LOG_WARNING, "config: %s", msg);
 			}
 		}
 		if (!managed && !quiet)
-			bpftune_log(LOG_NOTICE, "policy: [tunable %s]: no loaded tuner manages it",
+			bpftune_log(LOG_NOTICE, "config: [tunable %s]: no loaded tuner manages it",
 				    pt->name);
 	}
 	return 0;
 }
 
-static void log_summary(const struct bpftune_policy *p, const char *what)
+static void log_summary(const struct bpftune_config *p, const char *what)
 {
 	char files[512] = "";
 	size_t off = 0;
@@ -272,15 +272,15 @@ static void log_summary(const struct bpftune_policy *p, const char *what)
 	for (i = 0; i < p->num_files && off < sizeof(files); i++)
 		off += snprintf(files + off, sizeof(files) - off, "%s%s", i ? ", " : "",
 				p->files[i]);
-	bpftune_log(LOG_NOTICE, "policy %s: %s; %u tunable%s bounded, netns scope %s",
-		    what, p->num_files ? files : "no policy file", p->num_tunables,
+	bpftune_log(LOG_NOTICE, "config %s: %s; %u tunable%s bounded, netns scope %s",
+		    what, p->num_files ? files : "no config file", p->num_tunables,
 		    p->num_tunables == 1 ? "" : "s",
 		    p->scope == BPFTUNE_SCOPE_SKIP ? "all but the listed" :
 		    p->scope == BPFTUNE_SCOPE_ONLY ? "only the listed" :
 		    p->scope == BPFTUNE_SCOPE_GLOBAL_ONLY ? "initial netns only" : "all");
 }
 
-int bpftune_policy_resolve(void)
+int bpftune_config_resolve(void)
 {
 	char err[2 * PATH_MAX];
 	int ret;
@@ -289,8 +289,8 @@ int bpftune_policy_resolve(void)
 		return 0;
 	ret = resolve(current, false, err, sizeof(err));
 	if (ret) {
-		bpftune_log(LOG_ERR, "invalid policy: %s", err);
-		fprintf(stderr, "bpftune: invalid policy: %s\n", err);
+		bpftune_log(LOG_ERR, "invalid config: %s", err);
+		fprintf(stderr, "bpftune: invalid config: %s\n", err);
 		return ret;
 	}
 	log_summary(current, "in force");
@@ -310,83 +310,83 @@ static void add_plugin(const char *file, const struct bpftune_tuner_ops *ops,
 	}
 }
 
-int bpftune_policy_check_config(const char *libdir, const struct bpftune_allow *allow)
+int bpftune_config_check(const char *libdir, const struct bpftune_allow *allow)
 {
 	int ret;
 
 	if (bpftune_plugin_dir_scan(libdir, allow, add_plugin, NULL)) {
 		printf("%s: valid; bounds not checked against the tuners' caps: cannot read the plugins in %s\n",
-		       policy_path, libdir);
+		       config_path, libdir);
 		return 0;
 	}
-	ret = bpftune_policy_resolve();
+	ret = bpftune_config_resolve();
 	bpftune_tuners_fini();
 	if (!ret)
-		printf("%s: valid\n", policy_path);
+		printf("%s: valid\n", config_path);
 	return ret;
 }
 
 /* ---- SIGHUP ---------------------------------------------------------------------- */
 
 /* the settings the daemon started with: most take effect only then */
-static struct bpftune_policy_setting started[BPFTUNE_PK_MAX];
+static struct bpftune_config_setting started[BPFTUNE_CK_MAX];
 static bool have_started;
 
-const struct bpftune_policy *bpftune_policy_current(void)
+const struct bpftune_config *bpftune_config_current(void)
 {
 	return current;
 }
 
-const struct bpftune_policy_setting *bpftune_policy_started(enum bpftune_policy_key k)
+const struct bpftune_config_setting *bpftune_config_started(enum bpftune_config_key k)
 {
-	return have_started && k < BPFTUNE_PK_MAX ? &started[k] : NULL;
+	return have_started && k < BPFTUNE_CK_MAX ? &started[k] : NULL;
 }
 
-const char *bpftune_policy_path(bool *given)
+const char *bpftune_config_path(bool *given)
 {
 	if (given)
 		*given = path_given;
-	return policy_path;
+	return config_path;
 }
 
-void bpftune_policy_running(void)
+void bpftune_config_running(void)
 {
 	if (current)
 		memcpy(started, current->settings, sizeof(started));
 	have_started = true;
 }
 
-static bool same_setting(const struct bpftune_policy_setting *a,
-			 const struct bpftune_policy_setting *b)
+static bool same_setting(const struct bpftune_config_setting *a,
+			 const struct bpftune_config_setting *b)
 {
 	return a->set == b->set && (!a->set || !strcmp(a->value, b->value));
 }
 
-/* what a new policy changes in [daemon]: applied if live, else noted */
-static void apply_settings(const struct bpftune_policy *p)
+/* what a new config changes in [daemon]: applied if live, else noted */
+static void apply_settings(const struct bpftune_config *p)
 {
 	char src[PATH_MAX + 16];
 	unsigned int i;
 
-	for (i = 0; i < BPFTUNE_PK_MAX; i++) {
-		const struct bpftune_policy_keydesc *k = bpftune_policy_key(i);
-		const struct bpftune_policy_setting *s = &p->settings[i];
+	for (i = 0; i < BPFTUNE_CK_MAX; i++) {
+		const struct bpftune_config_keydesc *k = bpftune_config_key(i);
+		const struct bpftune_config_setting *s = &p->settings[i];
 
 		if (same_setting(s, &started[i]) &&
 		    (!current || same_setting(s, &current->settings[i])))
 			continue;
-		bpftune_policy_src_text(p, &s->src, src, sizeof(src));
-		if (i == BPFTUNE_PK_OBSERVE) {
-			bool on = s->set && bpftune_policy_yes(s->value);
+		bpftune_config_src_text(p, &s->src, src, sizeof(src));
+		if (i == BPFTUNE_CK_OBSERVE) {
+			bool on = s->set && bpftune_config_yes(s->value);
 
 			if (on != bpftune_observe_only())
-				bpftune_log(LOG_NOTICE, "policy: observe = %s (%s): %s",
+				bpftune_log(LOG_NOTICE, "config: observe = %s (%s): %s",
 					    on ? "yes" : "no", s->set ? src : "default",
 					    on ? "tuners decide and are recorded; no tunable is written" :
 					    "tunables are written again");
 			bpftune_set_observe_only(on);
 		} else if (!current || !same_setting(s, &current->settings[i])) {
-			bpftune_log(LOG_NOTICE, "policy: [daemon] %s %s%s (%s): takes effect at the next start",
+			bpftune_log(LOG_NOTICE, "config: [daemon] %s %s%s (%s): takes effect at the next start",
 				    k->key, s->set ? "= " : "unset", s->set ? s->value : "",
 				    s->set ? src : "default");
 		}
@@ -408,47 +408,47 @@ static void tuners_reload(void)
 
 const char *bpftune_strategy_setting(const struct bpftune_tuner *t, const char *key)
 {
-	const struct bpftune_policy_strategy *s;
+	const struct bpftune_config_strategy *s;
 
 	if (!t || !key || !current)
 		return NULL;
-	s = bpftune_policy_strategy(current, t->ops->name, key);
+	s = bpftune_config_strategy(current, t->ops->name, key);
 	return s ? s->value : NULL;
 }
 
-int bpftune_policy_reload(void)
+int bpftune_config_reload(void)
 {
-	struct bpftune_policy *p;
+	struct bpftune_config *p;
 	char err[2 * PATH_MAX];
 	int ret;
 
-	bpftune_log(LOG_INFO, "policy: re-reading %s", policy_path);
-	ret = load(policy_path, path_given, &p, err, sizeof(err));
+	bpftune_log(LOG_INFO, "config: re-reading %s", config_path);
+	ret = load(config_path, path_given, &p, err, sizeof(err));
 	if (!ret) {
 		ret = resolve(p, true, err, sizeof(err));
 		if (ret)
-			bpftune_policy_free(p);
+			bpftune_config_free(p);
 	}
 	if (ret) {
-		bpftune_log(LOG_ERR, "policy: reload refused, the old policy stays: %s", err);
+		bpftune_log(LOG_ERR, "config: reload refused, the old config stays: %s", err);
 		return ret;
 	}
 	apply_settings(p);
 	resolve(p, false, err, sizeof(err));
-	bpftune_policy_free(current);
+	bpftune_config_free(current);
 	current = p;
-	bpftune_policy_hook_reset();
+	bpftune_config_hook_reset();
 	log_summary(p, "reloaded");
 	tuners_reload();
 	return 0;
 }
 
-void bpftune_policy_fini(void)
+void bpftune_config_fini(void)
 {
 	while (num_cli_strategy)
 		free(cli_strategy[--num_cli_strategy]);
-	bpftune_policy_free(current);
+	bpftune_config_free(current);
 	current = NULL;
-	bpftune_policy_hook_reset();
-	bpftune_policy_hook_stop();
+	bpftune_config_hook_reset();
+	bpftune_config_hook_stop();
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpftune -q config: the policy in force and where each value came from
+ * bpftune -q config: the config in force and where each value came from
  * (a file and line, the command line, or the default), as text or JSON;
- * and the policy line of each bounded tunable in bpftune -q status.
+ * and the config line of each bounded tunable in bpftune -q status.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ops/control.h"
-#include "ops/policy_daemon.h"
+#include "ops/config_daemon.h"
 
 static const char *scope_name(enum bpftune_netns_scope s)
 {
@@ -26,26 +26,26 @@ static const char *scope_name(enum bpftune_netns_scope s)
 }
 
 /* a setting changed by a reload that only a restart applies */
-static bool restart_needed(enum bpftune_policy_key k,
-			   const struct bpftune_policy_setting *s)
+static bool restart_needed(enum bpftune_config_key k,
+			   const struct bpftune_config_setting *s)
 {
-	const struct bpftune_policy_setting *st = bpftune_policy_started(k);
+	const struct bpftune_config_setting *st = bpftune_config_started(k);
 
-	if (!st || bpftune_policy_key(k)->live)
+	if (!st || bpftune_config_key(k)->live)
 		return false;
 	return st->set != s->set || (s->set && strcmp(st->value, s->value));
 }
 
 static void setting(struct bpftune_buf *o, bool json, bool first,
-		    const struct bpftune_policy *p, enum bpftune_policy_key k)
+		    const struct bpftune_config *p, enum bpftune_config_key k)
 {
-	const struct bpftune_policy_keydesc *kd = bpftune_policy_key(k);
-	const struct bpftune_policy_setting *s = &p->settings[k];
-	const struct bpftune_policy_setting *st = bpftune_policy_started(k);
-	char src[PATH_MAX + 16], line[BPFTUNE_POLICY_VALUE_LEN + 80];
+	const struct bpftune_config_keydesc *kd = bpftune_config_key(k);
+	const struct bpftune_config_setting *s = &p->settings[k];
+	const struct bpftune_config_setting *st = bpftune_config_started(k);
+	char src[PATH_MAX + 16], line[BPFTUNE_CONFIG_VALUE_LEN + 80];
 	bool restart = restart_needed(k, s);
 
-	bpftune_policy_src_text(p, &s->src, src, sizeof(src));
+	bpftune_config_src_text(p, &s->src, src, sizeof(src));
 	if (json) {
 		bpftune_buf_printf(o, "%s{\"key\":", first ? "" : ",");
 		bpftune_buf_json_str(o, kd->key);
@@ -65,13 +65,13 @@ static void setting(struct bpftune_buf *o, bool json, bool first,
 	bpftune_buf_add(o, "\n", 1);
 }
 
-static void netns_scope(struct bpftune_buf *o, bool json, const struct bpftune_policy *p)
+static void netns_scope(struct bpftune_buf *o, bool json, const struct bpftune_config *p)
 {
-	char src[PATH_MAX + 16], names[BPFTUNE_POLICY_MAX_NAMES * BPFTUNE_POLICY_NAME_LEN];
+	char src[PATH_MAX + 16], names[BPFTUNE_CONFIG_MAX_NAMES * BPFTUNE_CONFIG_NAME_LEN];
 	size_t off = 0;
 	unsigned int i;
 
-	bpftune_policy_src_text(p, &p->scope_src, src, sizeof(src));
+	bpftune_config_src_text(p, &p->scope_src, src, sizeof(src));
 	if (json) {
 		bpftune_buf_printf(o, "\"netns\":{\"scope\":\"%s\",\"names\":[", scope_name(p->scope));
 		for (i = 0; i < p->num_scope_names; i++) {
@@ -98,11 +98,11 @@ static void netns_scope(struct bpftune_buf *o, bool json, const struct bpftune_p
 }
 
 static void tunable(struct bpftune_buf *o, bool json, bool first,
-		    const struct bpftune_policy *p,
-		    const struct bpftune_policy_tunable *pt)
+		    const struct bpftune_config *p,
+		    const struct bpftune_config_tunable *pt)
 {
 	char src[PATH_MAX + 16], v[96], line[160];
-	unsigned long refused, held = bpftune_policy_counts(pt->name, &refused);
+	unsigned long refused, held = bpftune_config_counts(pt->name, &refused);
 
 	if (json) {
 		bpftune_buf_printf(o, "%s{\"name\":", first ? "" : ",");
@@ -110,19 +110,19 @@ static void tunable(struct bpftune_buf *o, bool json, bool first,
 		bpftune_buf_printf(o, ",\"touch\":%s", pt->no_touch ? "false" : "true");
 		if (pt->src_touch.origin) {
 			bpftune_buf_add(o, ",\"touch_source\":", 16);
-			bpftune_buf_json_str(o, bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src)));
+			bpftune_buf_json_str(o, bpftune_config_src_text(p, &pt->src_touch, src, sizeof(src)));
 		}
 		if (pt->has_min) {
 			bpftune_buf_add(o, ",\"min\":", 7);
 			bpftune_buf_json_values(o, pt->min, pt->num_min);
 			bpftune_buf_add(o, ",\"min_source\":", 14);
-			bpftune_buf_json_str(o, bpftune_policy_src_text(p, &pt->src_min, src, sizeof(src)));
+			bpftune_buf_json_str(o, bpftune_config_src_text(p, &pt->src_min, src, sizeof(src)));
 		}
 		if (pt->has_max) {
 			bpftune_buf_add(o, ",\"max\":", 7);
 			bpftune_buf_json_values(o, pt->max, pt->num_max);
 			bpftune_buf_add(o, ",\"max_source\":", 14);
-			bpftune_buf_json_str(o, bpftune_policy_src_text(p, &pt->src_max, src, sizeof(src)));
+			bpftune_buf_json_str(o, bpftune_config_src_text(p, &pt->src_max, src, sizeof(src)));
 		}
 		bpftune_buf_printf(o, ",\"held\":%lu,\"refused\":%lu}", held, refused);
 		return;
@@ -130,36 +130,36 @@ static void tunable(struct bpftune_buf *o, bool json, bool first,
 	bpftune_buf_printf(o, "[tunable %s]\n", pt->name);
 	if (pt->src_touch.origin)
 		bpftune_buf_printf(o, "  %-44s ; %s\n", pt->no_touch ? "touch = no" : "touch = yes",
-				   bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src)));
+				   bpftune_config_src_text(p, &pt->src_touch, src, sizeof(src)));
 	if (pt->has_min) {
 		bpftune_values_text(pt->min, pt->num_min, " ", v, sizeof(v));
 		snprintf(line, sizeof(line), "min = %s", v);
 		bpftune_buf_printf(o, "  %-44s ; %s\n", line,
-				   bpftune_policy_src_text(p, &pt->src_min, src, sizeof(src)));
+				   bpftune_config_src_text(p, &pt->src_min, src, sizeof(src)));
 	}
 	if (pt->has_max) {
 		bpftune_values_text(pt->max, pt->num_max, " ", v, sizeof(v));
 		snprintf(line, sizeof(line), "max = %s", v);
 		bpftune_buf_printf(o, "  %-44s ; %s\n", line,
-				   bpftune_policy_src_text(p, &pt->src_max, src, sizeof(src)));
+				   bpftune_config_src_text(p, &pt->src_max, src, sizeof(src)));
 	}
 	if (held || refused)
-		bpftune_buf_printf(o, "  ; since the policy was loaded: %lu write%s held at a bound, %lu refused\n",
+		bpftune_buf_printf(o, "  ; since the config was loaded: %lu write%s held at a bound, %lu refused\n",
 				   held, held == 1 ? "" : "s", refused);
 }
 
 /* [strategy TUNER] settings: KEY = VALUE and where from */
-static void strategies(struct bpftune_buf *o, bool json, const struct bpftune_policy *p)
+static void strategies(struct bpftune_buf *o, bool json, const struct bpftune_config *p)
 {
-	char src[PATH_MAX + 16], line[BPFTUNE_POLICY_VALUE_LEN + 80];
+	char src[PATH_MAX + 16], line[BPFTUNE_CONFIG_VALUE_LEN + 80];
 	unsigned int i;
 
 	if (json)
 		bpftune_buf_add(o, ",\"strategies\":[", 15);
 	for (i = 0; i < p->num_strategies; i++) {
-		const struct bpftune_policy_strategy *s = &p->strategies[i];
+		const struct bpftune_config_strategy *s = &p->strategies[i];
 
-		bpftune_policy_src_text(p, &s->src, src, sizeof(src));
+		bpftune_config_src_text(p, &s->src, src, sizeof(src));
 		if (json) {
 			bpftune_buf_add(o, i ? ",{\"tuner\":" : "{\"tuner\":", i ? 10 : 9);
 			bpftune_buf_json_str(o, s->tuner);
@@ -179,15 +179,15 @@ static void strategies(struct bpftune_buf *o, bool json, const struct bpftune_po
 		bpftune_buf_add(o, "]", 1);
 }
 
-int bpftune_policy_format(struct bpftune_buf *o, bool json)
+int bpftune_config_format(struct bpftune_buf *o, bool json)
 {
-	const struct bpftune_policy *p = bpftune_policy_current();
+	const struct bpftune_config *p = bpftune_config_current();
 	bool given;
-	const char *path = bpftune_policy_path(&given);
+	const char *path = bpftune_config_path(&given);
 	unsigned int i;
 
 	if (!p) {
-		bpftune_buf_printf(o, BPFTUNE_CTL_ERROR_PREFIX "no policy loaded\n");
+		bpftune_buf_printf(o, BPFTUNE_CTL_ERROR_PREFIX "no config loaded\n");
 		return -1;
 	}
 	if (json) {
@@ -200,20 +200,20 @@ int bpftune_policy_format(struct bpftune_buf *o, bool json)
 		}
 		bpftune_buf_add(o, "],\"daemon\":[", 12);
 	} else {
-		bpftune_buf_printf(o, "; policy %s%s; files read, in order:%s\n", path,
+		bpftune_buf_printf(o, "; config %s%s; files read, in order:%s\n", path,
 				   given ? " (--config)" : "", p->num_files ? "" : " none");
 		for (i = 0; i < p->num_files; i++)
 			bpftune_buf_printf(o, ";   %s\n", p->files[i]);
 		bpftune_buf_printf(o, "[daemon]\n");
 	}
-	for (i = 0; i < BPFTUNE_PK_MAX; i++)
+	for (i = 0; i < BPFTUNE_CK_MAX; i++)
 		setting(o, json, !i, p, i);
 	if (json)
 		bpftune_buf_add(o, "],", 2);
 	netns_scope(o, json, p);
 	if (json)
 		bpftune_buf_printf(o, ",\"out_of_scope\":%lu,\"tunables\":[",
-				   bpftune_policy_out_of_scope());
+				   bpftune_config_out_of_scope());
 	for (i = 0; i < p->num_tunables; i++)
 		tunable(o, json, !i, p, &p->tunables[i]);
 	if (json)
@@ -226,34 +226,37 @@ int bpftune_policy_format(struct bpftune_buf *o, bool json)
 	return 0;
 }
 
-void bpftune_policy_status_line(struct bpftune_buf *o, const char *name, bool json)
+void bpftune_config_status_line(struct bpftune_buf *o, const char *name, bool json)
 {
-	const struct bpftune_policy *p = bpftune_policy_current();
-	const struct bpftune_policy_tunable *pt = bpftune_policy_tunable(p, name);
+	const struct bpftune_config *p = bpftune_config_current();
+	const struct bpftune_config_tunable *pt = bpftune_config_tunable(p, name);
 	char src[PATH_MAX + 16], v[96];
 	unsigned long refused, held;
 
 	if (!pt)
 		return;
-	held = bpftune_policy_counts(name, &refused);
+	held = bpftune_config_counts(name, &refused);
 	if (json) {
+		bpftune_buf_add(o, ",\"config\":", 10);
+		tunable(o, true, true, p, pt);
+		/* its old name, kept for existing readers (bpftune.conf(5)) */
 		bpftune_buf_add(o, ",\"policy\":", 10);
 		tunable(o, true, true, p, pt);
 		return;
 	}
-	bpftune_buf_printf(o, "    admin policy:");
+	bpftune_buf_printf(o, "    admin config:");
 	if (pt->no_touch)
 		bpftune_buf_printf(o, " touch = no (%s)",
-				   bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src)));
+				   bpftune_config_src_text(p, &pt->src_touch, src, sizeof(src)));
 	if (pt->has_min) {
 		bpftune_values_text(pt->min, pt->num_min, " ", v, sizeof(v));
 		bpftune_buf_printf(o, " min %s (%s)", v,
-				   bpftune_policy_src_text(p, &pt->src_min, src, sizeof(src)));
+				   bpftune_config_src_text(p, &pt->src_min, src, sizeof(src)));
 	}
 	if (pt->has_max) {
 		bpftune_values_text(pt->max, pt->num_max, " ", v, sizeof(v));
 		bpftune_buf_printf(o, " max %s (%s)", v,
-				   bpftune_policy_src_text(p, &pt->src_max, src, sizeof(src)));
+				   bpftune_config_src_text(p, &pt->src_max, src, sizeof(src)));
 	}
 	bpftune_buf_printf(o, "; %lu write%s held at a bound, %lu refused\n", held,
 			   held == 1 ? "" : "s", refused);

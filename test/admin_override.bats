@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bats file_tags=kernel
-# Admin-override detection (the core mechanism "sysctl", always on): an
+# Admin-override detection (the core mechanism admin_override, always on): an
 # admin's write to a managed sysctl stops the tuner that manages it, in
 # that netns, or everywhere for the global netns.
 
@@ -58,7 +58,7 @@ teardown() {
 	# the sample tuner's program is no longer attached
 	! grep -q "called listen" "$LOG"
 	[ "$(tuner_events sample)" -eq 0 ]
-	grep -q "core sysctl started" "$LOG"
+	grep -q "core admin_override started" "$LOG"
 }
 
 @test "writes to sysctls no tuner manages change nothing" {

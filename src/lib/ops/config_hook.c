@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The policy in the tunable write path: an observer whose limit() the
+ * The config in the tunable write path: an observer whose limit() the
  * core's bpftune_tunable_set() calls through the bus once per write.  A write to a tunable the admin
  * said not to touch, or in a netns out of scope, is refused; a value past
  * an admin bound is held at it.  Each is said once per tunable, netns and
- * kind (log line and decision row) until the policy is reloaded, and
+ * kind (log line and decision row) until the config is reloaded, and
  * counted for bpftune -q status.
  */
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "ops/control.h"
-#include "ops/policy.h"
-#include "ops/policy_daemon.h"
+#include "ops/config.h"
+#include "ops/config_daemon.h"
 #include "core/internal.h"
 #include "core/observer.h"
 #include "core/operate.h"
@@ -24,18 +24,18 @@
 enum said_kind { SAID_SCOPE, SAID_NO_TOUCH, SAID_HELD, SAID_BAD_COUNT };
 
 struct said {
-	char name[BPFTUNE_POLICY_TUNABLE_LEN];
+	char name[BPFTUNE_CONFIG_TUNABLE_LEN];
 	uint64_t cookie;
 	enum said_kind kind;
 };
 
 static struct said *said;
 static unsigned int num_said;
-static unsigned long held[BPFTUNE_POLICY_MAX_TUNABLES];
-static unsigned long refused[BPFTUNE_POLICY_MAX_TUNABLES];
+static unsigned long held[BPFTUNE_CONFIG_MAX_TUNABLES];
+static unsigned long refused[BPFTUNE_CONFIG_MAX_TUNABLES];
 static unsigned long out_of_scope;
 
-void bpftune_policy_hook_reset(void)
+void bpftune_config_hook_reset(void)
 {
 	free(said);
 	said = NULL;
@@ -89,7 +89,7 @@ static void say(const struct say *s, const char *what,
 	char where[160];
 
 	bpftune_netns_describe(s->cookie, where, sizeof(where));
-	bpftune_log(LOG_NOTICE, "tuner %s: %s in %s: %s; said once until the policy changes",
+	bpftune_log(LOG_NOTICE, "tuner %s: %s in %s: %s; said once until the config changes",
 		    s->t->ops->name, name, where, what);
 	bpftune_decide_values(s->t, s->ev, s->scenario, s->index, "admin-policy", inputs,
 			      ADMIN_INPUTS, action);
@@ -100,7 +100,7 @@ static void say(const struct say *s, const char *what,
 	BPFTUNE_VALUE_NULL, BPFTUNE_VALUE_NULL, BPFTUNE_VALUE_NULL,		\
 	BPFTUNE_VALUE_TEXT(why), BPFTUNE_VALUE_TEXT(src) }
 
-static bool in_scope(const struct bpftune_policy *p, uint64_t cookie)
+static bool in_scope(const struct bpftune_config *p, uint64_t cookie)
 {
 	struct bpftune_netns_id id;
 	bool global = bpftune_netns_is_global(cookie);
@@ -109,12 +109,12 @@ static bool in_scope(const struct bpftune_policy *p, uint64_t cookie)
 		return true;
 	if (global || bpftune_netns_identify(cookie, &id))
 		id.name[0] = '\0';
-	return bpftune_policy_netns_in_scope(p, id.name, global);
+	return bpftune_config_netns_in_scope(p, id.name, global);
 }
 
-static void held_at(const struct say *s, const struct bpftune_policy *p,
-		    const struct bpftune_policy_tunable *pt,
-		    const struct bpftune_policy_held *h, const long *want,
+static void held_at(const struct say *s, const struct bpftune_config *p,
+		    const struct bpftune_config_tunable *pt,
+		    const struct bpftune_config_held *h, const long *want,
 		    unsigned int n)
 {
 	char what[PATH_MAX + 256], w[96], b[96], bc[96], src[PATH_MAX + 16];
@@ -125,7 +125,7 @@ static void held_at(const struct say *s, const struct bpftune_policy *p,
 		return;
 	bpftune_values_text(want, n, " ", w, sizeof(w));
 	bpftune_values_text(max ? pt->max : pt->min, max ? pt->num_max : pt->num_min, " ", b, sizeof(b));
-	bpftune_policy_src_text(p, max ? &pt->src_max : &pt->src_min, src, sizeof(src));
+	bpftune_config_src_text(p, max ? &pt->src_max : &pt->src_min, src, sizeof(src));
 	snprintf(what, sizeof(what), "held at the admin's %s %s (%s): wanted %s",
 		 max ? "max" : "min", b, src, w);
 	bpftune_values_text(want, n, ",", w, sizeof(w));
@@ -137,19 +137,19 @@ static void held_at(const struct say *s, const struct bpftune_policy *p,
 }
 
 /*
- * After the built-in cap: -EPERM if the policy forbids the write
+ * After the built-in cap: -EPERM if the config forbids the write
  * (do-not-touch, netns out of scope), else 0 with @new held within the
  * admin's bounds.  Says so once per tunable and netns.
  */
-static int policy_limit(struct bpftune_tuner *t, unsigned int index,
+static int config_limit(struct bpftune_tuner *t, unsigned int index,
 			const struct bpftune_event *ev, unsigned int scenario,
 			uint64_t cookie, const long *old, long *new,
 			unsigned int n)
 {
-	const struct bpftune_policy *p = bpftune_policy_current();
-	const struct bpftune_policy_tunable *pt;
+	const struct bpftune_config *p = bpftune_config_current();
+	const struct bpftune_config_tunable *pt;
 	struct say s = { t, ev, scenario, index, cookie };
-	struct bpftune_policy_held h;
+	struct bpftune_config_held h;
 	long want[BPFTUNE_MAX_VALUES];
 	char src[PATH_MAX + 16], what[PATH_MAX + 64];
 
@@ -158,60 +158,60 @@ static int policy_limit(struct bpftune_tuner *t, unsigned int index,
 	if (!in_scope(p, cookie)) {
 		out_of_scope++;
 		if (first_time(t->ops->tunables[index].name, cookie, SAID_SCOPE)) {
-			bpftune_policy_src_text(p, &p->scope_src, src, sizeof(src));
-			snprintf(what, sizeof(what), "not tuned: netns out of the policy's scope (%s)", src);
+			bpftune_config_src_text(p, &p->scope_src, src, sizeof(src));
+			snprintf(what, sizeof(what), "not tuned: netns out of the config's scope (%s)", src);
 			say(&s, what, refusal("scope", src), "refuse");
 		}
 		return -EPERM;
 	}
-	pt = bpftune_policy_tunable(p, t->ops->tunables[index].name);
+	pt = bpftune_config_tunable(p, t->ops->tunables[index].name);
 	if (!pt)
 		return 0;
 	if (pt->no_touch) {
 		refused[pt - p->tunables]++;
 		if (first_time(pt->name, cookie, SAID_NO_TOUCH)) {
-			bpftune_policy_src_text(p, &pt->src_touch, src, sizeof(src));
+			bpftune_config_src_text(p, &pt->src_touch, src, sizeof(src));
 			snprintf(what, sizeof(what), "not touched: touch = no (%s)", src);
 			say(&s, what, refusal("touch", src), "refuse");
 		}
 		return -EPERM;
 	}
 	memcpy(want, new, n * sizeof(*new));
-	if (bpftune_policy_bound(pt, old, new, n, &h))
+	if (bpftune_config_bound(pt, old, new, n, &h))
 		held_at(&s, p, pt, &h, want, n);
 	else if (h.bad_count && first_time(pt->name, cookie, SAID_BAD_COUNT))
-		bpftune_log(LOG_WARNING, "policy: [tunable %s]: bounds ignored: the tunable has %u values",
+		bpftune_log(LOG_WARNING, "config: [tunable %s]: bounds ignored: the tunable has %u values",
 			    pt->name, n);
 	return 0;
 }
 
-static struct bpftune_observer observer = { .limit = policy_limit };
+static struct bpftune_observer observer = { .limit = config_limit };
 static bool observing;
 
-void bpftune_policy_hook_start(void)
+void bpftune_config_hook_start(void)
 {
 	if (!observing)
 		bpftune_observer_add(&observer);
 	observing = true;
 }
 
-void bpftune_policy_hook_stop(void)
+void bpftune_config_hook_stop(void)
 {
 	if (observing)
 		bpftune_observer_remove(&observer);
 	observing = false;
 }
 
-unsigned long bpftune_policy_counts(const char *name, unsigned long *nrefused)
+unsigned long bpftune_config_counts(const char *name, unsigned long *nrefused)
 {
-	const struct bpftune_policy *p = bpftune_policy_current();
-	const struct bpftune_policy_tunable *pt = bpftune_policy_tunable(p, name);
+	const struct bpftune_config *p = bpftune_config_current();
+	const struct bpftune_config_tunable *pt = bpftune_config_tunable(p, name);
 
 	*nrefused = pt ? refused[pt - p->tunables] : 0;
 	return pt ? held[pt - p->tunables] : 0;
 }
 
-unsigned long bpftune_policy_out_of_scope(void)
+unsigned long bpftune_config_out_of_scope(void)
 {
 	return out_of_scope;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# The policy file (bpftune.conf(5)): admin bounds, touch = no, netns scope,
+# The config file (bpftune.conf(5)): admin bounds, touch = no, netns scope,
 # SIGHUP with a valid and an invalid file, -q config and its sources, the
 # command line over the file, and an invalid file at start-up.  The
 # route_table tuner is the vehicle: net.ipv6.route.max_size is per netns
@@ -19,7 +19,7 @@ setup() {
 
 teardown() {
 	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
-		grep -E "policy|route_table|error|warning" "$LOG" | tail -40 | sed 's/^/# log: /' >&3
+		grep -E "config|route_table|error|warning" "$LOG" | tail -40 | sed 's/^/# log: /' >&3
 	fi
 	common_teardown
 	[ -z "${RUN_DIR:-}" ] || rm -rf "$RUN_DIR"
@@ -73,7 +73,7 @@ lookups_until() {
 # -q status counts at least N writes held at a bound (or refused)
 status_count_at_least() {	# status_count_at_least N held|refused
 	local n
-	n="$(query status | sed -n "s/.*admin policy:.*; \([0-9]*\) writes\{0,1\} held at a bound, \([0-9]*\) refused/\1 \2/p" | head -n 1)"
+	n="$(query status | sed -n "s/.*admin config:.*; \([0-9]*\) writes\{0,1\} held at a bound, \([0-9]*\) refused/\1 \2/p" | head -n 1)"
 	[ -n "$n" ] || return 1
 	if [ "$2" = held ]; then n="${n% *}"; else n="${n#* }"; fi
 	[ "$n" -ge "$1" ]
@@ -87,7 +87,7 @@ query() {
 	"$BPFTUNE" --socket "$SOCK" -q "$@"
 }
 
-@test "policy: a tuner stops at the admin's max and says so once: log, decision row, -q status" {
+@test "config: a tuner stops at the admin's max and says so once: log, decision row, -q status" {
 	local ns db
 	cat > "$CONF" <<-EOF
 	[tunable net.ipv6.route.max_size]
@@ -104,7 +104,14 @@ query() {
 	[ "$(grep -c "held at the admin's max" "$LOG")" -eq 1 ]
 	run query status
 	echo "$output"
-	[[ "$output" == *"admin policy: max 200 ($CONF:2); "[1-9]*" held at a bound, 0 refused"* ]]
+	[[ "$output" == *"admin config: max 200 ($CONF:2); "[1-9]*" held at a bound, 0 refused"* ]]
+	# JSON: "config", and the same under its old name "policy"
+	query status --json | python3 -c '
+import json, sys
+ts = [t for tu in json.load(sys.stdin)["tuners"] for t in tu.get("tunables", [])
+      if t["sysctl"] == "net.ipv6.route.max_size"]
+assert ts and ts[0]["config"]["max"] == [200] and ts[0]["policy"] == ts[0]["config"], ts
+'
 	stop_daemon
 	db="$(ls "$BATS_TEST_TMPDIR"/telemetry/*.db | head -n 1)"
 	run python3 -c '
@@ -115,7 +122,7 @@ for r in db.execute("select tuner, tunable, policy, action, inputs from decision
 	echo "$output"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" == "route_table|net.ipv6.route.max_size|admin-policy|hold-at-max|wanted="*" bound=max bound_value=200 source=$CONF:2" ]]
-	# the same typed, in the policy's own table
+	# the same typed, in the admin-policy's own table
 	run python3 -c '
 import sqlite3, sys
 db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
@@ -123,19 +130,19 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	[ "$output" = "[('max', '200', '$CONF:2', 'hold-at-max', 'null')]" ]
 }
 
-@test "policy: a bound wider than the built-in cap is clamped to the cap with a message" {
+@test "config: a bound wider than the built-in cap is clamped to the cap with a message" {
 	cat > "$CONF" <<-EOF
 	[tunable net.ipv6.route.max_size]
 	max = 999999999
 	EOF
 	start
-	grep -q "policy: net.ipv6.route.max_size: 1 bound outside the built-in cap \[[0-9]*, 1048576\] clamped to it" "$LOG"
+	grep -q "config: net.ipv6.route.max_size: 1 bound outside the built-in cap \[[0-9]*, 1048576\] clamped to it" "$LOG"
 	run query config
 	echo "$output"
 	[[ "$output" == *"max = 1048576"*"; $CONF:2"* ]]
 }
 
-@test "policy: touch = no: the tuner never writes the tunable, and says why once" {
+@test "config: touch = no: the tuner never writes the tunable, and says why once" {
 	local ns
 	printf '[tunable net.ipv6.route.max_size]\ntouch = no\n' > "$CONF"
 	ns="$(routed_netns)"
@@ -147,10 +154,10 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	[ "$(grep -c "not touched: touch = no" "$LOG")" -eq 1 ]
 	! grep -q "net.ipv6.route.max_size 128 -> " "$LOG"
 	run query status
-	[[ "$output" == *"admin policy: touch = no ($CONF:2); 0 writes held at a bound, "[1-9]*" refused"* ]]
+	[[ "$output" == *"admin config: touch = no ($CONF:2); 0 writes held at a bound, "[1-9]*" refused"* ]]
 }
 
-@test "policy: [netns] skip leaves the listed namespaces alone and tunes the others" {
+@test "config: [netns] skip leaves the listed namespaces alone and tunes the others" {
 	local skipped tuned
 	skipped="$(routed_netns)"
 	tuned="$(routed_netns)"
@@ -159,12 +166,12 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	add_routes "$tuned" 400
 	start
 	lookups_until "net.ipv6.route.max_size [0-9]+ -> [0-9]+ in netns $tuned " "$skipped" "$tuned"
-	lookups_until "max_size in netns $skipped .*: not tuned: netns out of the policy's scope \($CONF:2\)" "$skipped"
+	lookups_until "max_size in netns $skipped .*: not tuned: netns out of the config's scope \($CONF:2\)" "$skipped"
 	[ "$(max_size_in "$skipped")" -eq 128 ]
 	[ "$(max_size_in "$tuned")" -gt 128 ]
 }
 
-@test "policy: [netns] only tunes the listed namespaces; global-only = yes none but the initial one" {
+@test "config: [netns] only tunes the listed namespaces; global-only = yes none but the initial one" {
 	local listed other
 	listed="$(routed_netns)"
 	other="$(routed_netns)"
@@ -173,19 +180,19 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	add_routes "$other" 400
 	start
 	lookups_until "net.ipv6.route.max_size [0-9]+ -> [0-9]+ in netns $listed " "$listed" "$other"
-	lookups_until "max_size in netns $other .*: not tuned: netns out of the policy's scope" "$other"
+	lookups_until "max_size in netns $other .*: not tuned: netns out of the config's scope" "$other"
 	[ "$(max_size_in "$other")" -eq 128 ]
 	stop_daemon
 	printf '[netns]\nglobal-only = yes\n' > "$CONF"
 	ip netns exec "$listed" sysctl -qw net.ipv6.route.max_size=128
 	start
-	lookups_until "max_size in netns $listed .*: not tuned: netns out of the policy's scope \($CONF:2\)" "$listed"
+	lookups_until "max_size in netns $listed .*: not tuned: netns out of the config's scope \($CONF:2\)" "$listed"
 	[ "$(max_size_in "$listed")" -eq 128 ]
 	run query config
 	[[ "$output" == *"global-only = yes"*"; $CONF:2"* ]]
 }
 
-@test "policy: SIGHUP with a valid file applies it and keeps state and journal" {
+@test "config: SIGHUP with a valid file applies it and keeps state and journal" {
 	local ns
 	ns="$(routed_netns)"
 	add_routes "$ns" 400
@@ -196,7 +203,7 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	grep -q "net.ipv6.route.max_size" "$RUN_DIR/journal"
 	printf '[tunable net.ipv6.route.max_size]\ntouch = no\n' > "$CONF"
 	kill -HUP "$DAEMON_PID"
-	wait_for_log "policy reloaded: $CONF; 1 tunable bounded"
+	wait_for_log "config reloaded: $CONF; 1 tunable bounded"
 	run query config
 	[[ "$output" == *"touch = no"*"; $CONF:2"* ]]
 	# what was done before the reload is still known, and still journalled
@@ -204,7 +211,7 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	echo "$output"
 	[[ "$output" == *"netns $ns "*"(bpftune set "*", was 128; "* ]]
 	grep -q "net.ipv6.route.max_size" "$RUN_DIR/journal"
-	# and the new policy holds: more routes, no more writes
+	# and the new config holds: more routes, no more writes
 	add_routes "$ns" 2000
 	lookups_until "max_size in netns $ns .*: not touched: touch = no" "$ns"
 	# the journal still restores the original value at exit
@@ -212,12 +219,12 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	[ "$(max_size_in "$ns")" -eq 128 ]
 }
 
-@test "policy: SIGHUP with an invalid file is refused with FILE:LINE and the old policy stays" {
+@test "config: SIGHUP with an invalid file is refused with FILE:LINE and the old config stays" {
 	printf '[tunable net.ipv6.route.max_size]\nmax = 300\n' > "$CONF"
 	start
 	printf '[tunable net.ipv6.route.max_size]\nmax = 300\n\n[netns]\nskipp = blue\n' > "$CONF"
 	kill -HUP "$DAEMON_PID"
-	wait_for_log "policy: reload refused, the old policy stays: $CONF:5: unknown key 'skipp' in \[netns\]"
+	wait_for_log "config: reload refused, the old config stays: $CONF:5: unknown key 'skipp' in \[netns\]"
 	run query config
 	[[ "$output" == *"max = 300"*"; $CONF:2"* ]]
 	[[ "$output" == *"every netns is tuned"* ]]
@@ -225,12 +232,12 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	# a bound that does not fit the tunable is refused too
 	printf '[tunable net.ipv6.route.max_size]\nmax = 1 2 3\n' > "$CONF"
 	kill -HUP "$DAEMON_PID"
-	wait_for_log "reload refused, the old policy stays: $CONF:2: net.ipv6.route.max_size has 1 value"
+	wait_for_log "reload refused, the old config stays: $CONF:2: net.ipv6.route.max_size has 1 value"
 	run query jconfig
 	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); t=d["tunables"][0]; assert t["max"] == [300], t' "$output"
 }
 
-@test "policy: -q config shows each value and where it came from; the command line wins" {
+@test "config: -q config shows each value and where it came from; the command line wins" {
 	mkdir "$CONF.d"
 	cat > "$CONF" <<-EOF
 	[daemon]
@@ -245,7 +252,7 @@ print(db.execute("select bound, bound_value, source, decided, typeof(refused) fr
 	! grep -q "tuner route_table started" "$LOG"
 	run query config
 	echo "$output"
-	[[ "$output" == *"; policy $CONF (--config); files read, in order:"* ]]
+	[[ "$output" == *"; config $CONF (--config); files read, in order:"* ]]
 	[[ "$output" == *";   $CONF.d/50-label.conf"* ]]
 	[[ "$output" != *"60-label"* ]]
 	echo "$output" | grep -qE '^  rate = 1 +; command line$'
@@ -260,11 +267,11 @@ s = {x["key"]: x for x in d["daemon"]}
 assert s["rate"]["value"] == "1" and s["rate"]["source"] == "command line", s["rate"]
 assert s["label"]["source"].endswith("50-label.conf:2"), s["label"]
 assert len(d["files"]) == 2, d["files"]' "$output"
-	# the run records the label the policy gave it
+	# the run records the label the config gave it
 	grep -q "learning rate 1" "$LOG"
 }
 
-@test "policy: a live setting changes on SIGHUP; others wait for a restart and say so" {
+@test "config: a live setting changes on SIGHUP; others wait for a restart and say so" {
 	printf '[daemon]\nrate = 3\n' > "$CONF"
 	start
 	# the file's options are the daemon's
@@ -273,18 +280,18 @@ assert len(d["files"]) == 2, d["files"]' "$output"
 	[[ "$output" == "learning rate 3: "* ]]
 	printf '[daemon]\nrate = 2\nobserve = yes\n' > "$CONF"
 	kill -HUP "$DAEMON_PID"
-	wait_for_log "policy reloaded"
-	grep -q "policy: observe = yes ($CONF:3): tuners decide and are recorded; no tunable is written" "$LOG"
-	grep -q "policy: \[daemon\] rate = 2 ($CONF:2): takes effect at the next start" "$LOG"
+	wait_for_log "config reloaded"
+	grep -q "config: observe = yes ($CONF:3): tuners decide and are recorded; no tunable is written" "$LOG"
+	grep -q "config: \[daemon\] rate = 2 ($CONF:2): takes effect at the next start" "$LOG"
 	run query config
 	echo "$output" | grep -qE "^  rate = 2 +; $CONF:2; restart needed, running with 3\$"
 }
 
-@test "policy: an invalid file at start-up is an error with FILE:LINE and exit status 78" {
+@test "config: an invalid file at start-up is an error with FILE:LINE and exit status 78" {
 	printf '[daemon]\n\nrate = 7\n' > "$CONF"
 	run "$BPFTUNE" -s --config "$CONF" -l "$PLUGIN_DIR"
 	[ "$status" -eq 78 ]
-	[[ "$output" == *"bpftune: invalid policy: $CONF:3: rate takes a number from 0 to 4, not '7'"* ]]
+	[[ "$output" == *"bpftune: invalid config: $CONF:3: rate takes a number from 0 to 4, not '7'"* ]]
 	run "$BPFTUNE" --config "$CONF" --check-config
 	[ "$status" -eq 78 ]
 	run "$BPFTUNE" -s --config "$BATS_TEST_TMPDIR/missing.conf" -l "$PLUGIN_DIR"
@@ -302,9 +309,9 @@ assert len(d["files"]) == 2, d["files"]' "$output"
 	printf '[tunable net.ipv6.route.max_size]\nmax = 1 2\n' > "$CONF"
 	run "$BPFTUNE" --config "$CONF" --check-config -l "$PLUGIN_DIR"
 	[ "$status" -eq 78 ]
-	[[ "$output" == *"invalid policy: $CONF:2: net.ipv6.route.max_size has 1 value: give one bound for all or one per value"* ]]
+	[[ "$output" == *"invalid config: $CONF:2: net.ipv6.route.max_size has 1 value: give one bound for all or one per value"* ]]
 	printf '[tunable net.ipv6.route.max_size]\nmin = 500\nmax = 400\n' > "$CONF"
 	run "$BPFTUNE" -s --config "$CONF" -l "$PLUGIN_DIR" --no-telemetry --socket "$SOCK"
 	[ "$status" -eq 78 ]
-	[[ "$output" == *"invalid policy: $CONF:3: net.ipv6.route.max_size: min 500 is above max 400"* ]]
+	[[ "$output" == *"invalid config: $CONF:3: net.ipv6.route.max_size: min 500 is above max 400"* ]]
 }

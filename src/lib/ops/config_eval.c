@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Evaluating the policy (pure): which tunables it bounds, which network
+ * Evaluating the config (pure): which tunables it bounds, which network
  * namespaces are in scope, and what the bounds do to a write.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ops/policy.h"
+#include "ops/config.h"
 
-const struct bpftune_policy_tunable *
-bpftune_policy_tunable(const struct bpftune_policy *p, const char *name)
+const struct bpftune_config_tunable *
+bpftune_config_tunable(const struct bpftune_config *p, const char *name)
 {
 	unsigned int i;
 
@@ -22,7 +22,7 @@ bpftune_policy_tunable(const struct bpftune_policy *p, const char *name)
 	return NULL;
 }
 
-static bool listed(const struct bpftune_policy *p, const char *name)
+static bool listed(const struct bpftune_config *p, const char *name)
 {
 	unsigned int i;
 
@@ -32,13 +32,13 @@ static bool listed(const struct bpftune_policy *p, const char *name)
 	return false;
 }
 
-bool bpftune_policy_netns_in_scope(const struct bpftune_policy *p,
+bool bpftune_config_netns_in_scope(const struct bpftune_config *p,
 				   const char *name, bool global)
 {
 	if (!p)
 		return true;
 	if (global)
-		name = BPFTUNE_POLICY_GLOBAL_NETNS;
+		name = BPFTUNE_CONFIG_GLOBAL_NETNS;
 	switch (p->scope) {
 	case BPFTUNE_SCOPE_GLOBAL_ONLY:
 		return global;
@@ -62,9 +62,9 @@ static bool count_ok(unsigned int num, unsigned int n)
 	return num == 1 || num == n;
 }
 
-bool bpftune_policy_bound(const struct bpftune_policy_tunable *pt,
+bool bpftune_config_bound(const struct bpftune_config_tunable *pt,
 			  const long *old, long *new, unsigned int n,
-			  struct bpftune_policy_held *h)
+			  struct bpftune_config_held *h)
 {
 	unsigned int i;
 	long b, v;
@@ -110,7 +110,7 @@ static unsigned int clamp_to_cap(long *v, unsigned int num, long cap_min,
 	return clamped;
 }
 
-int bpftune_policy_check_cap(struct bpftune_policy_tunable *pt,
+int bpftune_config_check_cap(struct bpftune_config_tunable *pt,
 			     unsigned int n, long cap_min, long cap_max,
 			     char *msg, size_t msg_len)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Parsing the policy file with libinih (pure: text in, struct out).  The
+ * Parsing the config file with libinih (pure: text in, struct out).  The
  * text is fed to ini_parse_stream() line by line from memory, so that
  * every value knows its line and every error says FILE:LINE.
  */
@@ -13,64 +13,64 @@
 #include <string.h>
 #include <ini.h>
 
-#include "ops/policy.h"
+#include "ops/config.h"
 #include "ops/journal.h"
 #include "telemetry/telemetry.h"
 
 #define NO_OPT	NULL
 
-static const struct bpftune_policy_keydesc keys[BPFTUNE_PK_MAX] = {
-	[BPFTUNE_PK_TUNERS] = { "tuners", BPFTUNE_PT_NAMES, 0, 0, "--allow", false, false,
+static const struct bpftune_config_keydesc keys[BPFTUNE_CK_MAX] = {
+	[BPFTUNE_CK_TUNERS] = { "tuners", BPFTUNE_CT_NAMES, 0, 0, "--allow", false, false,
 		"load only these tuners", "every tuner in the plugin directory" },
-	[BPFTUNE_PK_COLLECTORS] = { "collectors", BPFTUNE_PT_NAMES, 0, 0, "--collectors", false, false,
+	[BPFTUNE_CK_COLLECTORS] = { "collectors", BPFTUNE_CT_NAMES, 0, 0, "--collectors", false, false,
 		"collector plugins to run (sched, perf)", "none" },
-	[BPFTUNE_PK_RATE] = { "rate", BPFTUNE_PT_LONG, 0, BPFTUNE_LEARNING_RATE_MAX, "--rate",
+	[BPFTUNE_CK_RATE] = { "rate", BPFTUNE_CT_LONG, 0, BPFTUNE_LEARNING_RATE_MAX, "--rate",
 		false, false, "learning rate 0..4", "4" },
-	[BPFTUNE_PK_OBSERVE] = { "observe", BPFTUNE_PT_BOOL, 0, 0, "--observe", false, true,
+	[BPFTUNE_CK_OBSERVE] = { "observe", BPFTUNE_CT_BOOL, 0, 0, "--observe", false, true,
 		"decide and record, write no tunable", "no" },
-	[BPFTUNE_PK_ROLLBACK] = { "rollback", BPFTUNE_PT_BOOL, 0, 0, "--rollback", false, false,
+	[BPFTUNE_CK_ROLLBACK] = { "rollback", BPFTUNE_CT_BOOL, 0, 0, "--rollback", false, false,
 		"restore every changed sysctl on exit", "no" },
-	[BPFTUNE_PK_TELEMETRY] = { "telemetry", BPFTUNE_PT_BOOL, 0, 0, "--no-telemetry", true,
+	[BPFTUNE_CK_TELEMETRY] = { "telemetry", BPFTUNE_CT_BOOL, 0, 0, "--no-telemetry", true,
 		false, "record telemetry", "yes" },
-	[BPFTUNE_PK_TELEMETRY_DIR] = { "telemetry-dir", BPFTUNE_PT_PATH, 0, 0, "--telemetry-dir",
+	[BPFTUNE_CK_TELEMETRY_DIR] = { "telemetry-dir", BPFTUNE_CT_PATH, 0, 0, "--telemetry-dir",
 		false, false, "telemetry directory", BPFTUNE_TELEMETRY_DIR },
-	[BPFTUNE_PK_SAMPLE_INTERVAL] = { "sample-interval", BPFTUNE_PT_LONG,
+	[BPFTUNE_CK_SAMPLE_INTERVAL] = { "sample-interval", BPFTUNE_CT_LONG,
 		BPFTUNE_SAMPLE_INTERVAL_MIN_MS, BPFTUNE_SAMPLE_INTERVAL_MAX_MS,
 		"--sample-interval", false, false, "telemetry sample interval (ms)", "1000" },
-	[BPFTUNE_PK_SAMPLE_NETNS] = { "sample-netns", BPFTUNE_PT_LONG, 0,
+	[BPFTUNE_CK_SAMPLE_NETNS] = { "sample-netns", BPFTUNE_CT_LONG, 0,
 		BPFTUNE_SAMPLE_NETNS_MAX, "--sample-netns", false, false,
 		"namespaces sampled per interval", "16" },
-	[BPFTUNE_PK_TELEMETRY_KEEP] = { "telemetry-keep", BPFTUNE_PT_LONG, 0,
+	[BPFTUNE_CK_TELEMETRY_KEEP] = { "telemetry-keep", BPFTUNE_CT_LONG, 0,
 		BPFTUNE_TELEMETRY_KEEP_MAX, "--telemetry-keep", false, false,
 		"telemetry runs kept", "100" },
-	[BPFTUNE_PK_TELEMETRY_MAX_MB] = { "telemetry-max-mb", BPFTUNE_PT_LONG, 0,
+	[BPFTUNE_CK_TELEMETRY_MAX_MB] = { "telemetry-max-mb", BPFTUNE_CT_LONG, 0,
 		BPFTUNE_TELEMETRY_MAX_MB_MAX, "--telemetry-max-mb", false, false,
 		"telemetry size limit (MB)", "1024" },
-	[BPFTUNE_PK_LABEL] = { "label", BPFTUNE_PT_TEXT, 0, 0, "--label", false, false,
+	[BPFTUNE_CK_LABEL] = { "label", BPFTUNE_CT_TEXT, 0, 0, "--label", false, false,
 		"workload name stored with each run", "none" },
-	[BPFTUNE_PK_LEGACY] = { "legacy", BPFTUNE_PT_BOOL, 0, 0, "--legacy", false, false,
+	[BPFTUNE_CK_LEGACY] = { "legacy", BPFTUNE_CT_BOOL, 0, 0, "--legacy", false, false,
 		"use the legacy BPF objects", "no" },
-	[BPFTUNE_PK_CGROUP] = { "cgroup", BPFTUNE_PT_PATH, 0, 0, "--cgroup", false, false,
+	[BPFTUNE_CK_CGROUP] = { "cgroup", BPFTUNE_CT_PATH, 0, 0, "--cgroup", false, false,
 		"cgroup v2 directory for cgroup programs", "the cgroup2 root" },
-	[BPFTUNE_PK_JOURNAL] = { "journal", BPFTUNE_PT_PATH, 0, 0, "--journal", false, false,
+	[BPFTUNE_CK_JOURNAL] = { "journal", BPFTUNE_CT_PATH, 0, 0, "--journal", false, false,
 		"rollback journal", BPFTUNE_JOURNAL_DEFAULT },
-	[BPFTUNE_PK_METRICS_DIR] = { "metrics-dir", BPFTUNE_PT_PATH, 0, 0, "--metrics-dir",
+	[BPFTUNE_CK_METRICS_DIR] = { "metrics-dir", BPFTUNE_CT_PATH, 0, 0, "--metrics-dir",
 		false, false, "Prometheus textfile directory", "none" },
-	[BPFTUNE_PK_DEBUG] = { "debug", BPFTUNE_PT_BOOL, 0, 0, "--debug", false, false,
+	[BPFTUNE_CK_DEBUG] = { "debug", BPFTUNE_CT_BOOL, 0, 0, "--debug", false, false,
 		"log debug messages", "no" },
 };
 
-const struct bpftune_policy_keydesc *bpftune_policy_key(enum bpftune_policy_key k)
+const struct bpftune_config_keydesc *bpftune_config_key(enum bpftune_config_key k)
 {
-	return k < BPFTUNE_PK_MAX ? &keys[k] : NULL;
+	return k < BPFTUNE_CK_MAX ? &keys[k] : NULL;
 }
 
-struct bpftune_policy *bpftune_policy_new(void)
+struct bpftune_config *bpftune_config_new(void)
 {
-	return calloc(1, sizeof(struct bpftune_policy));
+	return calloc(1, sizeof(struct bpftune_config));
 }
 
-void bpftune_policy_free(struct bpftune_policy *p)
+void bpftune_config_free(struct bpftune_config *p)
 {
 	unsigned int i;
 
@@ -82,16 +82,16 @@ void bpftune_policy_free(struct bpftune_policy *p)
 	free(p);
 }
 
-const char *bpftune_policy_src_text(const struct bpftune_policy *p,
-				    const struct bpftune_policy_src *s,
+const char *bpftune_config_src_text(const struct bpftune_config *p,
+				    const struct bpftune_config_src *s,
 				    char *buf, size_t len)
 {
 	switch (s->origin) {
-	case BPFTUNE_POLICY_FILE:
+	case BPFTUNE_CONFIG_FILE:
 		snprintf(buf, len, "%s:%u", s->file < p->num_files ?
 			 p->files[s->file] : "?", s->line);
 		break;
-	case BPFTUNE_POLICY_CLI:
+	case BPFTUNE_CONFIG_CLI:
 		snprintf(buf, len, "command line");
 		break;
 	default:
@@ -100,7 +100,7 @@ const char *bpftune_policy_src_text(const struct bpftune_policy *p,
 	return buf;
 }
 
-bool bpftune_policy_yes(const char *value)
+bool bpftune_config_yes(const char *value)
 {
 	return !strcmp(value, "yes") || !strcmp(value, "true") ||
 	       !strcmp(value, "on") || !strcmp(value, "1");
@@ -112,8 +112,8 @@ static bool is_no(const char *value)
 	       !strcmp(value, "off") || !strcmp(value, "0");
 }
 
-unsigned int bpftune_policy_names(const char *value,
-				  char names[][BPFTUNE_POLICY_NAME_LEN],
+unsigned int bpftune_config_names(const char *value,
+				  char names[][BPFTUNE_CONFIG_NAME_LEN],
 				  unsigned int max)
 {
 	unsigned int n = 0;
@@ -124,8 +124,8 @@ unsigned int bpftune_policy_names(const char *value,
 		len = strcspn(value, " \t,");
 		if (!len)
 			break;
-		if (len >= BPFTUNE_POLICY_NAME_LEN)
-			len = BPFTUNE_POLICY_NAME_LEN - 1;
+		if (len >= BPFTUNE_CONFIG_NAME_LEN)
+			len = BPFTUNE_CONFIG_NAME_LEN - 1;
 		memcpy(names[n], value, len);
 		names[n++][len] = '\0';
 		value += strcspn(value, " \t,");
@@ -144,7 +144,7 @@ static unsigned int count_names(const char *value)
 		if (!*value)
 			return n;
 		len = strcspn(value, " \t,");
-		if (len >= BPFTUNE_POLICY_NAME_LEN)
+		if (len >= BPFTUNE_CONFIG_NAME_LEN)
 			return UINT_MAX;
 		n++;
 		value += len;
@@ -154,7 +154,7 @@ static unsigned int count_names(const char *value)
 /* ---- parsing state and errors ----------------------------------------- */
 
 struct parse {
-	struct bpftune_policy *p;
+	struct bpftune_config *p;
 	unsigned int file;		/* index of the file being parsed */
 	const char *pos, *end;		/* the text not yet read */
 	unsigned int line;		/* of the line inih works on */
@@ -208,20 +208,20 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-static struct bpftune_policy_src here(const struct parse *ps)
+static struct bpftune_config_src here(const struct parse *ps)
 {
-	struct bpftune_policy_src s = {
-		.origin = BPFTUNE_POLICY_FILE, .file = ps->file, .line = ps->line,
+	struct bpftune_config_src s = {
+		.origin = BPFTUNE_CONFIG_FILE, .file = ps->file, .line = ps->line,
 	};
 
 	return s;
 }
 
 /* a value already set by this file: a mistake worth refusing */
-static bool twice(struct parse *ps, const struct bpftune_policy_src *s,
+static bool twice(struct parse *ps, const struct bpftune_config_src *s,
 		  const char *what)
 {
-	if (s->origin != BPFTUNE_POLICY_FILE || s->file != ps->file)
+	if (s->origin != BPFTUNE_CONFIG_FILE || s->file != ps->file)
 		return false;
 	fail(ps, "%s set twice (first at line %u)", what, s->line);
 	return true;
@@ -253,10 +253,10 @@ static bool name_ok(const char *s, size_t max)
 }
 
 /* check @value for @k; normalised into @out */
-static int check_value(const struct bpftune_policy_keydesc *k, const char *value,
+static int check_value(const struct bpftune_config_keydesc *k, const char *value,
 		       char *out, size_t out_len, char *why, size_t why_len)
 {
-	char names[BPFTUNE_POLICY_MAX_NAMES][BPFTUNE_POLICY_NAME_LEN];
+	char names[BPFTUNE_CONFIG_MAX_NAMES][BPFTUNE_CONFIG_NAME_LEN];
 	unsigned int i, n;
 	size_t off = 0;
 	long v;
@@ -270,14 +270,14 @@ static int check_value(const struct bpftune_policy_keydesc *k, const char *value
 		return -EINVAL;
 	}
 	switch (k->type) {
-	case BPFTUNE_PT_BOOL:
-		if (!bpftune_policy_yes(value) && !is_no(value)) {
+	case BPFTUNE_CT_BOOL:
+		if (!bpftune_config_yes(value) && !is_no(value)) {
 			snprintf(why, why_len, "%s takes yes or no, not '%s'", k->key, value);
 			return -EINVAL;
 		}
-		snprintf(out, out_len, "%s", bpftune_policy_yes(value) ? "yes" : "no");
+		snprintf(out, out_len, "%s", bpftune_config_yes(value) ? "yes" : "no");
 		return 0;
-	case BPFTUNE_PT_LONG:
+	case BPFTUNE_CT_LONG:
 		if (parse_long_value(value, &v) || v < k->min || v > k->max) {
 			snprintf(why, why_len, "%s takes a number from %ld to %ld, not '%s'",
 				 k->key, k->min, k->max, value);
@@ -285,23 +285,23 @@ static int check_value(const struct bpftune_policy_keydesc *k, const char *value
 		}
 		snprintf(out, out_len, "%ld", v);
 		return 0;
-	case BPFTUNE_PT_PATH:
+	case BPFTUNE_CT_PATH:
 		if (value[0] != '/' || strpbrk(value, " \t")) {
 			snprintf(why, why_len, "%s takes an absolute path, not '%s'", k->key, value);
 			return -EINVAL;
 		}
 		break;
-	case BPFTUNE_PT_TEXT:
+	case BPFTUNE_CT_TEXT:
 		for (i = 0; value[i]; i++)
 			if (!isprint((unsigned char)value[i])) {
 				snprintf(why, why_len, "%s: not printable text", k->key);
 				return -EINVAL;
 			}
 		break;
-	case BPFTUNE_PT_NAMES:
-		n = bpftune_policy_names(value, names, BPFTUNE_POLICY_MAX_NAMES);
+	case BPFTUNE_CT_NAMES:
+		n = bpftune_config_names(value, names, BPFTUNE_CONFIG_MAX_NAMES);
 		for (i = 0; i < n; i++) {
-			if (!name_ok(names[i], BPFTUNE_POLICY_NAME_LEN)) {
+			if (!name_ok(names[i], BPFTUNE_CONFIG_NAME_LEN)) {
 				snprintf(why, why_len, "%s: bad name '%.64s'", k->key, names[i]);
 				return -EINVAL;
 			}
@@ -309,8 +309,8 @@ static int check_value(const struct bpftune_policy_keydesc *k, const char *value
 		}
 		if (!n || count_names(value) > n) {
 			snprintf(why, why_len, n ? "%s: at most %d names of at most %d characters" :
-				 "%s needs a name", k->key, BPFTUNE_POLICY_MAX_NAMES,
-				 BPFTUNE_POLICY_NAME_LEN - 1);
+				 "%s needs a name", k->key, BPFTUNE_CONFIG_MAX_NAMES,
+				 BPFTUNE_CONFIG_NAME_LEN - 1);
 			return -EINVAL;
 		}
 		return 0;
@@ -323,24 +323,24 @@ static int find_key(const char *name)
 {
 	int k;
 
-	for (k = 0; k < BPFTUNE_PK_MAX; k++)
+	for (k = 0; k < BPFTUNE_CK_MAX; k++)
 		if (!strcmp(keys[k].key, name))
 			return k;
 	return -1;
 }
 
-int bpftune_policy_set_cli(struct bpftune_policy *p, enum bpftune_policy_key k,
+int bpftune_config_set_cli(struct bpftune_config *p, enum bpftune_config_key k,
 			   const char *value, char *err, size_t err_len)
 {
-	struct bpftune_policy_setting *s;
+	struct bpftune_config_setting *s;
 
-	if (k >= BPFTUNE_PK_MAX)
+	if (k >= BPFTUNE_CK_MAX)
 		return -EINVAL;
 	s = &p->settings[k];
 	if (check_value(&keys[k], value, s->value, sizeof(s->value), err, err_len))
 		return -EINVAL;
 	s->set = true;
-	s->src.origin = BPFTUNE_POLICY_CLI;
+	s->src.origin = BPFTUNE_CONFIG_CLI;
 	return 0;
 }
 
@@ -348,7 +348,7 @@ int bpftune_policy_set_cli(struct bpftune_policy *p, enum bpftune_policy_key k,
 
 static int on_daemon(struct parse *ps, const char *name, const char *value)
 {
-	struct bpftune_policy_setting *s, tmp;
+	struct bpftune_config_setting *s, tmp;
 	char why[200];
 	int k = find_key(name);
 
@@ -367,7 +367,7 @@ static int on_daemon(struct parse *ps, const char *name, const char *value)
 
 static int on_netns(struct parse *ps, const char *name, const char *value)
 {
-	struct bpftune_policy *p = ps->p;
+	struct bpftune_config *p = ps->p;
 	enum bpftune_netns_scope scope;
 	unsigned int i, n;
 
@@ -379,24 +379,24 @@ static int on_netns(struct parse *ps, const char *name, const char *value)
 		scope = BPFTUNE_SCOPE_GLOBAL_ONLY;
 	else
 		return fail(ps, "unknown key '%.64s' in [netns] (skip, only or global-only)", name);
-	if (p->scope_src.origin == BPFTUNE_POLICY_FILE && p->scope_src.file == ps->file)
+	if (p->scope_src.origin == BPFTUNE_CONFIG_FILE && p->scope_src.file == ps->file)
 		return fail(ps, "[netns] scope set twice (first at line %u): use one of skip, only, global-only",
 			    p->scope_src.line);
 	if (scope == BPFTUNE_SCOPE_GLOBAL_ONLY) {
-		if (!bpftune_policy_yes(value) && !is_no(value))
+		if (!bpftune_config_yes(value) && !is_no(value))
 			return fail(ps, "global-only takes yes or no, not '%.64s'", value);
 		if (is_no(value))
 			scope = BPFTUNE_SCOPE_ALL;
 		n = 0;
 	} else {
-		n = bpftune_policy_names(value, p->scope_names, BPFTUNE_POLICY_MAX_NAMES);
+		n = bpftune_config_names(value, p->scope_names, BPFTUNE_CONFIG_MAX_NAMES);
 		if (!n)
 			return fail(ps, "%s needs namespace names", name);
 		if (count_names(value) > n)
 			return fail(ps, "%s: at most %d names of at most %d characters", name,
-				    BPFTUNE_POLICY_MAX_NAMES, BPFTUNE_POLICY_NAME_LEN - 1);
+				    BPFTUNE_CONFIG_MAX_NAMES, BPFTUNE_CONFIG_NAME_LEN - 1);
 		for (i = 0; i < n; i++)
-			if (!name_ok(p->scope_names[i], BPFTUNE_POLICY_NAME_LEN))
+			if (!name_ok(p->scope_names[i], BPFTUNE_CONFIG_NAME_LEN))
 				return fail(ps, "bad namespace name '%.64s'",
 					    p->scope_names[i]);
 	}
@@ -406,17 +406,17 @@ static int on_netns(struct parse *ps, const char *name, const char *value)
 	return 1;
 }
 
-static struct bpftune_policy_tunable *tunable_get(struct parse *ps, const char *name)
+static struct bpftune_config_tunable *tunable_get(struct parse *ps, const char *name)
 {
-	struct bpftune_policy *p = ps->p;
-	struct bpftune_policy_tunable *t;
+	struct bpftune_config *p = ps->p;
+	struct bpftune_config_tunable *t;
 	unsigned int i;
 
 	for (i = 0; i < p->num_tunables; i++)
 		if (!strcmp(p->tunables[i].name, name))
 			return &p->tunables[i];
-	if (p->num_tunables == BPFTUNE_POLICY_MAX_TUNABLES) {
-		fail(ps, "more than %d tunables", BPFTUNE_POLICY_MAX_TUNABLES);
+	if (p->num_tunables == BPFTUNE_CONFIG_MAX_TUNABLES) {
+		fail(ps, "more than %d tunables", BPFTUNE_CONFIG_MAX_TUNABLES);
 		return NULL;
 	}
 	t = realloc(p->tunables, (p->num_tunables + 1) * sizeof(*t));
@@ -435,7 +435,7 @@ static struct bpftune_policy_tunable *tunable_get(struct parse *ps, const char *
 static int parse_bounds(struct parse *ps, const char *key, const char *value,
 			long *v, unsigned int *n)
 {
-	char buf[BPFTUNE_POLICY_VALUE_LEN], *tok, *save = NULL;
+	char buf[BPFTUNE_CONFIG_VALUE_LEN], *tok, *save = NULL;
 
 	if (strlen(value) >= sizeof(buf))
 		return fail(ps, "%s: value too long", key);
@@ -456,7 +456,7 @@ static int parse_bounds(struct parse *ps, const char *key, const char *value,
 static int on_tunable(struct parse *ps, const char *tname, const char *name,
 		      const char *value)
 {
-	struct bpftune_policy_tunable *t = tunable_get(ps, tname);
+	struct bpftune_config_tunable *t = tunable_get(ps, tname);
 	long v[BPFTUNE_MAX_VALUES] = { 0 };
 	unsigned int n = 0;
 
@@ -465,7 +465,7 @@ static int on_tunable(struct parse *ps, const char *tname, const char *name,
 	if (!strcmp(name, "touch")) {
 		if (twice(ps, &t->src_touch, "touch"))
 			return 0;
-		if (!bpftune_policy_yes(value) && !is_no(value))
+		if (!bpftune_config_yes(value) && !is_no(value))
 			return fail(ps, "touch takes yes or no, not '%.64s'", value);
 		t->no_touch = is_no(value);
 		t->src_touch = here(ps);
@@ -493,8 +493,8 @@ static int on_tunable(struct parse *ps, const char *tname, const char *name,
 
 /* ---- [strategy TUNER] ---------------------------------------------------- */
 
-const struct bpftune_policy_strategy *
-bpftune_policy_strategy(const struct bpftune_policy *p, const char *tuner,
+const struct bpftune_config_strategy *
+bpftune_config_strategy(const struct bpftune_config *p, const char *tuner,
 			const char *key)
 {
 	unsigned int i;
@@ -507,13 +507,13 @@ bpftune_policy_strategy(const struct bpftune_policy *p, const char *tuner,
 }
 
 /* check and store @tuner's @key = @value; NULL with @why if refused */
-static struct bpftune_policy_strategy *
-strategy_set(struct bpftune_policy *p, const char *tuner, const char *key,
+static struct bpftune_config_strategy *
+strategy_set(struct bpftune_config *p, const char *tuner, const char *key,
 	     const char *value, char *why, size_t why_len)
 {
-	struct bpftune_policy_strategy *s;
+	struct bpftune_config_strategy *s;
 
-	if (!name_ok(tuner, BPFTUNE_POLICY_NAME_LEN)) {
+	if (!name_ok(tuner, BPFTUNE_CONFIG_NAME_LEN)) {
 		snprintf(why, why_len, "bad tuner name '%.64s'", tuner);
 		return NULL;
 	}
@@ -522,15 +522,15 @@ strategy_set(struct bpftune_policy *p, const char *tuner, const char *key,
 		return NULL;
 	}
 	if (value[0] != '/' || strpbrk(value, " \t") ||
-	    strlen(value) >= BPFTUNE_POLICY_VALUE_LEN) {
+	    strlen(value) >= BPFTUNE_CONFIG_VALUE_LEN) {
 		snprintf(why, why_len, "model takes an absolute path, not '%.64s'", value);
 		return NULL;
 	}
-	s = (struct bpftune_policy_strategy *)bpftune_policy_strategy(p, tuner, key);
+	s = (struct bpftune_config_strategy *)bpftune_config_strategy(p, tuner, key);
 	if (!s) {
-		if (p->num_strategies == BPFTUNE_POLICY_MAX_STRATEGY) {
+		if (p->num_strategies == BPFTUNE_CONFIG_MAX_STRATEGY) {
 			snprintf(why, why_len, "more than %d strategy settings",
-				 BPFTUNE_POLICY_MAX_STRATEGY);
+				 BPFTUNE_CONFIG_MAX_STRATEGY);
 			return NULL;
 		}
 		s = &p->strategies[p->num_strategies++];
@@ -542,11 +542,11 @@ strategy_set(struct bpftune_policy *p, const char *tuner, const char *key,
 	return s;
 }
 
-int bpftune_policy_strategy_cli(struct bpftune_policy *p, const char *arg,
+int bpftune_config_strategy_cli(struct bpftune_config *p, const char *arg,
 				char *err, size_t err_len)
 {
-	char buf[BPFTUNE_POLICY_VALUE_LEN + 2 * BPFTUNE_POLICY_NAME_LEN], why[200];
-	struct bpftune_policy_strategy *s;
+	char buf[BPFTUNE_CONFIG_VALUE_LEN + 2 * BPFTUNE_CONFIG_NAME_LEN], why[200];
+	struct bpftune_config_strategy *s;
 	char *dot, *eq;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -562,18 +562,18 @@ int bpftune_policy_strategy_cli(struct bpftune_policy *p, const char *arg,
 		snprintf(err, err_len, "--strategy %.64s: %s", arg, why);
 		return -EINVAL;
 	}
-	s->src.origin = BPFTUNE_POLICY_CLI;
+	s->src.origin = BPFTUNE_CONFIG_CLI;
 	return 0;
 }
 
 static int on_strategy(struct parse *ps, const char *tuner, const char *name,
 		       const char *value)
 {
-	const struct bpftune_policy_strategy *old;
-	struct bpftune_policy_strategy *s;
+	const struct bpftune_config_strategy *old;
+	struct bpftune_config_strategy *s;
 	char why[200];
 
-	old = bpftune_policy_strategy(ps->p, tuner, name);
+	old = bpftune_config_strategy(ps->p, tuner, name);
 	if (old && twice(ps, &old->src, name))
 		return 0;
 	s = strategy_set(ps->p, tuner, name, value, why, sizeof(why));
@@ -623,7 +623,7 @@ static int on_value(void *user, const char *section, const char *name,
 		    const char *value)
 {
 	struct parse *ps = user;
-	char tname[BPFTUNE_POLICY_TUNABLE_LEN];
+	char tname[BPFTUNE_CONFIG_TUNABLE_LEN];
 
 	if (!strcmp(section, "daemon"))
 		return on_daemon(ps, name, value);
@@ -640,7 +640,7 @@ static int on_value(void *user, const char *section, const char *name,
 		    section);
 }
 
-int bpftune_policy_parse(struct bpftune_policy *p, const char *file,
+int bpftune_config_parse(struct bpftune_config *p, const char *file,
 			 const char *text, size_t len, char *err,
 			 size_t err_len)
 {
@@ -650,9 +650,9 @@ int bpftune_policy_parse(struct bpftune_policy *p, const char *file,
 	};
 	int ret;
 
-	if (p->num_files == BPFTUNE_POLICY_MAX_FILES) {
-		snprintf(err, err_len, "%s: more than %d policy files", file,
-			 BPFTUNE_POLICY_MAX_FILES);
+	if (p->num_files == BPFTUNE_CONFIG_MAX_FILES) {
+		snprintf(err, err_len, "%s: more than %d config files", file,
+			 BPFTUNE_CONFIG_MAX_FILES);
 		return -EINVAL;
 	}
 	p->files[p->num_files] = strdup(file);
