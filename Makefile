@@ -583,7 +583,7 @@ bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER)
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
 	bench/matrix.sh $(VM_KERNELS)
-# the per-commit report: bench/results/<commit>/report.md (about 17 min);
+# the per-commit report: bench/results/<commit>/report.md (about 14 min);
 # BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
 # printed, never failing on a number.  Its reaction part slows a CPU's
 # receive path with a test fixture (build/test/bpf/slow_rx.bpf.o)

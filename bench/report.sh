@@ -32,7 +32,8 @@
 #
 # Never fails on a number; exits non-zero if no part produced anything,
 # or if a picture the report promises (a plot, the flame graph SVG or its
-# PNG) is missing or broken: bench/report_md.py names each on stderr.  Full set about 10 minutes here, --ci about 3.
+# PNG) is missing or broken: bench/report_md.py names each on stderr.
+# Full set about 14 minutes here (17 with an A/B build), --ci about 3.
 #
 # Usage (root, from the top of the tree, after make; on a shared host under
 # the host-kernel lock):
