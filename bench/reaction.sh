@@ -9,7 +9,10 @@
 # before the daemon starts, the daemon is started from calm (all tuners,
 # default flags, a telemetry directory of its own per start), its log's
 # "bpftune running" is waited for, then SETTLE_SECS of calm (the gates'
-# steady closed state), then the pressure starts.  The onset is stamped by
+# steady closed state) plus a random 0 to JITTER_MS, then the pressure
+# starts.  The jitter spreads the onset over the gates' check period
+# (2 s idle): with a fixed calm the onset would fall at the same phase
+# of it in every start, and one part of the range of reaction times only.  The onset is stamped by
 # this script (CLOCK_REALTIME, date +%s.%N) just before the pressure's
 # first packet or netlink request; the change is the first log line of the
 # scenario's pattern, whose time stamp is the daemon's (CLOCK_REALTIME,
@@ -38,9 +41,10 @@
 # Usage (root, from the top of the tree, after make all fixtures; on a
 # shared host under the host-kernel lock):
 #   bench/reaction.sh
-# Knobs: REPS=5 SCENARIOS="..." SETTLE_SECS=3 TIMEOUT_SECS=60
-#   REACTION_OUT=PATH; AB_BPFTUNE/AB_PLUGINS/AB_NAME (AB_CMD is refused:
-#   the change is read from our daemon's log lines)
+# Knobs: REPS=5 SCENARIOS="..." SETTLE_SECS=3 JITTER_MS=2000
+#   TIMEOUT_SECS=60 REACTION_OUT=PATH; AB_BPFTUNE/AB_PLUGINS/AB_NAME
+#   (AB_CMD is left out, with a line saying so: the change is read from
+#   our daemon's log lines)
 # Results: OUT.csv (rep,config,case,metric,unit,value), OUT.info,
 # OUT-logs/ (each start's log), OUT.md and OUT-summary.csv
 # (bench/reaction_report.py).
@@ -53,14 +57,18 @@ REPS="${REPS:-5}"
 ALL_SCENARIOS="tcp_rmem tcp_wmem net_backlog net_budget udp_buffer ip_frag neigh_table route_table"
 SCENARIOS="${SCENARIOS:-$ALL_SCENARIOS}"
 SETTLE_SECS="${SETTLE_SECS:-3}"
+JITTER_MS="${JITTER_MS:-2000}"
 TIMEOUT_SECS="${TIMEOUT_SECS:-60}"
 SLOW_OBJ=build/test/bpf/slow_rx.bpf.o
 # global limits that bench/lib.sh's snapshot does not cover
 NEIGH_GLOBALS="net.ipv4.neigh.default.gc_thresh1 net.ipv4.neigh.default.gc_thresh2
 	net.ipv4.neigh.default.gc_thresh3"
 
+if [ -n "${AB_CMD:-}" ]; then
+	echo "reaction: AB_CMD left out (the change is read from this daemon's log lines): this build alone" >&2
+	unset AB_CMD
+fi
 bench_ab_init
-[ -z "${AB_CMD:-}" ] || bench_die "AB_CMD: the change is read from this daemon's log lines; use AB_BPFTUNE"
 for s in $SCENARIOS; do
 	[[ " $ALL_SCENARIOS " == *" $s "* ]] || bench_die "unknown scenario $s (one of: $ALL_SCENARIOS)"
 	case "$s" in
@@ -284,14 +292,15 @@ bench_on_exit run_cleanup
 
 # run SCENARIO CONFIG REP: one start from calm, one reaction
 run() {
-	local scen="$1" cfg="$2" rep="$3" i ms gate seen=0
+	local scen="$1" cfg="$2" rep="$3" i ms gate calm seen=0
 
 	bench_use_build "$cfg"
 	bench_plugin_dir
 	"setup_$scen"
 	bench_daemon_start --telemetry-dir "$BENCH_TMP/telemetry-$cfg"
 	# calm (a signal stops the wait: the exit trap cleans up at once)
-	sleep "$SETTLE_SECS" &
+	calm=$((SETTLE_SECS * 1000 + (JITTER_MS > 0 ? RANDOM % JITTER_MS : 0)))
+	sleep "$((calm / 1000)).$(printf %03d $((calm % 1000)))" &
 	wait $!
 	"pressure_$scen"
 	for i in $(seq 1 $((TIMEOUT_SECS * 20))); do
@@ -312,12 +321,13 @@ run() {
 		echo "  $scen $cfg: no change in ${TIMEOUT_SECS} s" >&2
 	fi
 	[ -z "$gate" ] || row "$rep" "$cfg" "$scen" gate_ms ms "$gate"
+	row "$rep" "$cfg" "$scen" calm_ms ms "$calm"
 }
 
 BUILDS=(this)
 bench_ab && BUILDS+=("$AB_NAME")
 {
-	echo "# reaction: scenarios $SCENARIOS; $REPS repetitions, builds interleaved; all tuners, defaults; ${SETTLE_SECS}s calm after 'bpftune running'; timeout ${TIMEOUT_SECS}s$(bench_ab_desc)"
+	echo "# reaction: scenarios $SCENARIOS; $REPS repetitions, builds interleaved; all tuners, defaults; ${SETTLE_SECS}s + 0-${JITTER_MS}ms calm after 'bpftune running'; timeout ${TIMEOUT_SECS}s$(bench_ab_desc)"
 	echo "# machine: $(bench_machine)"
 	echo "# support: $("$BPFTUNE" -S -l "$BUILD_PLUGINS" 2>/dev/null | sed -n 's/.*support level: *//p' | head -1)"
 	echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)')"

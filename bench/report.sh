@@ -28,7 +28,7 @@
 # on to the cost, footprint and effect parts (and make bench-matrix to the
 # netem path): same-run ratios between the two daemons.  The reaction part
 # takes AB_BPFTUNE only (it reads our daemon's log lines): with AB_CMD it
-# runs this build alone.
+# runs this build alone and says so.
 #
 # Never fails on a number; exits non-zero if no part produced anything,
 # or if a picture the report promises (a plot, the flame graph SVG or its
@@ -92,7 +92,7 @@ else
 	part profile env PROFILE_OUT="$DIR/profile" PROFILE_SECS=8 bench/profile.sh
 	part effect env EFFECT_OUT="$DIR/effect" N=2 SECS=2 CONVERGE_SECS=8 \
 		bench/tcp_buffer_effect.sh
-	part reaction env -u AB_CMD REACTION_OUT="$DIR/reaction" \
+	part reaction env REACTION_OUT="$DIR/reaction" \
 		REPS="${REACTION_REPS:-5}" bench/reaction.sh
 fi
 echo "done in $((SECONDS - start)) s" >&2
