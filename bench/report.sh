@@ -33,7 +33,7 @@
 # Never fails on a number; exits non-zero if no part produced anything,
 # or if a picture the report promises (a plot, the flame graph SVG or its
 # PNG) is missing or broken: bench/report_md.py names each on stderr.
-# Full set about 14 minutes here (17 with an A/B build), --ci about 3.
+# Full set about 14 minutes here (more with an A/B build), --ci about 3.
 #
 # Usage (root, from the top of the tree, after make; on a shared host under
 # the host-kernel lock):
