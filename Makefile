@@ -590,10 +590,11 @@ bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER) $(BENCH_SYSCALL)
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
 	bench/matrix.sh $(VM_KERNELS)
-# the per-commit report: bench/results/<commit>/report.md (about 10 min);
+# the per-commit report: bench/results/<commit>/report.md (about 14 min);
 # BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
-# printed, never failing on a number
-bench-report: all $(BENCH_SYSCALL)
+# printed, never failing on a number.  Its reaction part slows a CPU's
+# receive path with a test fixture (build/test/bpf/slow_rx.bpf.o)
+bench-report: all fixtures $(BENCH_SYSCALL)
 	bench/report.sh
 # the same-run comparison with the reference daemon (Oracle's bpftune) in
 # a guest: REF_SRC its source or git directory, REF_DIR a build directory

@@ -16,6 +16,9 @@
 #                     titled with the commit (profile-flame.svg/.png) and a
 #                     per-function table
 #   effect.*          bench/tcp_buffer_effect.sh (full set only)
+#   reaction.*        bench/reaction.sh (full set only): onset of pressure
+#                     to the first change per scenario, p50/p95, and
+#                     against the A/B build the bound
 #   netem-<kernel>.*  the netem path, if make bench-matrix ran for this
 #                     commit (it copies its results here)
 # With BASE=<another results directory> it then prints the comparison
@@ -23,11 +26,14 @@
 # AB_BPFTUNE/AB_PLUGINS (another build), or AB_CMD (another daemon's whole
 # command line, e.g. one with other flags; see bench/lib.sh), are passed
 # on to the cost, footprint and effect parts (and make bench-matrix to the
-# netem path): same-run ratios between the two daemons.
+# netem path): same-run ratios between the two daemons.  The reaction part
+# takes AB_BPFTUNE only (it reads our daemon's log lines): with AB_CMD it
+# runs this build alone and says so.
 #
 # Never fails on a number; exits non-zero if no part produced anything,
 # or if a picture the report promises (a plot, the flame graph SVG or its
-# PNG) is missing or broken: bench/report_md.py names each on stderr.  Full set about 10 minutes here, --ci about 3.
+# PNG) is missing or broken: bench/report_md.py names each on stderr.
+# Full set about 14 minutes here (more with an A/B build), --ci about 3.
 #
 # Usage (root, from the top of the tree, after make; on a shared host under
 # the host-kernel lock):
@@ -86,6 +92,8 @@ else
 	part profile env PROFILE_OUT="$DIR/profile" PROFILE_SECS=8 bench/profile.sh
 	part effect env EFFECT_OUT="$DIR/effect" N=2 SECS=2 CONVERGE_SECS=8 \
 		bench/tcp_buffer_effect.sh
+	part reaction env REACTION_OUT="$DIR/reaction" \
+		REPS="${REACTION_REPS:-5}" bench/reaction.sh
 fi
 echo "done in $((SECONDS - start)) s" >&2
 echo "duration: $((SECONDS - start)) s" >>"$DIR/info.txt"

@@ -5,8 +5,8 @@
   report_md.py DIR
 
 DIR holds info.txt ("key: value" lines) and the parts' outputs: PART.md and
-PART-summary.csv for PART in cost, footprint, profile, effect and netem-*
-(those that ran).  Writes DIR/summary.csv (every part's figures with a
+PART-summary.csv for PART in cost, footprint, profile, effect, reaction
+and netem-* (those that ran).  Writes DIR/summary.csv (every part's figures with a
 source column: what bench/compare.py reads) and DIR/report.md: the header
 (machine, kernel, mode, commit, date), the targets with the figures that
 answer them, then each part's own report.
@@ -28,7 +28,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report_common import fmt, num  # noqa: E402
 
-PARTS = ["cost", "footprint", "profile", "effect"]
+PARTS = ["cost", "footprint", "profile", "effect", "reaction"]
 
 
 def effect_rows(d):
@@ -106,6 +106,18 @@ def ge(t, limit):
     return "met" if t[0] >= limit else "**missed** by %s" % fmt(limit - t[0])
 
 
+def reaction_targets(rows):
+    """the reaction part's bound (issue 23) against the A/B build, if it ran"""
+    held = [r for r in rows if r["source"] == "reaction" and r["metric"] == "bound_holds"]
+    if not held:
+        return []
+    ok = [r["case"] for r in held if num(r["value"])]
+    bad = [r["case"] for r in held if not num(r["value"])]
+    return ["| reaction: p50 within 1 s or 2x of %s's, no more misses, every scenario | %d of %d "
+            "scenarios | %s |" % (held[0]["config"].split("/", 1)[-1], len(ok), len(held),
+                                  "met" if not bad else "**missed**: " + ", ".join(bad))]
+
+
 def targets(rows):
     tel = "this,telemetry"
     lines = ["## Targets", "", "| target | figure [interval] | result |", "|---|---|---|"]
@@ -134,6 +146,7 @@ def targets(rows):
     t = find(rows, "effect", "iperf-v4-up", "tuned_over_static", "tuned")
     if t:
         lines.append("| host: tuned / static throughput >= 0.95 | %s | %s |" % (ival(t), ge(t, 0.95)))
+    lines += reaction_targets(rows)
     for src in sorted({r["source"] for r in rows if r["source"].startswith("netem-")}):
         for metric, what in (("later_over_static", "connections 2.. / static >= 0.95"),
                              ("later_over_observed", "connections 2.. / observed (static, "

@@ -9,7 +9,8 @@
 # converts to PNG with rsvg-convert and renders in headless Chromium (not
 # its "This page contains the following errors" page); the report fails
 # loudly when a picture it promises is missing; an A/B daemon given as
-# AB_CMD runs its own command line.  Needs no daemon.
+# AB_CMD runs its own command line; the reaction report's p50, p95 and
+# bound from a fixed CSV.  Needs no daemon.
 
 load helpers
 
@@ -277,4 +278,50 @@ PY
 	run python3 "$REPO/bench/netns_scale_report.py" "$d/sqrt.csv" "$d/sqrt"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"| daemon CPU per connection |"*"| 0.5 [0.5-0.5] |"* ]]
+}
+
+# reaction_csv OUT: two builds, five repetitions; tcp_rmem within the
+# bound (1.5 s against 1 s: within 1 s of it), net_budget over it (3 s
+# against 1 s: more than 2x and 1 s), ip_frag with a start that missed
+reaction_csv() {
+	python3 - "$1" <<'PY'
+import sys
+rows = ["rep,config,case,metric,unit,value"]
+for rep in range(1, 6):
+    for scen, this, landed in (("tcp_rmem", 1500, 1000), ("net_budget", 3000, 1000),
+                               ("ip_frag", 100, 100)):
+        if scen == "ip_frag" and rep == 3:
+            rows.append("%d,this,%s,missed,-,1" % (rep, scen))
+        else:
+            rows.append("%d,this,%s,reaction_ms,ms,%d" % (rep, scen, this + rep))
+        rows.append("%d,landed,%s,reaction_ms,ms,%d" % (rep, scen, landed + rep))
+    rows.append("%d,this,net_budget,gate_ms,ms,%d" % (rep, 2000 + rep))
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+}
+
+@test "bench_tools: the reaction report gives p50, p95, the ratio and the issue's bound" {
+	local d="$BATS_TEST_TMPDIR"
+	reaction_csv "$d/r.csv"
+	run python3 "$REPO/bench/reaction_report.py" "$d/r.csv" "$d/r"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"| tcp_rmem | tcp_buffer | 1503 ms [1501-1505] | 1505 ms | - | 0 of 5 | 1003 ms [1001-1005] | 1005 ms | - | 0 of 5 | 1.5 ["*"] | holds (p50 ok) | within |"* ]]
+	[[ "$output" == *"| net_budget | net_buffer | 3003 ms [3001-3005] | 3005 ms | 2003 ms | 0 of 5 |"*"| **fails** (p50 **over**) | over |"* ]]
+	[[ "$output" == *"| ip_frag | ip_frag |"*"| 1 of 5 |"*"| **fails** (p50 ok, more misses) | within |"* ]]
+	[[ "$output" == *"whichever is larger, and no more misses: **fails** (1 of 3 scenarios)."* ]]
+	tr -d '\r' <"$d/r-summary.csv" >"$d/summary.csv"
+	grep -qx "tcp_rmem,bound_holds,this/landed,1,,," "$d/summary.csv"
+	grep -qx "net_budget,bound_holds,this/landed,0,,," "$d/summary.csv"
+	grep -qx "net_budget,bound_p95_holds,this/landed,0,,," "$d/summary.csv"
+	grep -qx "tcp_rmem,bound_p95_holds,this/landed,1,,," "$d/summary.csv"
+	grep -qx "ip_frag,missed,this,1,,,5" "$d/summary.csv"
+	grep -q "^tcp_rmem,reaction_p50_ms,this,1503" "$d/summary.csv"
+	# the per-commit report's targets table takes the bound
+	mkdir "$d/rep"
+	cp "$d/r-summary.csv" "$d/rep/reaction-summary.csv"
+	cp "$d/r.md" "$d/rep/reaction.md"
+	run python3 "$REPO/bench/report_md.py" "$d/rep"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"| reaction: p50 within 1 s or 2x of landed's, no more misses, every scenario | 1 of 3 scenarios | **missed**: net_budget, ip_frag |"* ]]
 }

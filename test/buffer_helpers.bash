@@ -44,21 +44,8 @@ veth_pair() {
 	SRV_IP="$3.2"
 }
 
-# blast_tool: $BATS_TEST_TMPDIR/blast.py IP PORT SECS [COUNT [SIZE]] sends
-# SIZE-byte datagrams (default 1400) as fast as it can for SECS seconds,
-# to COUNT ports (default 1) from PORT in turn
+# blast_tool: $BATS_TEST_TMPDIR/blast.py (pressure_blast_tool in
+# test/pressure.bash)
 blast_tool() {
-	cat >"$BATS_TEST_TMPDIR/blast.py" <<'PY'
-import socket, sys, time
-count = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-size = int(sys.argv[5]) if len(sys.argv) > 5 else 1400
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-msg, end = b'x' * size, time.time() + float(sys.argv[3])
-while time.time() < end:
-    for i in range(200):
-        try:
-            s.sendto(msg, (sys.argv[1], int(sys.argv[2]) + i % count))
-        except OSError:
-            pass
-PY
+	pressure_blast_tool "$BATS_TEST_TMPDIR"
 }

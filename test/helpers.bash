@@ -21,6 +21,8 @@ SAMPLE_SO="$SUITE_PREFIX/lib/bpftune/sample_tuner.so"
 # every test starts from the global tunables the suite started with
 . "$REPO/test/globals_guard.bash"
 globals_guard
+# the fixtures that bring a limit near (shared with bench/reaction.sh)
+. "$REPO/test/pressure.bash"
 
 mode_flags() {
 	[ "$MODE" = legacy ] && echo "-L"

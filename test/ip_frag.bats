@@ -58,23 +58,12 @@ make_pair() {
 }
 
 # big_pings NS DST PATTERN [TRIES]: 30000-byte datagrams, fragmented by the
-# sender and reassembled by DST's netns, until the log shows PATTERN.
-# (UDP rather than ICMP echo: the reassembly is the same, and ping is not
-# installed everywhere.)
+# sender and reassembled by DST's netns (pressure_frags), until the log
+# shows PATTERN
 big_pings() {
 	local ns="$1" dst="$2" pattern="$3" i
 	for i in $(seq 1 "${4:-40}"); do
-		ip netns exec "$ns" python3 -c '
-import socket, sys, time
-dst = sys.argv[1]
-s = socket.socket(socket.AF_INET6 if ":" in dst else socket.AF_INET, socket.SOCK_DGRAM)
-for _ in range(5):
-    try:
-        s.sendto(b"x" * 30000, (dst, 9))
-    except OSError:
-        pass
-    time.sleep(0.05)
-' "$dst"
+		pressure_frags "$ns" "$dst"
 		grep -qE -- "$pattern" "$LOG" && return 0
 	done
 	return 1

@@ -86,13 +86,7 @@ add_neigh6() {
 
 # neigh_batch NET FROM COUNT: stale entries NET.x.y on nt0 in $NS
 neigh_batch() {
-	local net="$1" from="$2" n="$3" i
-	for ((i = from; i < from + n; i++)); do
-		printf 'neigh replace %s.%d.%d lladdr 02:00:00:00:%02x:%02x dev nt0 nud stale\n' \
-			"$net" $((i / 250)) $((i % 250 + 2)) $((i / 256)) $((i % 256))
-	done > "$BATS_TEST_TMPDIR/neigh.batch"
-	# entries the full table refuses fail; the rest go in
-	ip -n "$NS" -force -batch "$BATS_TEST_TMPDIR/neigh.batch" 2>/dev/null || true
+	pressure_neigh_batch "$NS" nt0 "$1" "$2" "$3" "$BATS_TEST_TMPDIR/neigh.batch"
 }
 
 entries_in_ns() {

@@ -47,9 +47,7 @@ has_flow_limit() {
 # the slow classifier on the receiving side
 make_slow_pair() {
 	veth_pair nbc nbs 192.168.76
-	ip netns exec "$SRV" sh -c "printf '%x' $((1 << RX_CPU)) > /sys/class/net/nbs/queues/rx-0/rps_cpus"
-	ip netns exec "$SRV" tc qdisc add dev nbs clsact
-	ip netns exec "$SRV" tc filter add dev nbs ingress bpf direct-action obj "$SLOW_OBJ" sec tc
+	pressure_slow_rx "$SRV" nbs "$RX_CPU" "$SLOW_OBJ"
 	blast_tool
 }
 

@@ -24,22 +24,14 @@ max_size_in() {
 	ip netns exec "$1" cat /proc/sys/net/ipv6/route/max_size
 }
 
-# make_routed NS: link rt0 with 2001:db8:ff::1/64 in NS (a veth whose
-# peer is in NS too: this kernel may have no dummy links)
+# make_routed NS: link rt0 with 2001:db8:ff::1/64 in NS (pressure_routed)
 make_routed() {
-	ip -n "$1" link add rt0 type veth peer name rt1
-	ip -n "$1" link set rt1 up
-	ip -n "$1" link set rt0 up
-	ip -n "$1" -6 addr add 2001:db8:ff::1/64 dev rt0 nodad
+	pressure_routed "$1"
 }
 
 # routes NS OP FROM COUNT: add or del /64 routes 2001:db8:N:: via the gateway
 routes() {
-	local ns="$1" op="$2" from="$3" n="$4" i
-	for ((i = from; i < from + n; i++)); do
-		printf 'route %s 2001:db8:%x::/64 via 2001:db8:ff::2 dev rt0\n' "$op" "$i"
-	done > "$BATS_TEST_TMPDIR/routes.batch"
-	ip -n "$ns" -6 -batch "$BATS_TEST_TMPDIR/routes.batch"
+	pressure_routes "$1" "$2" "$3" "$4" "$BATS_TEST_TMPDIR/routes.batch"
 }
 
 # lookups NS: until PATTERN is in the log, look routes up in NS

@@ -84,10 +84,10 @@ wait_listening() {
 # iperf NS_CLIENT NS_SERVER IP SECONDS [STREAMS]: one run, waits for it
 iperf() {
 	local cli="$1" srv="$2" ip="$3" secs="$4" streams="${5:-1}"
-	local port=$((5300 + RANDOM % 500))
-	ip netns exec "$srv" iperf3 -s -1 -B "$ip" -p "$port" >/dev/null 2>&1 &
-	IPERF_PIDS="${IPERF_PIDS:-} $!"
-	wait_listening "$srv" "$port"
+	local port=$((5300 + RANDOM % 500)) ok=0
+	pressure_iperf_server "$srv" "$ip" "$port" || ok=$?
+	IPERF_PIDS="${IPERF_PIDS:-} $PRESSURE_PID"
+	[ "$ok" -eq 0 ]
 	ip netns exec "$cli" iperf3 -c "$ip" -p "$port" -t "$secs" -P "$streams" \
 		-f m >"$BATS_TEST_TMPDIR/iperf.out" 2>&1
 }

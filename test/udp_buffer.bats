@@ -70,17 +70,14 @@ rcvbuf_errors_in() {
 # bats test_tags=hooks
 @test "rmem_default and rmem_max at 16 KB grow when an iperf3 UDP receiver drops" {
 	command -v iperf3 >/dev/null || skip "iperf3 is not installed"
-	local port=$((5400 + RANDOM % 400)) i
+	local port=$((5400 + RANDOM % 400)) ok=0
 	veth_pair ubc ubs 192.168.71
 	sysctl -qw net.core.rmem_max=16384
 	sysctl -qw net.core.rmem_default=16384
 	start_tuner
-	ip netns exec "$SRV" iperf3 -s -1 -B "$SRV_IP" -p "$port" >/dev/null 2>&1 &
-	PIDS="$!"
-	for i in $(seq 1 50); do
-		ip netns exec "$SRV" ss -Hltn "sport = :$port" | grep -q . && break
-		sleep 0.1
-	done
+	pressure_iperf_server "$SRV" "$SRV_IP" "$port" || ok=$?
+	PIDS="$PRESSURE_PID"
+	[ "$ok" -eq 0 ]
 	ip netns exec "$CLI" iperf3 -u -b 0 -l 1400 -c "$SRV_IP" -p "$port" -t 3 \
 		>"$BATS_TEST_TMPDIR/iperf.out" 2>&1
 	wait_for_log "UDP receive buffer full: net.core.rmem_max 16384 -> 20480 in global netns: a UDP socket on port $port dropped datagrams with its receive buffer \(16384 bytes, the rmem_default size\) full"
