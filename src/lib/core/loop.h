@@ -3,7 +3,7 @@
 #ifndef BPFTUNE_LOOP_H
 #define BPFTUNE_LOOP_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <stdbool.h>
 #include <stdint.h>
