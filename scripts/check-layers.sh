@@ -44,12 +44,11 @@ forbidden() {
 AREAS="btf base netns core write plugin telemetry kit ops"
 
 # Allowed on purpose, with the reason (one "from-area to-header" a line):
-# the correlation windows' table and the table of refused writes are
-# leaves (they include and call nothing of the library) that the core
-# empties when a plugin stops or a netns goes.
-ALLOWED_INCLUDES="core kit/correlation.h core write/refusal.h"
+# the correlation windows' table is a leaf (it includes and calls nothing
+# of the library) that the core fills for a plugin (bpftune_corr_for())
+# and empties when a plugin stops or a netns goes.
+ALLOWED_INCLUDES="core kit/correlation.h"
 ALLOWED_SYMBOLS="core bpftune_corr_get core bpftune_corr_forget"
-ALLOWED_SYMBOLS="$ALLOWED_SYMBOLS core bpftune_refusal_forget_netns core bpftune_refusal_forget_tuner"
 
 fail=0
 tmp=$(mktemp -d)
