@@ -58,7 +58,7 @@ LIBS		+= -lnl-route-3 -lnl-3
 LIBS		+= -linih	# the config file (ops/config_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
-LIB_AREAS	:= btf core write plugin kit ops telemetry
+LIB_AREAS	:= btf base netns core write plugin kit ops telemetry
 LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))

@@ -2,7 +2,7 @@
 #ifndef BPFTUNE_CGROUP_H
 #define BPFTUNE_CGROUP_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <stddef.h>
 

@@ -7,7 +7,7 @@
 #ifndef BPFTUNE_CORE_H
 #define BPFTUNE_CORE_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <stdbool.h>
 

@@ -239,22 +239,13 @@ static struct bpftune_observer observer = { .state = obs_state };
 
 static int timer_start(void)
 {
-	if (timer)
-		return 0;
-	timer = bpftune_loop_timer_new(on_timer, NULL);
-	if (!timer)
-		return -errno;
-	bpftune_observer_add(&observer);
-	return 0;
+	return bpftune_loop_timer_watch_start(&timer, on_timer, &observer);
 }
 
 static void timer_stop(void)
 {
-	if (!timer || sets)
-		return;
-	bpftune_observer_remove(&observer);
-	bpftune_loop_timer_free(timer);
-	timer = NULL;
+	if (!sets)
+		bpftune_loop_timer_watch_stop(&timer, &observer);
 }
 
 static void set_free(struct gate_set *s)

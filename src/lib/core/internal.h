@@ -7,7 +7,7 @@
 #ifndef BPFTUNE_INTERNAL_H
 #define BPFTUNE_INTERNAL_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -18,20 +18,11 @@
 #include <bpftune/kernel.h>
 #include <bpftune/proc.h>
 
+#include "base/base.h"
+#include "netns/netns.h"
+
 struct bpf_link;
 struct bpf_object;
-
-/* ---- logging (log.c) ---- */
-enum bpftune_log_dest { BPFTUNE_LOG_SYSLOG, BPFTUNE_LOG_STDERR };
-BPFTUNE_DAEMON void bpftune_log_init(enum bpftune_log_dest dest, int max_level);
-BPFTUNE_DAEMON bool bpftune_log_debug_enabled(void);
-/* identical consecutive lines are collapsed; this reports the count */
-BPFTUNE_DAEMON void bpftune_log_flush(void);
-
-/* ---- capabilities (cap.c) ---- */
-BPFTUNE_DAEMON int bpftune_cap_init(void);	/* keep only what the daemon needs */
-void bpftune_cap_raise(void);	/* effective = permitted, nests */
-void bpftune_cap_lower(void);
 
 /* ---- kernel support (support.c) ---- */
 enum bpftune_feature {
@@ -134,53 +125,6 @@ void bpftune_bpf_min_btf_done(const struct bpf_object *obj);
 /* Which of @n tracepoints the kernel has (its btf_trace_<name> typedef). */
 int bpftune_kernel_tracepoints(const char *const *tps, unsigned int n,
 			       bool *exists);
-
-/* ---- netns (netns.c) ---- */
-BPFTUNE_DAEMON int bpftune_netns_init(void);
-BPFTUNE_DAEMON void bpftune_netns_fini(void);
-int bpftune_netns_cookie_of_fd(int fd, uint64_t *cookie);
-/*
- * An fd for the network namespace an event came from, found through the
- * event's pid and checked against its cookie: -1 (global) when the
- * cookie is the global one; -errno if it cannot be found.  Released by
- * bpftune_netns_release() (after each event and timer).
- */
-int bpftune_netns_fd_for_event(const struct bpftune_event *event);
-/* fd for a known netns cookie: -1 global, -ESRCH if gone or unknown */
-int bpftune_netns_fd_for_cookie(uint64_t cookie);
-const char *bpftune_netns_exec_prefix(uint64_t cookie, char *buf, size_t len);
-/* /run/netns name of a known netns, "" if none (main thread: the cache) */
-void bpftune_netns_name(uint64_t cookie, char *name, size_t len);
-int bpftune_netns_enter(int netns_fd, int *saved_fd);
-void bpftune_netns_leave(int saved_fd);
-/*
- * fds from bpftune_netns_fd_for_*() stay open until this call: none is
- * kept between events, since an open netns fd keeps the netns alive.
- */
-void bpftune_netns_release(void);
-/* drop what the cache knows about a destroyed netns */
-void bpftune_netns_forget(uint64_t cookie);
-/* set while the netns tuner sees every netns destruction */
-void bpftune_netns_set_tracking(bool on);
-/* forget every cached netns (learnt again, entering it, when needed) */
-void bpftune_netns_flush(void);
-bool bpftune_netns_tracking(void);
-unsigned int bpftune_netns_cached(void);
-/* a netns another thread can open and check (telemetry sampling) */
-struct bpftune_netns_ref {
-	uint64_t cookie;
-	dev_t dev;
-	ino_t ino;
-	char path[288];		/* /run/netns/NAME or /proc/PID/ns/net */
-};
-/*
- * Main thread: up to @max namespaces the cache can reopen (named, or with
- * a pid seen in them), not the global one, in turns; *known: how many.
- */
-unsigned int bpftune_netns_sample_list(struct bpftune_netns_ref *refs,
-				       unsigned int max, unsigned int *known);
-/* Any thread: enter a listed netns; leave with bpftune_netns_leave(). */
-int bpftune_netns_enter_ref(const struct bpftune_netns_ref *ref, int *saved);
 
 /* ---- tuners (tuner.c, lifecycle.c) ---- */
 struct bpftune_change {

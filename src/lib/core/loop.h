@@ -3,7 +3,7 @@
 #ifndef BPFTUNE_LOOP_H
 #define BPFTUNE_LOOP_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,5 +35,17 @@ int bpftune_loop_timer_at(struct bpftune_timer *tm, uint64_t when_ms);
 bool bpftune_loop_timer_armed(const struct bpftune_timer *tm);
 /* remove from the loop and free; NULL is fine */
 void bpftune_loop_timer_free(struct bpftune_timer *tm);
+
+/*
+ * A timer that lives with an observer of the bus (gate.c, strategy.c):
+ * start makes *@tm and adds @obs unless *@tm exists; stop removes @obs
+ * and frees *@tm, if it exists.  start: 0 or -errno.
+ */
+struct bpftune_observer;
+int bpftune_loop_timer_watch_start(struct bpftune_timer **tm,
+				   bpftune_loop_timer_fn fn,
+				   struct bpftune_observer *obs);
+void bpftune_loop_timer_watch_stop(struct bpftune_timer **tm,
+				   struct bpftune_observer *obs);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Running the daemon for an operator: reading BPF globals back
- * (bpf_vars.c), finding a netns again by name/inode/cookie (netns_id.c),
+ * (bpf_vars.c),
  * strategies (strategy.c) and timers (timer.c).  Metrics and hot plug
  * are in ops/metrics.h, the control socket in ops/control.h, the rollback
  * journal in ops/journal.h.
@@ -9,7 +9,7 @@
 #ifndef BPFTUNE_OPERATE_H
 #define BPFTUNE_OPERATE_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -32,28 +32,6 @@ int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 		     bpftune_var_cb cb, void *ctx);
 /* Do the tuner's BPF programs use the daemon's learning rate?  0 or -errno (logged) */
 BPFTUNE_DAEMON int bpftune_check_learning_rate(const struct bpftune_tuner *t);
-
-/* ---- finding a netns again (netns_id.c) ---- */
-struct bpftune_netns_id {
-	bool global;
-	char name[NAME_MAX + 1];	/* /run/netns name, "" if none */
-	uint64_t ino;
-	uint64_t dev;
-	uint64_t cookie;
-};
-
-/* Identify the netns of @cookie (it must be reachable now). */
-int bpftune_netns_identify(uint64_t cookie, struct bpftune_netns_id *id);
-/*
- * Find @id again: by name, else by inode and device among the processes'
- * namespaces; the cookie is checked before the fd is returned.  Returns a
- * new fd (caller closes), -1 for the global netns, -ESRCH if it is gone,
- * -ESTALE if what is found is another netns.
- */
-int bpftune_netns_find(const struct bpftune_netns_id *id);
-/* "global netns", "netns NAME (cookie N)", "netns cookie N" */
-const char *bpftune_netns_id_describe(const struct bpftune_netns_id *id,
-				      char *buf, size_t len);
 
 /* ---- strategies (strategy.c) ---- */
 void bpftune_strategies_free(struct bpftune_tuner *t);

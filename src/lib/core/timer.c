@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/loop.h"
+#include "core/observer.h"
 #include "core/operate.h"
 
 struct bpftune_timer {
@@ -128,6 +129,29 @@ void bpftune_loop_timer_free(struct bpftune_timer *tm)
 	bpftune_loop_del(tm->fd);
 	close(tm->fd);
 	free(tm);
+}
+
+int bpftune_loop_timer_watch_start(struct bpftune_timer **tm,
+				   bpftune_loop_timer_fn fn,
+				   struct bpftune_observer *obs)
+{
+	if (*tm)
+		return 0;
+	*tm = bpftune_loop_timer_new(fn, NULL);
+	if (!*tm)
+		return -errno;
+	bpftune_observer_add(obs);
+	return 0;
+}
+
+void bpftune_loop_timer_watch_stop(struct bpftune_timer **tm,
+				   struct bpftune_observer *obs)
+{
+	if (!*tm)
+		return;
+	bpftune_observer_remove(obs);
+	bpftune_loop_timer_free(*tm);
+	*tm = NULL;
 }
 
 void bpftune_event_init(struct bpftune_event *ev,

@@ -5,8 +5,8 @@
  * recorded by the one write path (write/tunable_set.c), printed at exit.
  * A plugin's life cycle (start, events, timer, stop) is in lifecycle.c;
  * what the journal, the admin's config, metrics and telemetry hear of goes
- * out on the observer bus (observer.c).  The table of refused writes
- * (write/refusal.c, a leaf) is emptied here when a tuner or a netns goes.
+ * out on the observer bus (observer.c), which also tells the table of
+ * refused writes (write/tunable_set.c) that a tuner or a netns went.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,7 +19,6 @@
 
 #include "core/internal.h"
 #include "core/observer.h"
-#include "write/refusal.h"
 #include "core/operate.h"
 #include "core/sysctl.h"
 
@@ -126,7 +125,6 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 	if (t->obj)
 		bpftune_bpf_print_stats(t);
 	bpftune_tuner_stop(t);
-	bpftune_refusal_forget_tuner(t->id);
 	bpftune_strategies_free(t);
 	bpftune_gates_free(t);
 	bpftune_bpf_detach(t);
@@ -305,7 +303,6 @@ unsigned int bpftune_netns_gone(uint64_t cookie, const char *cause)
 				}
 		notify_state(t, cookie, BPFTUNE_STATE_GONE, cause);
 	}
-	bpftune_refusal_forget_netns(cookie);
 	bpftune_netns_forget(cookie);
 	return n;
 }

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 #include "ops/config.h"
 
 /* exit status for an invalid config (sysexits' EX_CONFIG): the unit does

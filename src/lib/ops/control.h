@@ -12,7 +12,7 @@
 #ifndef BPFTUNE_CONTROL_H
 #define BPFTUNE_CONTROL_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -25,7 +25,7 @@
 #ifndef BPFTUNE_JOURNAL_H
 #define BPFTUNE_JOURNAL_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <limits.h>
 #include <stdbool.h>

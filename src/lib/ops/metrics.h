@@ -6,7 +6,7 @@
 #ifndef BPFTUNE_OPS_METRICS_H
 #define BPFTUNE_OPS_METRICS_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 struct bpftune_buf;
 struct bpftune_allow;

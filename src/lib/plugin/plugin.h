@@ -11,7 +11,7 @@
 #ifndef BPFTUNE_PLUGIN_H
 #define BPFTUNE_PLUGIN_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,7 +13,7 @@
 #ifndef BPFTUNE_TELEMETRY_H
 #define BPFTUNE_TELEMETRY_H
 
-#include "core/daemon_api.h"
+#include "base/daemon_api.h"
 
 #include <stdbool.h>
 #include <stddef.h>

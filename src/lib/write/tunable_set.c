@@ -156,6 +156,45 @@ static int writer_apply(struct bpftune_tuner *t, unsigned int index,
 }
 
 /*
+ * The table of refusals forgets a netns that is gone and a tuner that
+ * goes (or whose id a new tuner takes), told by the bus: the core does
+ * not call up into write/.  Subscribed with the first refusal.
+ */
+static void refusal_state(const struct bpftune_tuner *t, uint64_t cookie,
+			  enum bpftune_state state, const char *cause)
+{
+	(void)t;
+	(void)cause;
+	if (state == BPFTUNE_STATE_GONE && !bpftune_netns_is_global(cookie))
+		bpftune_refusal_forget_netns(cookie);
+}
+
+static void refusal_tuner(const struct bpftune_tuner *t)
+{
+	bpftune_refusal_forget_tuner(t->id);
+}
+
+static struct bpftune_observer refusal_observer = {
+	.tuner_added = refusal_tuner,
+	.tuner_removed = refusal_tuner,
+	.state = refusal_state,
+};
+
+static struct bpftune_refusal *refusal_note(const struct bpftune_tuner *t,
+					    unsigned int index, uint64_t cookie,
+					    int err, bool veto)
+{
+	static bool subscribed;
+
+	if (!subscribed) {
+		bpftune_observer_add(&refusal_observer);
+		subscribed = true;
+	}
+	return bpftune_refusal_note(t->id, index, cookie, err, veto,
+				    bpftune_now_ms());
+}
+
+/*
  * Veto check, the write, its observers and what a refusal means: a write
  * the kernel refused is not tried again before a back-off (refusal.h),
  * however many events ask for it; 0 or -errno.
@@ -175,7 +214,7 @@ static int apply_change(struct bpftune_tuner *t, unsigned int index, int fd,
 		return -EAGAIN;
 	err = bpftune_notify_pre_change(t, index, cookie, old, new, n);
 	if (err) {
-		r = bpftune_refusal_note(t->id, index, cookie, err, true, bpftune_now_ms());
+		r = refusal_note(t, index, cookie, err, true);
 		bpftune_log(!r || r->refusals == 1 ? LOG_WARNING : LOG_DEBUG,
 			    "tuner %s: not setting %s to %s in %s: %s", t->ops->name,
 			    name, snew, where, strerror(-err));
@@ -187,7 +226,7 @@ static int apply_change(struct bpftune_tuner *t, unsigned int index, int fd,
 		err = bpftune_sysctl_write(fd, name, new, n);
 	bpftune_notify_change(t, index, cookie, scenario, old, new, n, reason, err);
 	if (err) {
-		r = bpftune_refusal_note(t->id, index, cookie, err, false, bpftune_now_ms());
+		r = refusal_note(t, index, cookie, err, false);
 		bpftune_log(LOG_WARNING, "tuner %s: could not set %s to %s in %s: %s; not tried again there for %llu s",
 			    t->ops->name, name, snew, where, strerror(-err),
 			    r ? (unsigned long long)(r->until_ms - bpftune_now_ms() + 999) / 1000 : 0ULL);

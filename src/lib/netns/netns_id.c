@@ -15,7 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/operate.h"
+#include "base/base.h"
+#include "netns/netns.h"
 
 #define NETNS_RUN_DIR	"/run/netns"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/internal.h"
+#include "base/base.h"
 
 static enum bpftune_log_dest log_dest = BPFTUNE_LOG_STDERR;
 static int log_max_level = LOG_INFO;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/capability.h>
 
-#include "core/internal.h"
+#include "base/base.h"
 
 /*
  * BPF + PERFMON: load programs and read kernel memory; NET_ADMIN: attach
