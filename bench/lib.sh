@@ -22,6 +22,8 @@ STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 
 BENCH_CLEANUPS=()
 BENCH_NETNS=()
+# the namespaces below are named PREFIX-...-PID (a script may set its own)
+BENCH_NS_PREFIX="${BENCH_NS_PREFIX:-bench}"
 BENCH_PIDS=()
 BENCH_TMP=""
 DAEMON_PID=""
@@ -126,14 +128,26 @@ bench_init() {
 
 # ---- network namespaces ------------------------------------------------
 
+# bench_netns_del_from N: the namespaces of BENCH_NETNS from index N on
+# go (their processes first) and leave the list: a script's per-run ones
+bench_netns_del_from() {
+	local i
+
+	for ((i = $1; i < ${#BENCH_NETNS[@]}; i++)); do
+		bench_netns_kill "${BENCH_NETNS[$i]}"
+		ip netns del "${BENCH_NETNS[$i]}" 2>/dev/null || true
+	done
+	BENCH_NETNS=("${BENCH_NETNS[@]:0:$1}")
+}
+
 # bench_netns_pair TAG NET: namespaces $CLI and $SRV joined by a veth pair,
 # IPv4 $NET.1 and $NET.2 (/24), IPv6 fd00:b7:X::1 and ::2 (/64) where X is
 # the last number of NET (e.g. 192.168.96).  Sets CLI SRV CLI4 SRV4 CLI6 SRV6.
 bench_netns_pair() {
 	local tag="$1" net="$2"
 
-	CLI="bench-${tag}c-$$"
-	SRV="bench-${tag}s-$$"
+	CLI="$BENCH_NS_PREFIX-${tag}c-$$"
+	SRV="$BENCH_NS_PREFIX-${tag}s-$$"
 	CLI4="$net.1"
 	SRV4="$net.2"
 	CLI6="fd00:b7:${net##*.}::1"
@@ -156,7 +170,7 @@ bench_netns_pair() {
 # bench_netns_one NAME: one namespace with lo up, its name in $NS (not
 # from a $(...) subshell: the clean-up list must know it)
 bench_netns_one() {
-	NS="bench-$1-$$"
+	NS="$BENCH_NS_PREFIX-$1-$$"
 	ip netns add "$NS"
 	BENCH_NETNS+=("$NS")
 	ip -n "$NS" link set lo up

@@ -97,31 +97,10 @@ row() {
 # ---- the scenarios: setup (before the daemon), pressure (after it is up),
 # the tuner, the pattern of the first change -------------------------------
 
-RNS=()
 PPIDS=()
-
-# rns NAME: a namespace reaction-NAME-$$ with lo up, in $NS
-rns() {
-	NS="reaction-$1-$$"
-	ip netns add "$NS"
-	BENCH_NETNS+=("$NS")
-	RNS+=("$NS")
-	ip -n "$NS" link set lo up
-}
-
-# rpair TAG NET: $CLI (NET.1) -- veth -- $SRV (NET.2 = $SRV4)
-rpair() {
-	rns "$1c"
-	CLI="$NS"
-	rns "$1s"
-	SRV="$NS"
-	ip link add "r$1c" netns "$CLI" type veth peer name "r$1s" netns "$SRV"
-	ip -n "$CLI" addr add "$2.1/24" dev "r$1c"
-	ip -n "$SRV" addr add "$2.2/24" dev "r$1s"
-	ip -n "$CLI" link set "r$1c" up
-	ip -n "$SRV" link set "r$1s" up
-	SRV4="$2.2"
-}
+# every namespace is a run's own (reaction-*-PID), gone after the run
+BENCH_NS_PREFIX=reaction
+RNS_FROM=${#BENCH_NETNS[@]}
 
 # bg CMD...: a pressure process in the background, stopped after the run
 bg() {
@@ -130,14 +109,14 @@ bg() {
 }
 
 setup_tcp_rmem() {
-	rpair tr 192.168.101
+	bench_netns_pair tr 192.168.101
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 	TUNER=tcp_buffer
 	PATTERN="net.ipv4.tcp_rmem 4096 131072 262144 -> [0-9 ]+ in netns $SRV "
 }
 
 setup_tcp_wmem() {
-	rpair tw 192.168.102
+	bench_netns_pair tw 192.168.102
 	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
 	TUNER=tcp_buffer
 	PATTERN="net.ipv4.tcp_wmem 4096 16384 262144 -> [0-9 ]+ in netns $CLI "
@@ -165,8 +144,8 @@ pressure_tcp_wmem() {
 # $CLI -- veth -- $SRV with every packet steered to the last CPU and held
 # there (pressure_slow_rx), the sender on CPU 0
 net_setup() {
-	rpair "$1" "$2"
-	pressure_slow_rx "$SRV" "r$1s" $(($(nproc) - 1)) "$SLOW_OBJ"
+	bench_netns_pair "$1" "$2"
+	pressure_slow_rx "$SRV" "b$1s" $(($(nproc) - 1)) "$SLOW_OBJ"
 	TUNER=net_buffer
 }
 
@@ -197,7 +176,7 @@ pressure_net_budget() {
 }
 
 setup_udp_buffer() {
-	rpair ub 192.168.105
+	bench_netns_pair ub 192.168.105
 	sysctl -qw net.core.rmem_max=16384 net.core.rmem_default=16384
 	TUNER=udp_buffer
 	PATTERN="net.core.rmem_(max|default) 16384 -> [0-9]+ in global netns"
@@ -208,7 +187,7 @@ pressure_udp_buffer() {
 }
 
 setup_ip_frag() {
-	rpair if 192.168.106
+	bench_netns_pair if 192.168.106
 	ip netns exec "$SRV" sysctl -qw net.ipv4.ipfrag_low_thresh=4096 net.ipv6.ip6frag_low_thresh=4096
 	ip netns exec "$SRV" sysctl -qw net.ipv4.ipfrag_high_thresh=8192 net.ipv6.ip6frag_high_thresh=8192
 	TUNER=ip_frag
@@ -223,8 +202,8 @@ pressure_ip_frag() {
 # $NT with veth nt0 (10.77.0.1/23) whose peer is in a netns without
 # addresses; the entries are counted in the host's one ARP table
 setup_neigh_table() {
-	rns np
-	rns nt
+	bench_netns_one np
+	bench_netns_one nt
 	NT="$NS"
 	ip link add nt0 netns "$NT" type veth peer name nt1 netns "reaction-np-$$"
 	ip -n "$NT" addr add 10.77.0.1/23 dev nt0
@@ -243,7 +222,7 @@ pressure_neigh_table() {
 }
 
 setup_route_table() {
-	rns rt
+	bench_netns_one rt
 	pressure_routed "$NS"
 	ip netns exec "$NS" sysctl -qw net.ipv6.route.max_size=128
 	TUNER=route_table
@@ -273,18 +252,14 @@ log_ms() {
 
 # the run's pressure and namespaces go, the global limits come back
 run_cleanup() {
-	local p ns
+	local p
 
 	for p in "${PPIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
 	PPIDS=()
-	for ns in "${RNS[@]}"; do
-		bench_netns_kill "$ns"
-		ip netns del "$ns" 2>/dev/null || true
-	done
-	RNS=()
+	bench_netns_del_from "$RNS_FROM"
 	globals_restore "$BENCH_TMP/saved"
 	globals_restore "$BENCH_TMP/saved-neigh"
 }
