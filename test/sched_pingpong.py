@@ -11,6 +11,9 @@ switch again, and the parent prints, as KEY=VALUE lines:
   child       its pid (comm "coll2_pp_child")
   switches    its context switches so far (voluntary + involuntary,
               /proc/PID/status: the kernel's own count)
+  renamed_at  how many of them came before it took its comm (on a busy
+              CPU the new child may be switched out before it renames
+              itself: those switches carry the parent's comm)
   t_ns        CLOCK_BOOTTIME in ns, taken while it sleeps (every one of
               those switches happened before)
 Then it moves the child to CPU 1 and wakes it: the kernel migrates it
@@ -39,10 +42,11 @@ def state(pid):
 def child(rounds, ping, pong, hold):
     with open("/proc/self/comm", "w") as f:
         f.write("coll2_pp_child")
+    renamed_at = ctxt_switches(os.getpid())
     for _ in range(rounds):
         os.read(ping, 1)
         os.write(pong, b"b")
-    os.write(pong, b"d")
+    os.write(pong, b"d%d\n" % renamed_at)
     os.read(hold, 1)
     os._exit(0)
 
@@ -59,7 +63,9 @@ def main():
     for _ in range(rounds):
         os.write(ping_w, b"a")
         os.read(pong_r, 1)
-    assert os.read(pong_r, 1) == b"d"
+    done = os.read(pong_r, 64)
+    assert done.startswith(b"d") and done.endswith(b"\n"), done
+    renamed_at = int(done[1:])
     # asleep in os.read(hold): no switch of its own until we write
     deadline = time.time() + 30
     while state(pid) != "S":
@@ -68,7 +74,8 @@ def main():
         time.sleep(0.01)
     switches = ctxt_switches(pid)
     t_ns = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
-    print("child=%d\nswitches=%d\nt_ns=%d" % (pid, switches, t_ns), flush=True)
+    print("child=%d\nswitches=%d\nrenamed_at=%d\nt_ns=%d" % (pid, switches, renamed_at, t_ns),
+          flush=True)
     os.sched_setaffinity(pid, {1})
     os.write(hold_w, b"x")
     os.waitpid(pid, 0)
