@@ -75,7 +75,7 @@ bench_netns_kill() {
 }
 
 bench_cleanup() {
-	local i p ns
+	local i p
 	set +e
 	for ((i = ${#BENCH_CLEANUPS[@]} - 1; i >= 0; i--)); do
 		eval "${BENCH_CLEANUPS[$i]}"
@@ -87,10 +87,7 @@ bench_cleanup() {
 	done
 	# a server started through a wrapper (cgroup, taskset, chrt) outlives
 	# the wrapper's pid: whatever still runs in a bench netns goes too
-	for ns in "${BENCH_NETNS[@]}"; do
-		bench_netns_kill "$ns"
-		ip netns del "$ns" 2>/dev/null
-	done
+	bench_netns_del_from 0
 	[ -n "$DAEMON_CG" ] && rmdir "$DAEMON_CG" 2>/dev/null
 	[ -n "$BENCH_CG" ] && rmdir "$BENCH_CG" 2>/dev/null
 	[ -n "$PLUGIN_DIR" ] && rm -rf "$PLUGIN_DIR"
