@@ -23,11 +23,7 @@ setup() {
 }
 
 teardown() {
-	local ns
-	[ -z "${BENCH:-}" ] || kill -TERM "$BENCH" 2>/dev/null || true
-	for ns in $(ip netns list | awk '$1 ~ /^netnsscale-/ {print $1}'); do
-		grep -qx "$ns" <<<"$BEFORE" || ip netns del "$ns" 2>/dev/null || true
-	done
+	bench_script_teardown netnsscale
 }
 
 @test "bench_netns_scale: a tiny run prints its tables and cleans up" {

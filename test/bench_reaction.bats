@@ -26,11 +26,7 @@ setup() {
 }
 
 teardown() {
-	local ns
-	[ -z "${BENCH:-}" ] || kill -TERM "$BENCH" 2>/dev/null || true
-	for ns in $(ip netns list | awk '$1 ~ /^reaction-/ {print $1}'); do
-		grep -qx "$ns" <<<"$BEFORE" || ip netns del "$ns" 2>/dev/null || true
-	done
+	bench_script_teardown reaction
 }
 
 @test "bench_reaction: a tiny A/B run prints its table and cleans up" {

@@ -383,3 +383,14 @@ kill_daemon() {
 	wait "$DAEMON_PID" 2>/dev/null || true
 	DAEMON_PID=
 }
+
+# bench_script_teardown PREFIX: a benchmark script a test started ($BENCH,
+# if set) is stopped, and the PREFIX-* namespaces that were not there when
+# the test began ($BEFORE) are deleted
+bench_script_teardown() {
+	local ns
+	[ -z "${BENCH:-}" ] || kill -TERM "$BENCH" 2>/dev/null || true
+	for ns in $(ip netns list | awk -v p="^$1-" '$1 ~ p {print $1}'); do
+		grep -qx "$ns" <<<"$BEFORE" || ip netns del "$ns" 2>/dev/null || true
+	done
+}
