@@ -82,4 +82,16 @@ struct bpftune_gauges {
 	struct bpftune_gauge g[BPFTUNE_GAUGE_SLOTS];
 };
 
+/*
+ * A BPF program's last report of one kind (a global of the object), so
+ * that the same news within a short gap is not sent again:
+ * bpftune_repeated() in bpftune.bpf.h.  Userspace sees it through the
+ * skeleton's globals.
+ */
+struct bpftune_last_report {
+	__u64 cookie;	/* netns cookie (0 for a global limit) */
+	__s64 value;	/* the limit or reading reported */
+	__u64 ns;	/* bpf_ktime_get_ns() of the report */
+};
+
 #endif /* BPFTUNE_BPFTUNE_H */

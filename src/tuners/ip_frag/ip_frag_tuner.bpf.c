@@ -27,21 +27,7 @@
 
 struct bpftune_sampler rcv_sampler;
 
-struct ip_frag_last_report last[2];
-
-static __always_inline int repeated(struct ip_frag_last_report *l,
-				    __u64 cookie, __s64 high)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	if (l->cookie == cookie && l->high == high &&
-	    now - l->ns < REPEAT_GAP_NS)
-		return 1;
-	l->cookie = cookie;
-	l->high = high;
-	l->ns = now;
-	return 0;
-}
+struct bpftune_last_report last[2];
 
 /*
  * skb->protocol and skb->data, which lie a few bytes apart in struct
@@ -83,7 +69,7 @@ static __always_inline int fqdir_check(struct net *net, struct fqdir *fqdir,
 	if (high <= 0 || !bpftune_near_limit(mem, high))
 		return 0;
 	cookie = bpftune_net_cookie(net);
-	if (repeated(&last[family & 1], cookie, high))
+	if (bpftune_repeated(&last[family & 1], cookie, high, REPEAT_GAP_NS))
 		return 0;
 	ev = bpftune_event_reserve(IP_FRAG_NEAR_THRESH, cookie);
 	if (!ev)

@@ -25,10 +25,4 @@ struct ip_frag_event {
 	__u32 pad;
 };
 
-struct ip_frag_last_report {
-	__u64 cookie;
-	__s64 high;
-	__u64 ns;
-};
-
 #endif

@@ -30,8 +30,8 @@ struct bpftune_sampler release_sampler;
 
 __u64 full_ns[NEIGH_TABLE_NUM];
 __u64 empty_ns[NEIGH_TABLE_NUM];
-__u64 near_ns[NEIGH_TABLE_NUM];
-__s32 near_thresh3[NEIGH_TABLE_NUM];
+/* the tables are global: cookie 0 */
+struct bpftune_last_report near_last[NEIGH_TABLE_NUM];
 
 /* per family: nonzero while thresholds are above what they were */
 struct {
@@ -114,11 +114,8 @@ BPFTUNE_TP(create, neigh_create, struct neigh_table *tbl,
 	    !bpftune_near_limit(gc_entries, thresh3))
 		return 0;
 	/* userspace acts on the first report of a gc_thresh3 */
-	if (near_thresh3[i & 1] == thresh3 &&
-	    bpf_ktime_get_ns() - near_ns[i & 1] < REPEAT_GAP_NS)
+	if (bpftune_repeated(&near_last[i & 1], 0, thresh3, REPEAT_GAP_NS))
 		return 0;
-	near_thresh3[i & 1] = thresh3;
-	near_ns[i & 1] = bpf_ktime_get_ns();
 	return report(NEIGH_TABLE_NEAR_FULL, tbl, dev, 1);
 }
 

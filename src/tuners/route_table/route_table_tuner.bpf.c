@@ -18,7 +18,7 @@
 
 struct bpftune_sampler lookup_sampler;
 
-struct route_table_last_report near_last;
+struct bpftune_last_report near_last;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -70,12 +70,8 @@ BPFTUNE_TP(lookup, fib6_table_lookup, const struct net *cnet,
 	now = bpf_ktime_get_ns();
 	if (bpftune_near_limit(used, max_size)) {
 		/* userspace acts on the first report of this max_size */
-		if (near_last.cookie == cookie && near_last.max_size == max_size &&
-		    now - near_last.ns < REPEAT_GAP_NS)
+		if (bpftune_repeated(&near_last, cookie, max_size, REPEAT_GAP_NS))
 			return 0;
-		near_last.cookie = cookie;
-		near_last.max_size = max_size;
-		near_last.ns = now;
 		return report(ROUTE_TABLE_NEAR_FULL, cookie, net, max_size, dst,
 			      routes);
 	}

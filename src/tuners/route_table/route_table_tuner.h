@@ -25,11 +25,4 @@ struct route_table_grown {
 	__u64 last_ns;		/* last shrink report */
 };
 
-/* BPF side's filter of repeated reports (a global of the object) */
-struct route_table_last_report {
-	__u64 cookie;
-	__s64 max_size;
-	__u64 ns;
-};
-
 #endif

@@ -43,8 +43,8 @@ __u64 syn_event_ns;
  * Last limit reported per hook: userspace raises it on the first report,
  * so the same (netns, limit) again within REPEAT_GAP_NS is stale news.
  */
-struct tcp_buffer_last_report rmem_last;
-struct tcp_buffer_last_report wmem_last;
+struct bpftune_last_report rmem_last;
+struct bpftune_last_report wmem_last;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -224,20 +224,6 @@ static __always_inline void read_tcp_mem(struct sock *sk,
 	e->pressure = p != 0;
 }
 
-static __always_inline int repeated(struct tcp_buffer_last_report *l,
-				    __u64 cookie, __u64 limit)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	if (l->cookie == cookie && l->limit == limit &&
-	    now - l->ns < REPEAT_GAP_NS)
-		return 1;
-	l->cookie = cookie;
-	l->limit = limit;
-	l->ns = now;
-	return 0;
-}
-
 static __always_inline struct tcp_buffer_event *
 reserve(__u32 scenario, __u64 cookie, struct bpftune_event **evp)
 {
@@ -305,7 +291,7 @@ static __always_inline int rcvbuf_check(struct sock *sk, struct buf_view *v)
 			return 0;
 		scenario = TCP_BUFFER_RCVBUF_NO_AUTOTUNE;
 	}
-	if (repeated(&rmem_last, v->cookie, v->max))
+	if (bpftune_repeated(&rmem_last, v->cookie, v->max, REPEAT_GAP_NS))
 		return 0;
 	e = reserve(scenario, v->cookie, &ev);
 	if (!e)
@@ -382,7 +368,7 @@ static __always_inline int snd_sample(struct sock *sk)
 	if (mem_pressure_report(&m, v.cookie))
 		return 0;
 	if (v.locked || !bpftune_near_limit(v.buf, v.max) ||
-	    repeated(&wmem_last, v.cookie, v.max))
+	    bpftune_repeated(&wmem_last, v.cookie, v.max, REPEAT_GAP_NS))
 		return 0;
 	e = reserve(TCP_BUFFER_WMEM_NEAR_MAX, v.cookie, &ev);
 	if (!e)

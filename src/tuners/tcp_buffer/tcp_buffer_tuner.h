@@ -60,11 +60,4 @@ struct tcp_buffer_syn_stats {
 	__u64 synack_retrans;	/* requests whose SYN-ACK had to be resent */
 };
 
-/* BPF side's filter of repeated reports (a global of the object) */
-struct tcp_buffer_last_report {
-	__u64 cookie;
-	__u64 limit;
-	__u64 ns;
-};
-
 #endif

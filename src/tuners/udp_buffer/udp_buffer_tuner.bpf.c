@@ -25,22 +25,8 @@ struct bpftune_sampler fail_sampler;
 struct bpftune_sampler rcvq_sampler;
 struct bpftune_sampler exceed_sampler;
 
-struct udp_buffer_last_report rcvbuf_last;
-struct udp_buffer_last_report mem_last;
-
-static __always_inline int repeated(struct udp_buffer_last_report *l,
-				    __u64 cookie, __s64 value)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	if (l->cookie == cookie && l->value == value &&
-	    now - l->ns < REPEAT_GAP_NS)
-		return 1;
-	l->cookie = cookie;
-	l->value = value;
-	l->ns = now;
-	return 0;
-}
+struct bpftune_last_report rcvbuf_last;
+struct bpftune_last_report mem_last;
 
 static __always_inline int is_udp(struct sock *sk)
 {
@@ -94,7 +80,8 @@ static __always_inline int queue_failed(int rc, struct sock *sk)
 	if (!sk || !bpftune_sample(&fail_sampler))
 		return 0;
 	if (rc == -ENOBUFS) {
-		if (repeated(&mem_last, bpftune_sk_netns_cookie(sk), 0))
+		if (bpftune_repeated(&mem_last, bpftune_sk_netns_cookie(sk), 0,
+				     REPEAT_GAP_NS))
 			return 0;
 		return report(sk, UDP_BUFFER_MEM_EXHAUSTED, rc, 0);
 	}
@@ -102,8 +89,8 @@ static __always_inline int queue_failed(int rc, struct sock *sk)
 		return 0;
 	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_RCVBUF_LOCK)
 		return 0;
-	if (repeated(&rcvbuf_last, bpftune_sk_netns_cookie(sk),
-		     BPF_CORE_READ(sk, sk_rcvbuf)))
+	if (bpftune_repeated(&rcvbuf_last, bpftune_sk_netns_cookie(sk),
+			     BPF_CORE_READ(sk, sk_rcvbuf), REPEAT_GAP_NS))
 		return 0;
 	return report(sk, UDP_BUFFER_RCVBUF_FULL, rc, 0);
 }
@@ -123,8 +110,8 @@ BPFTUNE_TP(opt_rcvq, sock_rcvqueue_full, struct sock *sk, struct sk_buff *skb)
 		return 0;
 	if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_userlocks) & SOCK_RCVBUF_LOCK)
 		return 0;
-	if (repeated(&rcvbuf_last, bpftune_sk_netns_cookie(sk),
-		     BPF_CORE_READ(sk, sk_rcvbuf)))
+	if (bpftune_repeated(&rcvbuf_last, bpftune_sk_netns_cookie(sk),
+			     BPF_CORE_READ(sk, sk_rcvbuf), REPEAT_GAP_NS))
 		return 0;
 	return report(sk, UDP_BUFFER_RCVBUF_FULL, -ENOMEM, 0);
 }
@@ -135,7 +122,8 @@ BPFTUNE_TP(opt_exceed, sock_exceed_buf_limit, struct sock *sk,
 {
 	if (!is_udp(sk) || !bpftune_sample(&exceed_sampler))
 		return 0;
-	if (repeated(&mem_last, bpftune_sk_netns_cookie(sk), 0))
+	if (bpftune_repeated(&mem_last, bpftune_sk_netns_cookie(sk), 0,
+			     REPEAT_GAP_NS))
 		return 0;
 	return report(sk, UDP_BUFFER_MEM_EXHAUSTED, -ENOBUFS, allocated);
 }

@@ -23,11 +23,4 @@ struct udp_buffer_event {
 	__u16 family;
 };
 
-/* BPF side's filter of repeated reports (a global of the object) */
-struct udp_buffer_last_report {
-	__u64 cookie;
-	__s64 value;
-	__u64 ns;
-};
-
 #endif
