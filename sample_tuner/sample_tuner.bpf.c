@@ -2,7 +2,13 @@
 /*
  * Sample tuner, BPF side: listen() silently truncates the backlog to
  * net.core.somaxconn.  Report a listen() whose backlog was cut.
- * The syscall tracepoint is the same in the full and legacy builds.
+ *
+ * Two alternatives for one hook ("listen"): the daemon takes the best the
+ * kernel allows.  __sys_listen() (fentry, or kprobe in the legacy build)
+ * costs only the listen() calls.  The syscall tracepoint is the last
+ * resort, for kernels with neither: a program on any syscalls:* tracepoint
+ * puts every task of the machine on the system call slow path, about 80 ns
+ * more per call measured on 6.18 (docs/benchmarks.md).
  */
 #include <bpftune/bpftune.bpf.h>
 #include "sample_tuner.h"
@@ -10,13 +16,11 @@
 /* one in N listen() calls is looked at when they come fast */
 struct bpftune_sampler listen_sampler;
 
-SEC("tracepoint/syscalls/sys_enter_listen")
-int listen_enter(struct trace_event_raw_sys_enter *ctx)
+static __always_inline int backlog_check(int backlog)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct sample_listen *l;
 	struct bpftune_event *ev;
-	int backlog = (int)ctx->args[1];
 	int somaxconn;
 
 	if (!bpftune_sample(&listen_sampler))
@@ -34,4 +38,15 @@ int listen_enter(struct trace_event_raw_sys_enter *ctx)
 	ev->payload_len = sizeof(*l);
 	bpftune_event_submit(ev);
 	return 0;
+}
+
+BPFTUNE_FN(listen__fn, __sys_listen, int fd, int backlog)
+{
+	return backlog_check(backlog);
+}
+
+SEC("tracepoint/syscalls/sys_enter_listen")
+int listen__tp(struct trace_event_raw_sys_enter *ctx)
+{
+	return backlog_check((int)ctx->args[1]);
 }
