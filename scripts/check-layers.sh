@@ -11,6 +11,7 @@
 #   telemetry  src/lib/telemetry/
 #   write      src/lib/write/        plugin  src/lib/plugin/   (side by side)
 #   core       src/lib/core/
+#   loader     src/lib/loader/       (BPF objects loaded, kernel support probed)
 #   netns      src/lib/netns/        (the netns cache, finding a netns again)
 #   base       src/lib/base/         (logging, capabilities)
 #   btf        src/lib/btf/          (BTF read in place and minimised: a leaf)
@@ -27,9 +28,10 @@ cd "$(dirname "$0")/.."
 # the areas each area must not use
 forbidden() {
 	case $1 in
-	btf) echo "base netns core write plugin telemetry kit ops daemon" ;;
-	base) echo "btf netns core write plugin telemetry kit ops daemon" ;;
-	netns) echo "core write plugin telemetry kit ops daemon" ;;
+	btf) echo "base netns loader core write plugin telemetry kit ops daemon" ;;
+	base) echo "btf netns loader core write plugin telemetry kit ops daemon" ;;
+	netns) echo "loader core write plugin telemetry kit ops daemon" ;;
+	loader) echo "core write plugin telemetry kit ops daemon" ;;
 	core) echo "write plugin telemetry kit ops daemon" ;;
 	write) echo "plugin telemetry kit ops daemon" ;;
 	plugin) echo "write telemetry kit ops daemon" ;;
@@ -41,7 +43,7 @@ forbidden() {
 }
 
 # the library's areas, lowest first
-AREAS="btf base netns core write plugin telemetry kit ops"
+AREAS="btf base netns loader core write plugin telemetry kit ops"
 
 # Allowed on purpose, with the reason (one "from-area to-header" a line):
 # the correlation windows' table is a leaf (it includes and calls nothing
@@ -129,4 +131,4 @@ if [ -s "$tmp/fail" ]; then
 	echo "check-layers: $(wc -l < "$tmp/fail") violation(s) of the layers (CONTRIBUTING.md, \"The library's layers\")"
 	exit 1
 fi
-echo "check-layers: the layers hold (btf, base < netns < core < write, plugin < telemetry < kit, ops < daemon)"
+echo "check-layers: the layers hold (btf, base < netns < loader < core < write, plugin < telemetry < kit, ops < daemon)"

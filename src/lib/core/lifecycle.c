@@ -50,6 +50,71 @@ struct bpftune_corr *bpftune_corr_for(struct bpftune_tuner *t,
 	return bpftune_corr_get(&key);
 }
 
+/* ---- its BPF object, through the loader ----------------------------------- */
+
+struct bpftune_bpf_obj bpftune_tuner_bpf(const struct bpftune_tuner *t)
+{
+	return (struct bpftune_bpf_obj){
+		.name = t->ops->name,
+		.image = t->legacy ? &t->ops->legacy : &t->ops->full,
+		.skel = t->skel, .obj = t->obj,
+	};
+}
+
+int bpftune_tuner_read_config(const struct bpftune_tuner *t,
+			      struct bpftune_bpf_config *c, uint64_t *lost)
+{
+	struct bpftune_bpf_obj o = bpftune_tuner_bpf(t);
+
+	return bpftune_bpf_read_config(&o, c, lost);
+}
+
+int bpftune_check_learning_rate(const struct bpftune_tuner *t)
+{
+	struct bpftune_bpf_config c;
+	int err;
+
+	err = bpftune_tuner_read_config(t, &c, NULL);
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: cannot read back the learning rate of its BPF programs: %s",
+			    t->ops->name, strerror(-err));
+		return err;
+	}
+	if (c.learning_rate != bpftune_learning_rate()) {
+		bpftune_log(LOG_WARNING, "tuner %s: its BPF programs use learning rate %u, the daemon %u",
+			    t->ops->name, c.learning_rate, bpftune_learning_rate());
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* the BPF object opened and its programs chosen: loaded and attached */
+static int load_attach(struct bpftune_tuner *t, const struct bpftune_bpf_opts *opts)
+{
+	const struct bpftune_bpf_config config = {
+		.tuner_id = t->id, .daemon_tgid = getpid(),
+		.learning_rate = bpftune_learning_rate(),
+	};
+	struct bpftune_bpf_obj o = bpftune_tuner_bpf(t);
+	int err;
+
+	err = bpftune_collector_size_buffers(t);
+	if (err)
+		return err;
+	return bpftune_bpf_load_attach(&o, &config, opts->cgroup_fd, &t->links,
+				       &t->num_links);
+}
+
+/* the skeleton destroyed, its object closed */
+void bpftune_tuner_bpf_close(struct bpftune_tuner *t)
+{
+	struct bpftune_bpf_obj o = bpftune_tuner_bpf(t);
+
+	bpftune_bpf_close(&o);
+	t->skel = NULL;
+	t->obj = NULL;
+}
+
 uint64_t bpftune_tuner_rejected(const struct bpftune_tuner *t, unsigned int s)
 {
 	return s <= t->ops->num_scenarios ? t->rejected[s] : 0;
@@ -161,7 +226,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	err = open_select(t, opts);
 	if (err)
 		goto err;
-	err = bpftune_bpf_load_attach(t, opts);
+	err = load_attach(t, opts);
 	if (err) {
 		bpftune_log(LOG_NOTICE, "%s %s skipped: could not load or attach its BPF programs",
 			    kind, ops->name);
@@ -174,7 +239,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 		bpftune_log(LOG_NOTICE, "%s %s skipped: init failed: %s", kind,
 			    ops->name, strerror(err < 0 ? -err : err));
 		free_state(t);
-		bpftune_bpf_detach(t);
+		bpftune_bpf_detach(&t->links, &t->num_links);
 		goto err;
 	}
 	t->started = true;
@@ -194,7 +259,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	bpftune_notify_tuner_added(t);
 	return 0;
 err:
-	bpftune_bpf_close(t);
+	bpftune_tuner_bpf_close(t);
 	return err ? err : -EINVAL;
 }
 

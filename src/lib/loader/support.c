@@ -15,9 +15,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "core/internal.h"
-#include "core/cgroup.h"
+#include "base/base.h"
 #include "btf/kbtf.h"
+#include "loader/cgroup.h"
+#include "loader/loader.h"
 #include "support_probe.skel.h"
 
 #ifndef SO_NETNS_COOKIE
