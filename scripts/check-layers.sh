@@ -45,12 +45,13 @@ forbidden() {
 # the library's areas, lowest first
 AREAS="btf base netns loader core write plugin telemetry kit ops"
 
-# Allowed on purpose, with the reason (one "from-area to-header" a line):
-# the correlation windows' table is a leaf (it includes and calls nothing
-# of the library) that the core fills for a plugin (bpftune_corr_for())
-# and empties when a plugin stops or a netns goes.
-ALLOWED_INCLUDES="core kit/correlation.h"
-ALLOWED_SYMBOLS="core bpftune_corr_get core bpftune_corr_forget"
+# Allowed on purpose, with the reason, one file at a time ("source header"
+# and "object symbol" pairs): none but one.  A plugin's per-netns entry
+# (core/netns_priv.c) still forgets its correlation windows itself when it
+# is freed; it moves to the observer bus with that file's next change
+# (it is being changed on another branch).
+ALLOWED_INCLUDES="src/lib/core/netns_priv.c kit/correlation.h"
+ALLOWED_SYMBOLS="lib/core/netns_priv.o bpftune_corr_forget"
 
 fail=0
 tmp=$(mktemp -d)
@@ -77,7 +78,7 @@ while read -r f from bad; do
 			hdr = $0
 			sub(/^[^"]*"/, "", hdr); sub(/".*/, "", hdr)
 			to = hdr; sub(/\/.*/, "", to)
-			if (index(bad, "," to ",") && !((from " " hdr) in ok))
+			if (index(bad, "," to ",") && !((f " " hdr) in ok))
 				printf "check-layers: %s (%s) includes %s (%s, a higher area)\n", f, from, hdr, to
 		}' "$f"
 done < "$tmp/files" > "$tmp/includes"
@@ -112,7 +113,8 @@ if [ -d "$B/obj/lib/core" ]; then
 		{
 			sym = $NF; o = $1; a = $2; bad = " "
 			for (i = 3; i < NF; i++) bad = bad $i " "
-			if (!(sym in where) || ((a " " sym) in ok))
+			base = o; sub(/.*\/obj\//, "", base)
+			if (!(sym in where) || ((base " " sym) in ok))
 				next
 			m = split(where[sym], d, " "); up = 1
 			for (i = 1; i <= m; i++)

@@ -17,7 +17,6 @@
 #include "core/loop.h"
 #include "core/observer.h"
 #include "core/operate.h"
-#include "kit/correlation.h"
 #include "core/sysctl.h"
 
 static uint64_t malformed_events;
@@ -37,17 +36,6 @@ void *bpftune_tuner_skel(const struct bpftune_tuner *t)
 bool bpftune_tuner_legacy(const struct bpftune_tuner *t)
 {
 	return t->legacy;
-}
-
-struct bpftune_corr *bpftune_corr_for(struct bpftune_tuner *t,
-				      unsigned int slot, uint64_t cookie)
-{
-	struct bpftune_corr_key key = {
-		.tuner_id = t->id, .tunable = slot,
-		.netns_cookie = bpftune_netns_is_global(cookie) ? 0 : cookie,
-	};
-
-	return bpftune_corr_get(&key);
 }
 
 /* ---- its BPF object, through the loader ----------------------------------- */
@@ -183,7 +171,6 @@ static void free_state(struct bpftune_tuner *t)
 	bpftune_loop_timer_free(t->timer);
 	t->timer = NULL;
 	bpftune_netns_table_fini(t);
-	bpftune_corr_forget(t->id, 0, true);
 	free(t->priv);
 	t->priv = NULL;
 }
@@ -274,15 +261,10 @@ void bpftune_tuner_stop(struct bpftune_tuner *t)
 void bpftune_tuner_notify_state(struct bpftune_tuner *t, uint64_t cookie,
 				enum bpftune_state state)
 {
-	bool everywhere = bpftune_netns_is_global(cookie) &&
-			  state == BPFTUNE_STATE_MANUAL;
-
 	if (state == BPFTUNE_STATE_ACTIVE)
 		return;
 	/* what the library keeps for the plugin there goes first */
 	bpftune_netns_table_state(t, cookie, state);
-	bpftune_corr_forget(t->id, bpftune_netns_is_global(cookie) ? 0 : cookie,
-			    everywhere);
 	if (t->started && t->ops->netns_state)
 		t->ops->netns_state(t, t->priv,
 				    bpftune_netns_is_global(cookie) ? 0 : cookie,
