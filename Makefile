@@ -58,7 +58,7 @@ LIBS		+= -lnl-route-3 -lnl-3
 LIBS		+= -linih	# the config file (ops/config_parse.c)
 
 # libbpftune: one folder per responsibility (see README, "Layout")
-LIB_AREAS	:= btf base netns core write plugin kit ops telemetry
+LIB_AREAS	:= btf base netns loader core write plugin kit ops telemetry
 LIB_SRCS	:= $(filter-out %.bpf.c,$(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.c)))
 LIB_HDRS	:= $(foreach a,$(LIB_AREAS),$(wildcard src/lib/$(a)/*.h))
 LIB_OBJS	:= $(patsubst src/lib/%.c,$(B)/obj/lib/%.o,$(LIB_SRCS))
@@ -132,7 +132,7 @@ $(B)/skel/%.legacy.skel.h: $(B)/bpf/%.legacy.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf_legacy > $@.tmp && mv $@.tmp $@
 
 # ---- libbpftune ----------------------------------------------------------
-$(B)/obj/lib/core/support.o: $(B)/skel/support_probe.skel.h
+$(B)/obj/lib/loader/support.o: $(B)/skel/support_probe.skel.h
 # the core mechanisms' BPF objects are built into the library
 CORE_BPF	:= $(patsubst src/lib/core/%.bpf.c,%,$(wildcard src/lib/core/*.bpf.c))
 $(foreach c,$(CORE_BPF),$(eval $(B)/obj/lib/core/$(c).o: \
@@ -487,7 +487,7 @@ UNIT_LIB  += src/tuners/tcp_buffer/tcp_buffer_policy.c src/tuners/tcp_buffer/tcp
 	     src/tuners/neigh_table/neigh_table_policy.c
 UNIT_LIB  += src/lib/ops/config_parse.c src/lib/ops/config_eval.c
 UNIT_LIB  += src/lib/btf/kbtf.c src/lib/btf/btf_min.c src/lib/btf/core_relo.c \
-	     src/lib/core/bpf_btf.c src/lib/core/collector_opts.c
+	     src/lib/loader/bpf_btf.c src/lib/core/collector_opts.c
 UNIT_LIB  += $(SHIP_PURE)
 
 $(UNIT_TEST): $(UNIT_SRCS) $(wildcard test/unit/*.h) $(UNIT_LIB) $(LIB_HDRS) $(DECLARERS) $(PLUGIN_HDRS)

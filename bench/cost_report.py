@@ -83,6 +83,18 @@ def pairs_of(configs):
     return out
 
 
+def ratio_table_head(first, pairs, per_pair):
+    """A table's header and separator lines: the columns @first, then for
+    each (a, b) of @pairs the ratio a / b with its 95 % CI and a column
+    @per_pair."""
+    head = "| %s |" % " | ".join(first)
+    sep = "|" + "---|" * len(first)
+    for a, b in pairs:
+        head += " %s / %s [95 %% CI] | %s |" % (a, b, per_pair)
+        sep += "---|---|"
+    return [head, sep]
+
+
 def cost_section(runs, summary):
     lines = ["## Cost: CPU time of the workload per unit of work", "",
              "Per case: the baseline's cost (median of all runs, and the spread of the "
@@ -91,12 +103,7 @@ def cost_section(runs, summary):
              % (max(len(runs.blocks(BASE, c)) for c in runs.cases) if BASE in runs.configs
                 else "the", TARGET_COST_PCT), ""]
     pairs = pairs_of(runs.configs)
-    head = "| case | unit | %s ns/unit (block spread) |" % BASE
-    sep = "|---|---|---|"
-    for a, b in pairs:
-        head += " %s / %s [95 %% CI] | +- |" % (a, b)
-        sep += "---|---|"
-    lines += [head, sep]
+    lines += ratio_table_head(["case", "unit", "%s ns/unit (block spread)" % BASE], pairs, "+-")
     for case in runs.cases:
         base = runs.all_runs(BASE, case)
         bb = list(runs.blocks(BASE, case).values())
@@ -162,12 +169,7 @@ def speed_section(rows, configs, summary):
              "Per block the median of its runs; each ratio with its 95 % confidence "
              "interval, paired over the blocks (n).  Throughput below 1 and latency "
              "above 1: the daemon slows the workload.", ""]
-    head = "| case | metric | %s median (block range) |" % BASE
-    sep = "|---|---|---|"
-    for a, b in pairs:
-        head += " %s / %s [95 %% CI] | n |" % (a, b)
-        sep += "---|---|"
-    lines += [head, sep]
+    lines += ratio_table_head(["case", "metric", "%s median (block range)" % BASE], pairs, "n")
     for case in ("iperf", "qperf"):
         metric, unit = what[case]
         bb = list(sb.get((BASE, case), {}).values())

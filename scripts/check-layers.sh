@@ -11,6 +11,7 @@
 #   telemetry  src/lib/telemetry/
 #   write      src/lib/write/        plugin  src/lib/plugin/   (side by side)
 #   core       src/lib/core/
+#   loader     src/lib/loader/       (BPF objects loaded, kernel support probed)
 #   netns      src/lib/netns/        (the netns cache, finding a netns again)
 #   base       src/lib/base/         (logging, capabilities)
 #   btf        src/lib/btf/          (BTF read in place and minimised: a leaf)
@@ -27,9 +28,10 @@ cd "$(dirname "$0")/.."
 # the areas each area must not use
 forbidden() {
 	case $1 in
-	btf) echo "base netns core write plugin telemetry kit ops daemon" ;;
-	base) echo "btf netns core write plugin telemetry kit ops daemon" ;;
-	netns) echo "core write plugin telemetry kit ops daemon" ;;
+	btf) echo "base netns loader core write plugin telemetry kit ops daemon" ;;
+	base) echo "btf netns loader core write plugin telemetry kit ops daemon" ;;
+	netns) echo "loader core write plugin telemetry kit ops daemon" ;;
+	loader) echo "core write plugin telemetry kit ops daemon" ;;
 	core) echo "write plugin telemetry kit ops daemon" ;;
 	write) echo "plugin telemetry kit ops daemon" ;;
 	plugin) echo "write telemetry kit ops daemon" ;;
@@ -41,14 +43,15 @@ forbidden() {
 }
 
 # the library's areas, lowest first
-AREAS="btf base netns core write plugin telemetry kit ops"
+AREAS="btf base netns loader core write plugin telemetry kit ops"
 
-# Allowed on purpose, with the reason (one "from-area to-header" a line):
-# the correlation windows' table is a leaf (it includes and calls nothing
-# of the library) that the core fills for a plugin (bpftune_corr_for())
-# and empties when a plugin stops or a netns goes.
-ALLOWED_INCLUDES="core kit/correlation.h"
-ALLOWED_SYMBOLS="core bpftune_corr_get core bpftune_corr_forget"
+# Allowed on purpose, with the reason, one file at a time ("source header"
+# and "object symbol" pairs): none but one.  A plugin's per-netns entry
+# (core/netns_priv.c) still forgets its correlation windows itself when it
+# is freed; it moves to the observer bus with that file's next change
+# (it is being changed on another branch).
+ALLOWED_INCLUDES="src/lib/core/netns_priv.c kit/correlation.h"
+ALLOWED_SYMBOLS="lib/core/netns_priv.o bpftune_corr_forget"
 
 fail=0
 tmp=$(mktemp -d)
@@ -75,7 +78,7 @@ while read -r f from bad; do
 			hdr = $0
 			sub(/^[^"]*"/, "", hdr); sub(/".*/, "", hdr)
 			to = hdr; sub(/\/.*/, "", to)
-			if (index(bad, "," to ",") && !((from " " hdr) in ok))
+			if (index(bad, "," to ",") && !((f " " hdr) in ok))
 				printf "check-layers: %s (%s) includes %s (%s, a higher area)\n", f, from, hdr, to
 		}' "$f"
 done < "$tmp/files" > "$tmp/includes"
@@ -110,7 +113,8 @@ if [ -d "$B/obj/lib/core" ]; then
 		{
 			sym = $NF; o = $1; a = $2; bad = " "
 			for (i = 3; i < NF; i++) bad = bad $i " "
-			if (!(sym in where) || ((a " " sym) in ok))
+			base = o; sub(/.*\/obj\//, "", base)
+			if (!(sym in where) || ((base " " sym) in ok))
 				next
 			m = split(where[sym], d, " "); up = 1
 			for (i = 1; i <= m; i++)
@@ -129,4 +133,4 @@ if [ -s "$tmp/fail" ]; then
 	echo "check-layers: $(wc -l < "$tmp/fail") violation(s) of the layers (CONTRIBUTING.md, \"The library's layers\")"
 	exit 1
 fi
-echo "check-layers: the layers hold (btf, base < netns < core < write, plugin < telemetry < kit, ops < daemon)"
+echo "check-layers: the layers hold (btf, base < netns < loader < core < write, plugin < telemetry < kit, ops < daemon)"

@@ -121,7 +121,7 @@ includes() {
 			\<bpftune/*)	name="${inc#<}"; name="${name%>}"
 					[ -e "include/$name" ] ||
 						echo "$f:$n: $inc is not a public header" ;;
-			\<btf/*|\<core/*|\<write/*|\<plugin/*|\<kit/*|\<ops/*|\<telemetry/*)
+			\<btf/*|\<loader/*|\<core/*|\<write/*|\<plugin/*|\<kit/*|\<ops/*|\<telemetry/*)
 					echo "$f:$n: $inc is private to libbpftune" ;;
 			esac
 		done

@@ -21,7 +21,7 @@
 #include <bpftune/daemon.h>
 
 #include "core/internal.h"
-#include "core/cgroup.h"
+#include "loader/cgroup.h"
 #include "core/core.h"
 #include "core/loop.h"
 #include "plugin/plugin.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * One tiny program per hook type.  The daemon loads and attaches each on
- * its own at start-up to learn what this kernel allows (see support.c;
+ * its own at start-up to learn what this kernel allows (see src/lib/loader/support.c;
  * fentry and tp_btf are probed there with bpf_prog_load() directly, so
  * that libbpf does not parse the kernel BTF for their attach targets).
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # bats file_tags=kernel
-# The kernel BTF at load time (src/lib/core/bpf_btf.c, btf_min.c): each
+# The kernel BTF at load time (src/lib/loader/bpf_btf.c, btf_min.c): each
 # object gets the minimal BTF its CO-RE relocations need, which must
 # relocate it exactly as the kernel's whole BTF does; and where no
 # program needs the kernel BTF to attach (no fentry), libbpf never parses

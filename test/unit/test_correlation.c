@@ -246,6 +246,39 @@ static void test_forget(void **state)
 	assert_int_equal(bpftune_corr_count(), 0);
 }
 
+/* A state change forgets the windows of that netns, or all of them. */
+static void test_forget_state(void **state)
+{
+	struct bpftune_corr_key k = { 1, 0, 0 };
+	const uint64_t netns[] = { 0, 100, 200 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		k.netns_cookie = netns[i];
+		assert_non_null(bpftune_corr_get(&k));
+	}
+	k.tuner_id = 2;
+	assert_non_null(bpftune_corr_get(&k));
+	assert_int_equal(bpftune_corr_forget_state(1, 100, false, BPFTUNE_STATE_ACTIVE), 0);
+	/* stopped by the admin in netns 100: its window only */
+	assert_int_equal(bpftune_corr_forget_state(1, 100, false, BPFTUNE_STATE_MANUAL), 1);
+	assert_int_equal(bpftune_corr_forget_state(1, 100, false, BPFTUNE_STATE_GONE), 0);
+	/* the global netns's windows are kept under cookie 0 */
+	assert_int_equal(bpftune_corr_forget_state(1, 7, true, BPFTUNE_STATE_GONE), 1);
+	assert_int_equal(bpftune_corr_count(), 2);
+	k.tuner_id = 1;
+	assert_non_null(bpftune_corr_find(&k));
+	k.netns_cookie = 0;
+	assert_non_null(bpftune_corr_get(&k));
+	/* taken over by the admin everywhere: all of tuner 1's, not tuner 2's */
+	assert_int_equal(bpftune_corr_forget_state(1, 7, true, BPFTUNE_STATE_MANUAL), 2);
+	assert_int_equal(bpftune_corr_count(), 1);
+	k.tuner_id = 2;
+	k.netns_cookie = 200;
+	assert_non_null(bpftune_corr_find(&k));
+}
+
 /* A full table recycles the least recently used window, never grows. */
 static void test_bounded(void **state)
 {
@@ -287,6 +320,7 @@ int unit_run_correlation(void)
 		cmocka_unit_test_setup(test_fit, setup),
 		cmocka_unit_test_setup(test_keys_do_not_collide, setup),
 		cmocka_unit_test_setup(test_forget, setup),
+		cmocka_unit_test_setup(test_forget_state, setup),
 		cmocka_unit_test_setup(test_bounded, setup),
 	};
 

@@ -17,6 +17,7 @@
 #include "core/loop.h"
 #include "core/observer.h"
 #include "core/operate.h"
+#include "core/tuner_rec.h"
 
 struct gate_hook {
 	const struct bpftune_gate *g;
@@ -36,24 +37,23 @@ struct gate_hook {
 };
 
 struct gate_set {
-	struct gate_set *next;
-	struct bpftune_tuner *t;
+	struct bpftune_tuner_rec rec;	/* first: the list of sets */
 	struct gate_hook *h;
 	unsigned int num;
 	bool stopped;			/* taken over by the admin */
 };
 
-static struct gate_set *sets;
+static struct bpftune_tuner_rec *sets;
 static struct bpftune_timer *timer;	/* while a set has hooks */
+
+static struct gate_set *set_of(struct bpftune_tuner_rec *r)
+{
+	return (struct gate_set *)r;
+}
 
 static struct gate_set *find(const struct bpftune_tuner *t)
 {
-	struct gate_set *s;
-
-	for (s = sets; s; s = s->next)
-		if (s->t == t)
-			return s;
-	return NULL;
+	return set_of(bpftune_tuner_rec_find(sets, t));
 }
 
 static void rearm(void)
@@ -62,7 +62,7 @@ static void rearm(void)
 	uint64_t when = 0;
 	unsigned int i;
 
-	for (s = sets; s; s = s->next)
+	for (s = set_of(sets); s; s = set_of(s->rec.next))
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (!when || s->h[i].s.next_ms < when)
 				when = s->h[i].s.next_ms;
@@ -202,10 +202,10 @@ static void on_timer(void *ctx)
 
 	(void)ctx;
 	/* the checks due, and those of closed gates due soon: one wake-up */
-	for (s = sets; s; s = s->next)
+	for (s = set_of(sets); s; s = set_of(s->rec.next))
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (bpftune_gate_join(&s->h[i].s, &s->h[i].p, now))
-				check(s->t, &s->h[i], now);
+				check(s->rec.t, &s->h[i], now);
 	rearm();
 }
 
@@ -252,6 +252,8 @@ static void set_free(struct gate_set *s)
 {
 	unsigned int i;
 
+	if (!s)
+		return;
 	for (i = 0; s->h && i < s->num; i++) {
 		detach(&s->h[i]);
 		free(s->h[i].progs);
@@ -360,7 +362,7 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 		free(s);
 		return -ENOMEM;
 	}
-	s->t = t;
+	s->rec.t = t;
 	for (i = 0; i < num; i++) {
 		struct gate_hook *h = &s->h[s->num];
 
@@ -383,8 +385,7 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 		set_free(s);
 		return err;
 	}
-	s->next = sets;
-	sets = s;
+	bpftune_tuner_rec_add(&sets, &s->rec);
 	for (i = 0; i < s->num; i++) {
 		struct gate_hook *h = &s->h[i];
 
@@ -413,15 +414,7 @@ void bpftune_gate_seen(struct bpftune_tuner *t, const char *hook)
 
 void bpftune_gates_free(struct bpftune_tuner *t)
 {
-	struct gate_set **p, *s;
-
-	for (p = &sets; (s = *p); p = &s->next) {
-		if (s->t != t)
-			continue;
-		*p = s->next;
-		set_free(s);
-		break;
-	}
+	set_free(set_of(bpftune_tuner_rec_take(&sets, t)));
 	timer_stop();
 	rearm();
 }

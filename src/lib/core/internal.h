@@ -20,111 +20,16 @@
 
 #include "base/base.h"
 #include "netns/netns.h"
+#include "loader/loader.h"
 
 struct bpf_link;
 struct bpf_object;
 
-/* ---- kernel support (support.c) ---- */
-enum bpftune_feature {
-	BPFTUNE_FEAT_FENTRY,
-	BPFTUNE_FEAT_TP_BTF,
-	BPFTUNE_FEAT_KPROBE,
-	BPFTUNE_FEAT_RAW_TP,
-	BPFTUNE_FEAT_TRACEPOINT,
-	BPFTUNE_FEAT_CGROUP_SYSCTL,
-	BPFTUNE_FEAT_SOCKOPS,
-	BPFTUNE_FEAT_RINGBUF,
-	BPFTUNE_FEAT_NETNS_COOKIE,
-	BPFTUNE_FEAT_MAX,
-};
-
-enum bpftune_support_level {
-	BPFTUNE_SUPPORT_FULL,
-	BPFTUNE_SUPPORT_LEGACY,
-	BPFTUNE_SUPPORT_TRACEPOINT_ONLY,
-	BPFTUNE_SUPPORT_NONE,
-};
-
-/* Exit status of bpftune -S for each level (documented in the README). */
-#define BPFTUNE_EXIT_FULL		0
-#define BPFTUNE_EXIT_LEGACY		2
-#define BPFTUNE_EXIT_TRACEPOINT_ONLY	3
-#define BPFTUNE_EXIT_UNSUPPORTED	4
-
-struct bpftune_support {
-	bool ok[BPFTUNE_FEAT_MAX];
-	char why[BPFTUNE_FEAT_MAX][160];	/* reason when !ok */
-	enum bpftune_support_level level;
-};
-
-BPFTUNE_DAEMON const char *bpftune_feature_name(enum bpftune_feature f);
-BPFTUNE_DAEMON const char *bpftune_support_level_name(enum bpftune_support_level l);
-BPFTUNE_DAEMON int bpftune_support_level_exit(enum bpftune_support_level l);
-BPFTUNE_DAEMON int bpftune_support_probe(struct bpftune_support *s);
-/* undo what the probe did to the system: a tracefs it mounted */
-BPFTUNE_DAEMON void bpftune_support_fini(void);
-BPFTUNE_DAEMON const struct bpftune_support *bpftune_support(void);
-
-/* ---- BPF objects (bpf_load.c) ---- */
+/* start options of a plugin (bpftune_tuner_start()) */
 struct bpftune_bpf_opts {
 	bool legacy;
 	int cgroup_fd;
 };
-/*
- * Open the skeleton of @image into *@skelp (its object in *@objp); on
- * failure, the reason in @why.
- */
-BPFTUNE_DAEMON int bpftune_bpf_open(const struct bpftune_bpf_image *image,
-		     const char *name, bool legacy, void **skelp,
-		     struct bpf_object **objp, char *why, size_t why_len);
-BPFTUNE_DAEMON int bpftune_bpf_select_programs(struct bpf_object *obj,
-				const struct bpftune_support *s,
-				char *why, size_t why_len);
-int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
-			    const struct bpftune_bpf_opts *opts);
-void bpftune_bpf_detach(struct bpftune_tuner *tuner);
-/* bpf_link__destroy() of each, concurrently (link_destroy.c) */
-void bpftune_links_destroy(struct bpf_link **links, unsigned int num);
-/* the BPF object's skeleton is destroyed (the object closed with it) */
-void bpftune_bpf_close(struct bpftune_tuner *tuner);
-/* after load: the pages of both ELF images are handed back to the kernel */
-void bpftune_bpf_images_release(const struct bpftune_tuner_ops *ops);
-void bpftune_bpf_print_stats(struct bpftune_tuner *tuner);
-/* bpftune's globals as the kernel has them, through the skeleton; -ENOENT if not loaded */
-int bpftune_bpf_read_config(const struct bpftune_tuner *tuner,
-			    struct bpftune_bpf_config *config,
-			    uint64_t *ringbuf_lost);
-BPFTUNE_DAEMON int bpftune_ringbuf_fd(void);
-/*
- * Full objects pay off only where fentry loads; elsewhere the legacy ones
- * attach the same tracepoints as raw_tp, which needs no kernel BTF (and
- * kprobes where the kernel has them).  True: use the legacy objects.
- */
-BPFTUNE_DAEMON bool bpftune_bpf_prefer_legacy(const struct bpftune_support *s);
-/* the shared gauges map (struct bpftune_gauges by netns cookie), or -1 */
-int bpftune_gauges_fd(void);
-/* closes the ring buffer and the gauges map */
-BPFTUNE_DAEMON void bpftune_ringbuf_close(void);
-
-/* ---- the kernel's BTF while loading (bpf_btf.c) ---- */
-struct bpftune_kbtf;
-/* the in-place kernel BTF reader, opened on first use; NULL if none */
-struct bpftune_kbtf *bpftune_kernel_btf(void);
-/* loading is over: free the reader's index (it is rebuilt when needed) */
-void bpftune_kernel_btf_release(void);
-/*
- * The minimal BTF for @image's CO-RE relocations in a memfd (*@fdp), its
- * /proc/self/fd path in @path for btf_custom_path.  -ENOENT: the object
- * needs none, or there is no kernel BTF; other -errno: use the kernel's.
- */
-int bpftune_bpf_min_btf(const void *image, size_t size, char *path,
-			size_t path_len, int *fdp);
-/* keep @fd open until @obj is loaded (bpftune_bpf_min_btf_done) */
-void bpftune_bpf_min_btf_keep(const struct bpf_object *obj, int fd);
-void bpftune_bpf_min_btf_done(const struct bpf_object *obj);
-/* Which of @n tracepoints the kernel has (its btf_trace_<name> typedef). */
-int bpftune_kernel_tracepoints(const char *const *tps, unsigned int n,
-			       bool *exists);
 
 /* ---- tuners (tuner.c, lifecycle.c) ---- */
 struct bpftune_change {
@@ -203,6 +108,14 @@ BPFTUNE_DAEMON void bpftune_set_learning_rate(unsigned int rate);
 BPFTUNE_DAEMON void bpftune_set_collector_opts(const struct bpftune_collector_opts *o);
 /* @kb KiB per CPU times @ncpus, rounded up to a power of two, at most 1 GiB */
 BPFTUNE_DAEMON unsigned long bpftune_collector_ringbuf_bytes(unsigned long kb, int ncpus);
+/* the tuner's BPF object, for the loader (lifecycle.c) */
+struct bpftune_bpf_obj bpftune_tuner_bpf(const struct bpftune_tuner *t);
+/* bpftune's globals of the tuner's BPF object as the kernel has them; -ENOENT if not loaded */
+int bpftune_tuner_read_config(const struct bpftune_tuner *t,
+			      struct bpftune_bpf_config *config,
+			      uint64_t *ringbuf_lost);
+/* the skeleton destroyed, its object closed (lifecycle.c) */
+void bpftune_tuner_bpf_close(struct bpftune_tuner *t);
 /* before load: a collector's own ring buffers sized (collector_opts.c); 0 or -errno */
 int bpftune_collector_size_buffers(struct bpftune_tuner *t);
 BPFTUNE_DAEMON unsigned int bpftune_num_tuners(void);

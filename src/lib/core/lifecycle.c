@@ -17,7 +17,6 @@
 #include "core/loop.h"
 #include "core/observer.h"
 #include "core/operate.h"
-#include "kit/correlation.h"
 #include "core/sysctl.h"
 
 static uint64_t malformed_events;
@@ -39,15 +38,69 @@ bool bpftune_tuner_legacy(const struct bpftune_tuner *t)
 	return t->legacy;
 }
 
-struct bpftune_corr *bpftune_corr_for(struct bpftune_tuner *t,
-				      unsigned int slot, uint64_t cookie)
-{
-	struct bpftune_corr_key key = {
-		.tuner_id = t->id, .tunable = slot,
-		.netns_cookie = bpftune_netns_is_global(cookie) ? 0 : cookie,
-	};
+/* ---- its BPF object, through the loader ----------------------------------- */
 
-	return bpftune_corr_get(&key);
+struct bpftune_bpf_obj bpftune_tuner_bpf(const struct bpftune_tuner *t)
+{
+	return (struct bpftune_bpf_obj){
+		.name = t->ops->name,
+		.image = t->legacy ? &t->ops->legacy : &t->ops->full,
+		.skel = t->skel, .obj = t->obj,
+	};
+}
+
+int bpftune_tuner_read_config(const struct bpftune_tuner *t,
+			      struct bpftune_bpf_config *c, uint64_t *lost)
+{
+	struct bpftune_bpf_obj o = bpftune_tuner_bpf(t);
+
+	return bpftune_bpf_read_config(&o, c, lost);
+}
+
+int bpftune_check_learning_rate(const struct bpftune_tuner *t)
+{
+	struct bpftune_bpf_config c;
+	int err;
+
+	err = bpftune_tuner_read_config(t, &c, NULL);
+	if (err) {
+		bpftune_log(LOG_WARNING, "tuner %s: cannot read back the learning rate of its BPF programs: %s",
+			    t->ops->name, strerror(-err));
+		return err;
+	}
+	if (c.learning_rate != bpftune_learning_rate()) {
+		bpftune_log(LOG_WARNING, "tuner %s: its BPF programs use learning rate %u, the daemon %u",
+			    t->ops->name, c.learning_rate, bpftune_learning_rate());
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* the BPF object opened and its programs chosen: loaded and attached */
+static int load_attach(struct bpftune_tuner *t, const struct bpftune_bpf_opts *opts)
+{
+	const struct bpftune_bpf_config config = {
+		.tuner_id = t->id, .daemon_tgid = getpid(),
+		.learning_rate = bpftune_learning_rate(),
+	};
+	struct bpftune_bpf_obj o = bpftune_tuner_bpf(t);
+	int err;
+
+	err = bpftune_collector_size_buffers(t);
+	if (err)
+		return err;
+	return bpftune_bpf_load_attach(&o, &config, opts->cgroup_fd, &t->links,
+				       &t->num_links);
+}
+
+/* the skeleton destroyed, its object closed */
+void bpftune_tuner_bpf_close(struct bpftune_tuner *t)
+{
+	struct bpftune_bpf_obj o = bpftune_tuner_bpf(t);
+
+	bpftune_bpf_close(&o);
+	t->skel = NULL;
+	t->obj = NULL;
 }
 
 uint64_t bpftune_tuner_rejected(const struct bpftune_tuner *t, unsigned int s)
@@ -118,7 +171,6 @@ static void free_state(struct bpftune_tuner *t)
 	bpftune_loop_timer_free(t->timer);
 	t->timer = NULL;
 	bpftune_netns_table_fini(t);
-	bpftune_corr_forget(t->id, 0, true);
 	free(t->priv);
 	t->priv = NULL;
 }
@@ -161,7 +213,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	err = open_select(t, opts);
 	if (err)
 		goto err;
-	err = bpftune_bpf_load_attach(t, opts);
+	err = load_attach(t, opts);
 	if (err) {
 		bpftune_log(LOG_NOTICE, "%s %s skipped: could not load or attach its BPF programs",
 			    kind, ops->name);
@@ -174,7 +226,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 		bpftune_log(LOG_NOTICE, "%s %s skipped: init failed: %s", kind,
 			    ops->name, strerror(err < 0 ? -err : err));
 		free_state(t);
-		bpftune_bpf_detach(t);
+		bpftune_bpf_detach(&t->links, &t->num_links);
 		goto err;
 	}
 	t->started = true;
@@ -194,7 +246,7 @@ int bpftune_tuner_start(struct bpftune_tuner *t,
 	bpftune_notify_tuner_added(t);
 	return 0;
 err:
-	bpftune_bpf_close(t);
+	bpftune_tuner_bpf_close(t);
 	return err ? err : -EINVAL;
 }
 
@@ -209,15 +261,10 @@ void bpftune_tuner_stop(struct bpftune_tuner *t)
 void bpftune_tuner_notify_state(struct bpftune_tuner *t, uint64_t cookie,
 				enum bpftune_state state)
 {
-	bool everywhere = bpftune_netns_is_global(cookie) &&
-			  state == BPFTUNE_STATE_MANUAL;
-
 	if (state == BPFTUNE_STATE_ACTIVE)
 		return;
 	/* what the library keeps for the plugin there goes first */
 	bpftune_netns_table_state(t, cookie, state);
-	bpftune_corr_forget(t->id, bpftune_netns_is_global(cookie) ? 0 : cookie,
-			    everywhere);
 	if (t->started && t->ops->netns_state)
 		t->ops->netns_state(t, t->priv,
 				    bpftune_netns_is_global(cookie) ? 0 : cookie,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Running the daemon for an operator: reading BPF globals back
- * (bpf_vars.c),
- * strategies (strategy.c) and timers (timer.c).  Metrics and hot plug
- * are in ops/metrics.h, the control socket in ops/control.h, the rollback
+ * Running the daemon for an operator: the learning rate of a tuner's BPF
+ * programs checked (lifecycle.c), strategies (strategy.c) and timers
+ * (timer.c).  Reading BPF globals back is the loader's (loader/loader.h).
+ * Metrics and hot plug are in ops/metrics.h, the control socket in ops/control.h, the rollback
  * journal in ops/journal.h.
  */
 #ifndef BPFTUNE_OPERATE_H
@@ -19,17 +19,6 @@
 
 #include "core/internal.h"
 
-
-/* ---- BPF global variables of a loaded object (bpf_vars.c) ---- */
-/*
- * Call @cb for each variable of section @sec (".bss", ".data", ".rodata")
- * with its current contents, read from the kernel.  @type is the name of
- * its type after typedefs and qualifiers ("bpftune_sampler", "__u64"...).
- */
-typedef void (*bpftune_var_cb)(const char *name, const char *type,
-			       const void *data, size_t size, void *ctx);
-int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
-		     bpftune_var_cb cb, void *ctx);
 /* Do the tuner's BPF programs use the daemon's learning rate?  0 or -errno (logged) */
 BPFTUNE_DAEMON int bpftune_check_learning_rate(const struct bpftune_tuner *t);
 

@@ -15,10 +15,10 @@
 #include "core/loop.h"
 #include "core/observer.h"
 #include "core/operate.h"
+#include "core/tuner_rec.h"
 
 struct strategy_set {
-	struct strategy_set *next;
-	struct bpftune_tuner *t;
+	struct bpftune_tuner_rec rec;	/* first: the list of sets */
 	const struct bpftune_strategy *s;
 	unsigned int num;
 	int active;
@@ -31,17 +31,17 @@ struct strategy_set {
 	unsigned int num_links;
 };
 
-static struct strategy_set *sets;
+static struct bpftune_tuner_rec *sets;
 static struct bpftune_timer *timer;	/* while a set has hooks */
+
+static struct strategy_set *set_of(struct bpftune_tuner_rec *r)
+{
+	return (struct strategy_set *)r;
+}
 
 static struct strategy_set *find(const struct bpftune_tuner *t)
 {
-	struct strategy_set *s;
-
-	for (s = sets; s; s = s->next)
-		if (s->t == t)
-			return s;
-	return NULL;
+	return set_of(bpftune_tuner_rec_find(sets, t));
 }
 
 static void rearm(void)
@@ -49,7 +49,7 @@ static void rearm(void)
 	struct strategy_set *s;
 	uint64_t when = 0;
 
-	for (s = sets; s; s = s->next)
+	for (s = set_of(sets); s; s = set_of(s->rec.next))
 		if (!s->stopped && s->num > 1 && (!when || s->deadline_ms < when))
 			when = s->deadline_ms;
 	bpftune_loop_timer_at(timer, when);
@@ -136,7 +136,7 @@ static void activate(struct strategy_set *s, unsigned int idx)
 
 		if (!l) {
 			bpftune_log(LOG_WARNING, "tuner %s: strategy %s: cannot attach %s: %s",
-				    s->t->ops->name, s->s[idx].name,
+				    s->rec.t->ops->name, s->s[idx].name,
 				    bpf_program__name(*p), strerror(errno));
 			continue;
 		}
@@ -149,6 +149,8 @@ static void set_free(struct strategy_set *s)
 {
 	unsigned int i;
 
+	if (!s)
+		return;
 	deactivate(s);
 	for (i = 0; s->progs && i < s->num; i++)
 		free(s->progs[i]);
@@ -164,14 +166,14 @@ static void on_timer(void *ctx)
 	struct strategy_set *s;
 
 	(void)ctx;
-	for (s = sets; s; s = s->next) {
+	for (s = set_of(sets); s; s = set_of(s->rec.next)) {
 		double score[32], cur;
 		unsigned int i, best, from;
 
 		if (s->stopped || s->num < 2 || s->deadline_ms > now)
 			continue;
 		for (i = 0; i < s->num; i++)
-			score[i] = s->s[i].evaluate(s->t, i);
+			score[i] = s->s[i].evaluate(s->rec.t, i);
 		/* the current strategy stays unless another one is better */
 		best = s->active;
 		cur = score[best];
@@ -180,16 +182,16 @@ static void on_timer(void *ctx)
 				best = i;
 		if (best != (unsigned int)s->active) {
 			bpftune_log(LOG_NOTICE, "tuner %s: strategy %s timed out (score %g); switching to strategy %s (score %g)",
-				    s->t->ops->name, s->s[s->active].name, cur,
+				    s->rec.t->ops->name, s->s[s->active].name, cur,
 				    s->s[best].name, score[best]);
 			s->switches++;
 			from = s->active;
 			activate(s, best);
 			/* metrics show the switch */
-			bpftune_notify_strategy(s->t, s->s[from].name, s->s[best].name);
+			bpftune_notify_strategy(s->rec.t, s->s[from].name, s->s[best].name);
 		} else {
 			bpftune_log(LOG_INFO, "tuner %s: strategy %s timed out (score %g) and stays: no strategy scores better",
-				    s->t->ops->name, s->s[s->active].name, cur);
+				    s->rec.t->ops->name, s->s[s->active].name, cur);
 			s->deadline_ms = now + s->s[s->active].timeout_ms;
 		}
 	}
@@ -242,7 +244,7 @@ int bpftune_strategies_set(struct bpftune_tuner *t,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->t = t;
+	s->rec.t = t;
 	s->s = strat;
 	s->num = num;
 	s->activations = calloc(num, sizeof(*s->activations));
@@ -284,8 +286,7 @@ int bpftune_strategies_set(struct bpftune_tuner *t,
 	}
 	s->active = 0;
 	activate(s, 0);
-	s->next = sets;
-	sets = s;
+	bpftune_tuner_rec_add(&sets, &s->rec);
 	bpftune_log(LOG_INFO, "tuner %s: %u strategies; %s active (%u program%s) for %u ms",
 		    t->ops->name, num, strat[0].name, s->num_links,
 		    s->num_links == 1 ? "" : "s", strat[0].timeout_ms);
@@ -305,15 +306,7 @@ int bpftune_strategy_active(const struct bpftune_tuner *t)
 
 void bpftune_strategies_free(struct bpftune_tuner *t)
 {
-	struct strategy_set **p, *s;
-
-	for (p = &sets; (s = *p); p = &s->next) {
-		if (s->t != t)
-			continue;
-		*p = s->next;
-		set_free(s);
-		break;
-	}
+	set_free(set_of(bpftune_tuner_rec_take(&sets, t)));
 	timer_stop();
 	rearm();
 }

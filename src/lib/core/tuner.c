@@ -122,13 +122,16 @@ void bpftune_tuner_remove(struct bpftune_tuner *t)
 		return;
 	/* before fini() and dlclose(): no sample callback runs after this */
 	bpftune_notify_tuner_removed(t);
-	if (t->obj)
-		bpftune_bpf_print_stats(t);
+	if (t->obj) {
+		struct bpftune_bpf_obj o = bpftune_tuner_bpf(t);
+
+		bpftune_bpf_print_stats(&o);
+	}
 	bpftune_tuner_stop(t);
 	bpftune_strategies_free(t);
 	bpftune_gates_free(t);
-	bpftune_bpf_detach(t);
-	bpftune_bpf_close(t);
+	bpftune_bpf_detach(&t->links, &t->num_links);
+	bpftune_tuner_bpf_close(t);
 	for (i = 0; i < t->ops->num_tunables; i++) {
 		struct bpftune_change *c, *next;
 
@@ -175,7 +178,7 @@ void bpftune_tuner_set_manual(struct bpftune_tuner *t, uint64_t cookie,
 		if (t->state == BPFTUNE_STATE_MANUAL)
 			return;
 		t->state = BPFTUNE_STATE_MANUAL;
-		bpftune_bpf_detach(t);
+		bpftune_bpf_detach(&t->links, &t->num_links);
 		bpftune_log(LOG_NOTICE, "tuner %s stopped in every netns: %s",
 			    t->ops->name, why);
 		notify_state(t, 0, BPFTUNE_STATE_MANUAL, why);
@@ -208,7 +211,7 @@ static uint64_t ringbuf_lost(void)
 	unsigned int id;
 
 	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
-		if (tuners[id] && !bpftune_bpf_read_config(tuners[id], &c, &v))
+		if (tuners[id] && !bpftune_tuner_read_config(tuners[id], &c, &v))
 			total += v;
 	return total;
 }

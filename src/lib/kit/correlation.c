@@ -194,6 +194,15 @@ unsigned int bpftune_corr_forget(uint32_t tuner_id, uint64_t netns_cookie,
 	return freed;
 }
 
+unsigned int bpftune_corr_forget_state(uint32_t tuner_id, uint64_t netns_cookie,
+				       bool global, enum bpftune_state state)
+{
+	if (state == BPFTUNE_STATE_ACTIVE)
+		return 0;
+	return bpftune_corr_forget(tuner_id, global ? 0 : netns_cookie,
+				   global && state == BPFTUNE_STATE_MANUAL);
+}
+
 unsigned int bpftune_corr_count(void)
 {
 	return used;

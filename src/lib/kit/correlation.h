@@ -8,6 +8,7 @@
 #define BPFTUNE_KIT_CORRELATION_H
 
 #include <bpftune/correlation.h>
+#include <bpftune/libbpftune.h>
 
 struct bpftune_corr_key {
 	uint32_t tuner_id;
@@ -30,6 +31,14 @@ struct bpftune_corr *bpftune_corr_find(const struct bpftune_corr_key *key);
  */
 unsigned int bpftune_corr_forget(uint32_t tuner_id, uint64_t netns_cookie,
 				 bool all_netns);
+/*
+ * A tuner's state changed in netns @netns_cookie (@global: the initial
+ * netns): stopped or gone there, its windows there are forgotten;
+ * stopped by the admin in the global netns, all of them.  Active again:
+ * nothing.  Returns how many were freed.
+ */
+unsigned int bpftune_corr_forget_state(uint32_t tuner_id, uint64_t netns_cookie,
+				       bool global, enum bpftune_state state);
 unsigned int bpftune_corr_count(void);
 
 #endif /* BPFTUNE_KIT_CORRELATION_H */

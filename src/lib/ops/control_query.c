@@ -150,7 +150,7 @@ static long bpf_rate(const struct bpftune_tuner *t)
 {
 	struct bpftune_bpf_config c;
 
-	if (bpftune_bpf_read_config(t, &c, NULL))
+	if (bpftune_tuner_read_config(t, &c, NULL))
 		return -1;
 	return c.learning_rate;
 }

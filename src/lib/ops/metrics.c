@@ -228,7 +228,7 @@ static void ringbuf_lost(struct bpftune_buf *o)
 	family(o, "bpftune_ringbuf_lost_total", "counter",
 	       "Events lost because the ring buffer was full.");
 	for_each_tuner(t, id) {
-		if (bpftune_bpf_read_config(t, &c, &lost))
+		if (bpftune_tuner_read_config(t, &c, &lost))
 			continue;
 		bpftune_buf_add(o, "bpftune_ringbuf_lost_total{", 27);
 		label(o, "tuner", t->ops->name, true);

@@ -390,7 +390,7 @@ static uint64_t plugin_lost(struct tplugin *p)
 	struct bpftune_bpf_config c;
 	uint64_t lost;
 
-	if (p->running && p->tuner && !bpftune_bpf_read_config(p->tuner, &c, &lost))
+	if (p->running && p->tuner && !bpftune_tuner_read_config(p->tuner, &c, &lost))
 		p->lost = lost;
 	return p->lost_before + p->lost;
 }

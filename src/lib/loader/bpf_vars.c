@@ -14,7 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "core/operate.h"
+#include "loader/loader.h"
 
 static const char *type_name(const struct btf *btf, __u32 id)
 {
@@ -73,23 +73,4 @@ int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 out:
 	free(data);
 	return err;
-}
-
-int bpftune_check_learning_rate(const struct bpftune_tuner *t)
-{
-	struct bpftune_bpf_config c;
-	int err;
-
-	err = bpftune_bpf_read_config(t, &c, NULL);
-	if (err) {
-		bpftune_log(LOG_WARNING, "tuner %s: cannot read back the learning rate of its BPF programs: %s",
-			    t->ops->name, strerror(-err));
-		return err;
-	}
-	if (c.learning_rate != bpftune_learning_rate()) {
-		bpftune_log(LOG_WARNING, "tuner %s: its BPF programs use learning rate %u, the daemon %u",
-			    t->ops->name, c.learning_rate, bpftune_learning_rate());
-		return -EINVAL;
-	}
-	return 0;
 }

@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
-#include "core/internal.h"
-#include "core/cgroup.h"
+#include "base/base.h"
+#include "loader/cgroup.h"
 
 /* where the daemon mounts cgroup2 when none is mounted at all */
 #define OWN_MOUNT	"/run/bpftune/cgroup2"

@@ -19,8 +19,8 @@
 #include <bpf/libbpf.h>
 
 #include <bpftune/sampling.h>
-#include "core/internal.h"
-#include "core/operate.h"
+#include "base/base.h"
+#include "loader/loader.h"
 
 #define RINGBUF_MAP	"bpftune_ringbuf"
 #define GAUGES_MAP	"bpftune_gauges"
@@ -99,17 +99,10 @@ int bpftune_bpf_open(const struct bpftune_bpf_image *image, const char *name,
 	return 0;
 }
 
-static const struct bpftune_bpf_image *image_of(const struct bpftune_tuner *t)
+void bpftune_bpf_close(const struct bpftune_bpf_obj *o)
 {
-	return t->legacy ? &t->ops->legacy : &t->ops->full;
-}
-
-void bpftune_bpf_close(struct bpftune_tuner *t)
-{
-	if (t->skel)
-		image_of(t)->destroy(t->skel);
-	t->skel = NULL;
-	t->obj = NULL;
+	if (o->skel)
+		o->image->destroy(o->skel);
 }
 
 /*
@@ -175,15 +168,15 @@ void bpftune_bpf_images_release(const struct bpftune_tuner_ops *ops)
 	image_release(&ops->legacy);
 }
 
-int bpftune_bpf_read_config(const struct bpftune_tuner *t,
+int bpftune_bpf_read_config(const struct bpftune_bpf_obj *o,
 			    struct bpftune_bpf_config *c, uint64_t *lost)
 {
 	uint64_t dummy;
 
 	memset(c, 0, sizeof(*c));
-	if (!t->skel)
+	if (!o->skel)
 		return -ENOENT;
-	image_of(t)->read(t->skel, c, lost ? lost : &dummy);
+	o->image->read(o->skel, c, lost ? lost : &dummy);
 	return 0;
 }
 
@@ -459,101 +452,118 @@ static int share_ringbuf(struct bpf_object *obj)
 	return bpf_map__reuse_fd(map, shared_gauges_fd);
 }
 
-int bpftune_bpf_load_attach(struct bpftune_tuner *t,
-			    const struct bpftune_bpf_opts *opts)
+/* the ring buffer and gauges of the first object loaded, kept to share */
+static int keep_shared(struct bpf_object *obj)
 {
-	const struct bpftune_bpf_config config = {
-		.tuner_id = t->id, .daemon_tgid = getpid(),
-		.learning_rate = bpftune_learning_rate(),
-	};
-	struct bpf_program *prog;
-	unsigned int n = 0;
-	int err;
+	struct bpf_map *map;
 
-	/* typed, through the plugin's skeleton (its rodata) */
-	image_of(t)->configure(t->skel, &config);
-	err = share_ringbuf(t->obj);
-	if (err) {
-		bpftune_log(LOG_ERR, "tuner %s: cannot share the ring buffer: %s",
-			    t->ops->name, strerror(-err));
-		return err;
-	}
-	err = bpftune_collector_size_buffers(t);
-	if (err)
-		return err;
-	/* the skeleton's load also maps its data sections */
-	bpftune_cap_raise();
-	err = image_of(t)->load(t->skel);
-	bpftune_cap_lower();
-	bpftune_bpf_min_btf_done(t->obj);
-	if (err) {
-		bpftune_log(LOG_ERR, "tuner %s: BPF load failed: %s%s",
-			    t->ops->name, strerror(-err),
-			    bpftune_log_debug_enabled() ? "" : " (-d shows the verifier log)");
-		return err;
-	}
 	if (shared_ringbuf_fd < 0) {
 		shared_ringbuf_fd = dup(bpf_map__fd(
-			bpf_object__find_map_by_name(t->obj, RINGBUF_MAP)));
+			bpf_object__find_map_by_name(obj, RINGBUF_MAP)));
 		if (shared_ringbuf_fd < 0)
 			return -errno;
 	}
 	if (shared_gauges_fd < 0) {
-		struct bpf_map *map = bpf_object__find_map_by_name(t->obj, GAUGES_MAP);
-
+		map = bpf_object__find_map_by_name(obj, GAUGES_MAP);
 		if (map && bpf_map__fd(map) >= 0)
 			shared_gauges_fd = fcntl(bpf_map__fd(map), F_DUPFD_CLOEXEC, 0);
 	}
-	bpf_object__for_each_program(prog, t->obj)
-		n += bpf_program__autoload(prog);
-	t->links = calloc(n ? n : 1, sizeof(*t->links));
-	if (!t->links)
-		return -ENOMEM;
+	return 0;
+}
+
+static int load(const struct bpftune_bpf_obj *o,
+		const struct bpftune_bpf_config *config)
+{
+	int err;
+
+	/* typed, through the plugin's skeleton (its rodata) */
+	o->image->configure(o->skel, config);
+	err = share_ringbuf(o->obj);
+	if (err) {
+		bpftune_log(LOG_ERR, "tuner %s: cannot share the ring buffer: %s",
+			    o->name, strerror(-err));
+		return err;
+	}
+	/* the skeleton's load also maps its data sections */
 	bpftune_cap_raise();
-	bpf_object__for_each_program(prog, t->obj) {
+	err = o->image->load(o->skel);
+	bpftune_cap_lower();
+	bpftune_bpf_min_btf_done(o->obj);
+	if (err) {
+		bpftune_log(LOG_ERR, "tuner %s: BPF load failed: %s%s",
+			    o->name, strerror(-err),
+			    bpftune_log_debug_enabled() ? "" : " (-d shows the verifier log)");
+		return err;
+	}
+	return keep_shared(o->obj);
+}
+
+int bpftune_bpf_load_attach(const struct bpftune_bpf_obj *o,
+			    const struct bpftune_bpf_config *config,
+			    int cgroup_fd, struct bpf_link ***linksp,
+			    unsigned int *nump)
+{
+	struct bpf_program *prog;
+	struct bpf_link **links;
+	unsigned int n = 0;
+	int err;
+
+	*linksp = NULL;
+	*nump = 0;
+	err = load(o, config);
+	if (err)
+		return err;
+	bpf_object__for_each_program(prog, o->obj)
+		n += bpf_program__autoload(prog);
+	links = calloc(n ? n : 1, sizeof(*links));
+	if (!links)
+		return -ENOMEM;
+	*linksp = links;
+	bpftune_cap_raise();
+	bpf_object__for_each_program(prog, o->obj) {
 		enum bpftune_feature f = prog_feature(prog);
 		struct bpf_link *link;
 
 		if (!bpf_program__autoload(prog))
 			continue;
 		if (f == BPFTUNE_FEAT_CGROUP_SYSCTL || f == BPFTUNE_FEAT_SOCKOPS)
-			link = bpf_program__attach_cgroup(prog, opts->cgroup_fd);
+			link = bpf_program__attach_cgroup(prog, cgroup_fd);
 		else
 			link = bpf_program__attach(prog);
 		if (!link) {
 			err = -errno;
 			bpftune_log(LOG_ERR, "tuner %s: cannot attach %s: %s",
-				    t->ops->name, bpf_program__name(prog),
+				    o->name, bpf_program__name(prog),
 				    strerror(errno));
 			break;
 		}
-		t->links[t->num_links++] = link;
+		links[(*nump)++] = link;
 	}
 	bpftune_cap_lower();
 	if (err)
-		bpftune_bpf_detach(t);
+		bpftune_bpf_detach(linksp, nump);
 	return err;
 }
 
-void bpftune_bpf_detach(struct bpftune_tuner *t)
+void bpftune_bpf_detach(struct bpf_link ***linksp, unsigned int *nump)
 {
-	bpftune_links_destroy(t->links, t->num_links);
-	free(t->links);
-	t->links = NULL;
-	t->num_links = 0;
+	bpftune_links_destroy(*linksp, *nump);
+	free(*linksp);
+	*linksp = NULL;
+	*nump = 0;
 }
 
 static void print_sampler(const char *name, const char *type,
 			  const void *data, size_t size, void *ctx)
 {
-	const struct bpftune_tuner *t = ctx;
+	const struct bpftune_bpf_obj *o = ctx;
 	struct bpftune_sampler smp;
 
 	if (strcmp(type, "bpftune_sampler") || size != sizeof(smp))
 		return;
 	memcpy(&smp, data, sizeof(smp));
 	bpftune_log(LOG_INFO, "sampling: tuner %s hook %s: %llu calls, %llu sampled, 1 in %u now, 1 in %u at most",
-		    t->ops->name, name, (unsigned long long)smp.calls,
+		    o->name, name, (unsigned long long)smp.calls,
 		    (unsigned long long)smp.sampled,
 		    smp.every ? smp.every : 1,
 		    smp.max_every ? smp.max_every : 1);
@@ -565,13 +575,13 @@ static void print_sampler(const char *name, const char *type,
  * them: the library cannot know them through a typed skeleton, so
  * bpftune_bpf_vars() finds them by their BTF type.
  */
-void bpftune_bpf_print_stats(struct bpftune_tuner *t)
+void bpftune_bpf_print_stats(const struct bpftune_bpf_obj *o)
 {
 	struct bpftune_bpf_config config;
 	uint64_t lost = 0;
 
-	if (!bpftune_bpf_read_config(t, &config, &lost) && lost)
+	if (!bpftune_bpf_read_config(o, &config, &lost) && lost)
 		bpftune_log(LOG_WARNING, "tuner %s: %llu events lost (ring buffer full)",
-			    t->ops->name, (unsigned long long)lost);
-	bpftune_bpf_vars(t->obj, ".bss", print_sampler, t);
+			    o->name, (unsigned long long)lost);
+	bpftune_bpf_vars(o->obj, ".bss", print_sampler, (void *)o);
 }

@@ -17,9 +17,10 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "base/base.h"
 #include "btf/btf_min.h"
-#include "core/internal.h"
 #include "btf/kbtf.h"
+#include "loader/loader.h"
 
 #define MAX_PENDING	64
 

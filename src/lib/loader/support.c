@@ -15,9 +15,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "core/internal.h"
-#include "core/cgroup.h"
+#include "base/base.h"
 #include "btf/kbtf.h"
+#include "loader/cgroup.h"
+#include "loader/loader.h"
 #include "support_probe.skel.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -26,32 +27,25 @@
 
 static struct bpftune_support support;
 
-static const char *const feature_names[BPFTUNE_FEAT_MAX] = {
-	[BPFTUNE_FEAT_FENTRY] = "fentry",
-	[BPFTUNE_FEAT_TP_BTF] = "tp_btf",
-	[BPFTUNE_FEAT_KPROBE] = "kprobe",
-	[BPFTUNE_FEAT_RAW_TP] = "raw_tp",
-	[BPFTUNE_FEAT_TRACEPOINT] = "tracepoint",
-	[BPFTUNE_FEAT_CGROUP_SYSCTL] = "cgroup/sysctl",
-	[BPFTUNE_FEAT_SOCKOPS] = "sockops",
-	[BPFTUNE_FEAT_RINGBUF] = "ringbuf",
-	[BPFTUNE_FEAT_NETNS_COOKIE] = "netns cookie",
-};
-
-/* Which probe program tests which hook type. */
-static const char *const probe_prog[BPFTUNE_FEAT_MAX] = {
-	[BPFTUNE_FEAT_FENTRY] = "probe_fentry",
-	[BPFTUNE_FEAT_TP_BTF] = "probe_tp_btf",
-	[BPFTUNE_FEAT_KPROBE] = "probe_kprobe",
-	[BPFTUNE_FEAT_RAW_TP] = "probe_raw_tp",
-	[BPFTUNE_FEAT_TRACEPOINT] = "probe_tracepoint",
-	[BPFTUNE_FEAT_CGROUP_SYSCTL] = "probe_cgroup_sysctl",
-	[BPFTUNE_FEAT_SOCKOPS] = "probe_sockops",
+/* Each hook type's name and the probe program that tests it, if any. */
+static const struct {
+	const char *name;
+	const char *probe;
+} features[BPFTUNE_FEAT_MAX] = {
+	[BPFTUNE_FEAT_FENTRY] = { "fentry", "probe_fentry" },
+	[BPFTUNE_FEAT_TP_BTF] = { "tp_btf", "probe_tp_btf" },
+	[BPFTUNE_FEAT_KPROBE] = { "kprobe", "probe_kprobe" },
+	[BPFTUNE_FEAT_RAW_TP] = { "raw_tp", "probe_raw_tp" },
+	[BPFTUNE_FEAT_TRACEPOINT] = { "tracepoint", "probe_tracepoint" },
+	[BPFTUNE_FEAT_CGROUP_SYSCTL] = { "cgroup/sysctl", "probe_cgroup_sysctl" },
+	[BPFTUNE_FEAT_SOCKOPS] = { "sockops", "probe_sockops" },
+	[BPFTUNE_FEAT_RINGBUF] = { "ringbuf", NULL },
+	[BPFTUNE_FEAT_NETNS_COOKIE] = { "netns cookie", NULL },
 };
 
 const char *bpftune_feature_name(enum bpftune_feature f)
 {
-	return f < BPFTUNE_FEAT_MAX ? feature_names[f] : "?";
+	return f < BPFTUNE_FEAT_MAX ? features[f].name : "?";
 }
 
 const char *bpftune_support_level_name(enum bpftune_support_level l)
@@ -128,7 +122,7 @@ static int probe_tracing(enum bpftune_feature f)
 		return id;
 	}
 	opts.attach_btf_id = id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, probe_prog[f], "GPL", ret0, 2, &opts);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, features[f].probe, "GPL", ret0, 2, &opts);
 	if (fd < 0) {
 		set_why(f, "program load failed: %s (errno %d)", -fd);
 		return fd;
@@ -162,13 +156,13 @@ static int probe_one(enum bpftune_feature f, int cgroup_fd)
 	}
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog),
-							probe_prog[f]));
+							features[f].probe));
 	err = support_probe_bpf__load(skel);
 	if (err) {
 		set_why(f, "program load failed: %s (errno %d)", -err);
 		goto out;
 	}
-	prog = bpf_object__find_program_by_name(skel->obj, probe_prog[f]);
+	prog = bpf_object__find_program_by_name(skel->obj, features[f].probe);
 	if (f == BPFTUNE_FEAT_CGROUP_SYSCTL || f == BPFTUNE_FEAT_SOCKOPS) {
 		if (cgroup_fd < 0) {
 			err = cgroup_fd;
@@ -294,13 +288,13 @@ int bpftune_support_probe(struct bpftune_support *out)
 	bpftune_cap_raise();
 	ensure_tracefs();
 	for (f = 0; f < BPFTUNE_FEAT_MAX; f++) {
-		if (!probe_prog[f])
+		if (!features[f].probe)
 			continue;
 		if (f == BPFTUNE_FEAT_FENTRY || f == BPFTUNE_FEAT_TP_BTF)
 			support.ok[f] = probe_tracing(f) == 0;
 		else
 			support.ok[f] = probe_one(f, cgroup_fd) == 0;
-		bpftune_log(LOG_DEBUG, "support: %s: %s", feature_names[f],
+		bpftune_log(LOG_DEBUG, "support: %s: %s", features[f].name,
 			    support.ok[f] ? "yes" : support.why[f]);
 	}
 	ret = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <bpf/libbpf.h>
 
-#include "core/internal.h"
+#include "loader/loader.h"
 
 #define LINK_THREADS_MAX	16
 
