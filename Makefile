@@ -470,7 +470,7 @@ uninstall-ship:
 # ---- tests ----------------------------------------------------------------
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_LIB  := src/lib/core/sysctl_value.c src/lib/core/tunable_cap.c src/lib/write/refusal.c \
-	     src/lib/core/kind.c src/lib/core/netns_priv.c src/lib/core/gate_step.c
+	     src/lib/core/kind.c src/lib/core/netns_priv.c src/lib/core/observer.c src/lib/core/gate_step.c
 UNIT_LIB  += src/lib/plugin/plugin.c src/lib/plugin/plugin_dir.c src/lib/plugin/trusted_file.c
 UNIT_LIB  += src/lib/ops/control_proto.c src/lib/ops/journal_record.c src/daemon/notify.c
 UNIT_LIB  += $(SCHEMA_SRCS) $(TABLES_SRCS) src/lib/telemetry/telemetry_proc.c \

@@ -2,19 +2,23 @@
 /*
  * A tuner's per-netns state table (src/lib/core/netns_priv.c): creation, the
  * global netns key, LRU recycling at the limit, and freeing on netns
- * state changes.  The clock and the global netns's cookie are stubbed here:
+ * state changes, each free told to the observers (the kit's correlation
+ * windows forget that netns through it).  The clock and the global netns's cookie are stubbed here:
  * their real homes (timer.c, netns.c) need a running daemon.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/observer.h"
 #include "unit.h"
 
 #define GLOBAL_COOKIE	1
 
 static uint64_t fake_now;
 static unsigned int released;
+static unsigned int freed_seen;
+static uint64_t freed_cookie;
 
 uint64_t bpftune_now_ms(void)
 {
@@ -53,6 +57,17 @@ static void my_release(struct bpftune_tuner *t, void *priv,
 
 static struct bpftune_tuner tuner;
 
+static void my_entry_freed(const struct bpftune_tuner *t, uint64_t cookie)
+{
+	assert_ptr_equal(t, &tuner);
+	freed_seen++;
+	freed_cookie = cookie;
+}
+
+static struct bpftune_observer freed_observer = {
+	.netns_entry_freed = my_entry_freed,
+};
+
 static struct my_ns *get(uint64_t cookie, uint32_t pid)
 {
 	struct bpftune_event ev;
@@ -73,8 +88,10 @@ static int setup_max(void **state, unsigned int max)
 
 	(void)state;
 	memset(&tuner, 0, sizeof(tuner));
-	released = 0;
+	released = freed_seen = 0;
+	freed_cookie = 0;
 	fake_now = 1000;
+	bpftune_observer_add(&freed_observer);
 	return bpftune_netns_table_init(&tuner, &ops);
 }
 
@@ -92,6 +109,9 @@ static int teardown(void **state)
 {
 	(void)state;
 	bpftune_netns_table_fini(&tuner);
+	/* every entry freed was told, once */
+	assert_int_equal(freed_seen, released);
+	bpftune_observer_remove(&freed_observer);
 	return 0;
 }
 
@@ -144,6 +164,8 @@ static void test_lru_recycling(void **state)
 	d = get(13, 1);		/* full: c, the LRU idle one, goes */
 	assert_non_null(d);
 	assert_int_equal(released, 1);
+	assert_int_equal(freed_seen, 1);
+	assert_int_equal(freed_cookie, 12);
 	assert_null(bpftune_netns_table_find(&tuner, 12));
 	assert_ptr_equal(bpftune_netns_table_find(&tuner, 10), a);
 	assert_ptr_equal(bpftune_netns_table_find(&tuner, 11), b);
@@ -172,6 +194,7 @@ static void test_state_changes(void **state)
 	bpftune_netns_table_state(&tuner, 20, BPFTUNE_STATE_GONE);
 	bpftune_netns_table_state(&tuner, 21, BPFTUNE_STATE_MANUAL);
 	assert_int_equal(released, 2);
+	assert_int_equal(freed_cookie, 21);
 	assert_null(bpftune_netns_table_find(&tuner, 20));
 	assert_null(bpftune_netns_table_find(&tuner, 21));
 	bpftune_netns_table_for_each(&tuner, p)

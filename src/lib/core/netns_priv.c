@@ -4,14 +4,14 @@
  * namespace, keyed by netns cookie (0 for the global netns).  The library
  * drops an entry when its netns is destroyed or the admin takes the tuner
  * over there (every entry when over the global netns), before the plugin's
- * netns_state() hears of it, and with the entry the plugin's correlation
- * windows in that netns.
+ * netns_state() hears of it, and tells the observers (the kit forgets the
+ * plugin's correlation windows in that netns).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "kit/correlation.h"
+#include "core/observer.h"
 
 struct bpftune_netns_table {
 	struct bpftune_netns_priv *head;
@@ -66,7 +66,7 @@ static void entry_free(struct bpftune_tuner *t, struct bpftune_netns_priv *e)
 		tbl->count--;
 		if (tbl->ops.release)
 			tbl->ops.release(t, t->priv, e);
-		bpftune_corr_forget(t->id, e->cookie, false);
+		bpftune_notify_netns_entry_freed(t, e->cookie);
 		free(e);
 		return;
 	}

@@ -119,6 +119,16 @@ void bpftune_notify_decision(const struct bpftune_tuner *t,
 			o->decision(t, ev, d);
 }
 
+void bpftune_notify_netns_entry_freed(const struct bpftune_tuner *t,
+				      uint64_t cookie)
+{
+	struct bpftune_observer *o;
+
+	for_each_observer(o)
+		if (o->netns_entry_freed)
+			o->netns_entry_freed(t, cookie);
+}
+
 void bpftune_notify_state(const struct bpftune_tuner *t, uint64_t cookie,
 			  enum bpftune_state state, const char *cause)
 {

@@ -69,6 +69,13 @@ struct bpftune_observer {
 	void (*decision)(const struct bpftune_tuner *t,
 			 const struct bpftune_event *ev,
 			 const struct bpftune_decision *d);
+	/*
+	 * A plugin's per-netns entry (ops->netns) was freed: its netns went,
+	 * the tuner stopped there, or the entry was recycled for another
+	 * netns (netns_priv.c)
+	 */
+	void (*netns_entry_freed)(const struct bpftune_tuner *t,
+				  uint64_t netns_cookie);
 	/* a tuner's state changed in a netns (cookie 0: everywhere) */
 	void (*state)(const struct bpftune_tuner *t, uint64_t netns_cookie,
 		      enum bpftune_state state, const char *cause);
@@ -110,6 +117,8 @@ void bpftune_notify_change(const struct bpftune_tuner *t, unsigned int tunable,
 void bpftune_notify_decision(const struct bpftune_tuner *t,
 			     const struct bpftune_event *ev,
 			     const struct bpftune_decision *d);
+void bpftune_notify_netns_entry_freed(const struct bpftune_tuner *t,
+				      uint64_t netns_cookie);
 void bpftune_notify_state(const struct bpftune_tuner *t, uint64_t netns_cookie,
 			  enum bpftune_state state, const char *cause);
 void bpftune_notify_gate(const struct bpftune_tuner *t,

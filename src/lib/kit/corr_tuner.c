@@ -3,9 +3,9 @@
  * A plugin's correlation windows (bpftune_corr_for()): kept in the table
  * of correlation.c per plugin, slot and netns, and forgotten through the
  * observer bus, which the core publishes to: all of a plugin's when it
- * goes (or fails to start), those of a netns when the plugin stops there
- * or the netns goes, everywhere when the admin stops it in the global
- * netns.
+ * goes (or fails to start), those of a netns when the plugin stops there,
+ * the netns goes or the plugin's entry for it is recycled, everywhere when
+ * the admin stops it in the global netns.
  */
 #include <stdbool.h>
 
@@ -18,6 +18,12 @@ static void corr_tuner_removed(const struct bpftune_tuner *t)
 	bpftune_corr_forget(t->id, 0, true);
 }
 
+static void corr_netns_entry_freed(const struct bpftune_tuner *t,
+				   uint64_t netns_cookie)
+{
+	bpftune_corr_forget(t->id, netns_cookie, false);
+}
+
 static void corr_state(const struct bpftune_tuner *t, uint64_t netns_cookie,
 		       enum bpftune_state state, const char *cause)
 {
@@ -28,6 +34,7 @@ static void corr_state(const struct bpftune_tuner *t, uint64_t netns_cookie,
 
 static struct bpftune_observer corr_observer = {
 	.tuner_removed = corr_tuner_removed,
+	.netns_entry_freed = corr_netns_entry_freed,
 	.state = corr_state,
 };
 
