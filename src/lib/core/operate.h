@@ -30,6 +30,13 @@ typedef void (*bpftune_var_cb)(const char *name, const char *type,
 			       const void *data, size_t size, void *ctx);
 int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 		     bpftune_var_cb cb, void *ctx);
+/*
+ * The global @name (@size bytes) of @obj's section @sec, in the memory the
+ * kernel's map shares with the daemon (mmapped): writes reach the
+ * programs at once.  NULL if absent, of another size, or not mmapped.
+ */
+void *bpftune_bpf_var_ptr(struct bpf_object *obj, const char *sec,
+			  const char *name, size_t size);
 /* Do the tuner's BPF programs use the daemon's learning rate?  0 or -errno (logged) */
 BPFTUNE_DAEMON int bpftune_check_learning_rate(const struct bpftune_tuner *t);
 
@@ -68,6 +75,12 @@ struct bpftune_gate_info {
 	uint64_t attached_ms;		/* so far, the current period included */
 	uint64_t total_ms;		/* since the gate was set */
 	const char *why;		/* of the last attach or detach */
+	/* the gate's own cost (gate_step.h, the budget) */
+	bool pinned;			/* link kept: @attached is its flag's */
+	uint64_t cycle_us;		/* CPU of an attach + detach, estimate */
+	unsigned int cost_samples;	/* cycles measured */
+	unsigned int every_ms;		/* WINDOW: the period in use */
+	uint64_t cost_ppm;		/* WINDOW: its attach cost, ppm of a CPU */
 };
 /* after init(): the tuner's declared gates take its hot programs' links */
 int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
