@@ -225,12 +225,12 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	}
 	h->why = why;
 	notify(t, h, bpftune_gate_why_code(why), NULL, now);
-	bpftune_log(LOG_INFO, "tuner %s: hook %s: an attach + detach costs %llu us of CPU, %.2f %% of a CPU with a window every %u ms: %s, %u ms",
+	bpftune_log(LOG_INFO, "tuner %s: hook %s: an attach + detach costs %llu us of CPU, %.2f %% of a CPU with a window every %u ms: %s every %u ms",
 		    t->ops->name, h->g->hook, (unsigned long long)h->cost.cycle_us,
 		    (double)h->cost.cycle_us / 10.0 / declared.every_ms, declared.every_ms,
 		    plan.mode == BPFTUNE_GATE_MODE_PIN ?
-		    "link kept attached, its flag gates the program every" :
-		    "windows every", plan.every_ms);
+		    "link kept attached, its flag opens the program for a window" :
+		    "windows spaced out to one", plan.every_ms);
 }
 
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
