@@ -222,6 +222,12 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		why = BPFTUNE_GATE_WHY_PINNED;
 		set_flag(h, true);
 		attach(t, h);
+		/* nothing attached: a closed flag would blind it for good */
+		if (!h->num_links) {
+			set_flag(h, false);
+			h->plan.mode = BPFTUNE_GATE_MODE_DETACH;
+			return;
+		}
 	}
 	h->why = why;
 	notify(t, h, bpftune_gate_why_code(why), NULL, now);
