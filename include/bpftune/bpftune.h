@@ -21,8 +21,10 @@
  * decision may give its propensity (struct bpftune_decision).  4: library
  * functions that served one tuner only went into that tuner (a plugin of
  * ABI 3 may import them: it is refused by this number, not by dlopen()).
+ * 5: struct bpftune_gate has a flag (the library indexes a tuner's gates
+ * by its size).
  */
-#define BPFTUNE_ABI_VERSION	4
+#define BPFTUNE_ABI_VERSION	5
 
 #define BPFTUNE_MAX_TUNERS	64
 #define BPFTUNE_MAX_VALUES	3	/* e.g. tcp_rmem has min/default/max */

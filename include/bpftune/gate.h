@@ -67,6 +67,16 @@ struct bpftune_gate {
 	/* WINDOW: attached @window_ms (0: 200) every @every_ms (0: 5000) */
 	unsigned int window_ms;
 	unsigned int every_ms;
+	/*
+	 * WINDOW, optional: name of a __u32 global of the tuner's BPF
+	 * object that its gated programs check first, returning at once
+	 * when it is non-zero (0, the default, lets them run).  Where an
+	 * attach and detach cost more than the library's budget for the
+	 * gate (0.2 % of a CPU; patching kernel text is dear under
+	 * emulation), the library keeps the link attached and gates with
+	 * the flag instead; without one it spaces the windows out.
+	 */
+	const char *flag;
 };
 
 /* in BPFTUNE_TUNER(): the gates of the tuner's hot hooks */

@@ -319,6 +319,94 @@ static void test_join(void **state)
 	assert_true(bpftune_gate_join(&s, &win, 1000));
 }
 
+static void test_cost_average(void **state)
+{
+	struct bpftune_gate_cost c = { 0 };
+
+	(void)state;
+	/* the first cycle seeds it, later ones move it by a quarter */
+	bpftune_gate_cost_add(&c, 40000);
+	assert_int_equal(c.cycle_us, 40000);
+	bpftune_gate_cost_add(&c, 0);
+	assert_int_equal(c.cycle_us, 30000);
+	bpftune_gate_cost_add(&c, 30000);
+	assert_int_equal(c.cycle_us, 30000);
+	assert_int_equal(c.samples, 3);
+}
+
+static void test_plan_within_budget(void **state)
+{
+	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_WINDOW, .window_ms = 200,
+					 .every_ms = 2000 };
+	struct bpftune_gate_plan plan;
+
+	(void)state;
+	/* 300 us a cycle every 2 s: 150 ppm, the period stays */
+	bpftune_gate_plan(&p, 300, 0, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
+	assert_int_equal(plan.every_ms, 2000);
+	assert_int_equal(plan.cost_ppm, 150);
+	/* exactly the budget: 4 ms every 2 s is 2000 ppm */
+	bpftune_gate_plan(&p, 4000, 0, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
+	assert_int_equal(plan.every_ms, 2000);
+	assert_int_equal(plan.cost_ppm, BPFTUNE_GATE_BUDGET_PPM);
+}
+
+static void test_plan_stretches(void **state)
+{
+	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_WINDOW, .window_ms = 200,
+					 .every_ms = 2000 };
+	struct bpftune_gate_plan plan;
+
+	(void)state;
+	/* 5 ms a cycle: 2.5 s within 0.2 %, within the stretch: spaced out */
+	bpftune_gate_plan(&p, 5000, 0, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
+	assert_int_equal(plan.every_ms, 2500);
+	assert_int_equal(plan.cost_ppm, 2000);
+	/* rounded up, never under the budget's period */
+	bpftune_gate_plan(&p, 5001, 0, false, &plan);
+	assert_int_equal(plan.every_ms, 2501);
+	assert_true(plan.cost_ppm <= BPFTUNE_GATE_BUDGET_PPM);
+	/* the longest stretch is 1 s */
+	bpftune_gate_plan(&p, 6000, 0, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
+	assert_int_equal(plan.every_ms, 2000 + BPFTUNE_GATE_STRETCH_MS);
+	/* another budget: 1 % */
+	bpftune_gate_plan(&p, 25000, 10000, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
+	assert_int_equal(plan.every_ms, 2500);
+}
+
+static void test_plan_pins(void **state)
+{
+	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_WINDOW, .window_ms = 200,
+					 .every_ms = 2000 };
+	struct bpftune_gate_plan plan;
+
+	(void)state;
+	/* the 6.12 TCG guest: 42 ms a cycle would need 21 s windows */
+	bpftune_gate_plan(&p, 42000, 0, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_PIN);
+	assert_int_equal(plan.every_ms, 2000);
+	assert_int_equal(plan.cost_ppm, 0);
+	/* just past the stretch */
+	bpftune_gate_plan(&p, 6001, 0, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_PIN);
+	/* no flag: the longest period, over the budget, and says so */
+	bpftune_gate_plan(&p, 42000, 0, false, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
+	assert_int_equal(plan.every_ms, 3000);
+	assert_int_equal(plan.cost_ppm, 14000);
+	/* the default period (5 s) when none is declared */
+	p.every_ms = 0;
+	bpftune_gate_plan(&p, 10000, 0, true, &plan);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
+	assert_int_equal(plan.every_ms, BPFTUNE_GATE_EVERY_MS);
+	assert_int_equal(plan.cost_ppm, 2000);
+}
+
 static void test_why_names(void **state)
 {
 	(void)state;
@@ -329,6 +417,8 @@ static void test_why_names(void **state)
 	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_CALM), "calm");
 	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_WINDOW_END), "window_end");
 	assert_string_equal(bpftune_gate_why_code((enum bpftune_gate_why)99), "none");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_PINNED), "pinned");
+	assert_string_equal(bpftune_gate_why_code(BPFTUNE_GATE_WHY_STRETCHED), "stretched");
 }
 
 int unit_run_gate(void)
@@ -345,6 +435,10 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_idle_backoff),
 		cmocka_unit_test(test_window_idle),
 		cmocka_unit_test(test_join),
+		cmocka_unit_test(test_cost_average),
+		cmocka_unit_test(test_plan_within_budget),
+		cmocka_unit_test(test_plan_stretches),
+		cmocka_unit_test(test_plan_pins),
 		cmocka_unit_test(test_why_names),
 	};
 

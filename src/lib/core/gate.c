@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,6 +19,7 @@
 #include "core/observer.h"
 #include "core/operate.h"
 #include "core/tuner_rec.h"
+#include "loader/loader.h"
 
 struct gate_hook {
 	const struct bpftune_gate *g;
@@ -34,6 +36,11 @@ struct gate_hook {
 	uint64_t attached_ms;		/* closed periods so far */
 	uint64_t opened_ms;		/* when the open period began */
 	uint64_t since_ms;		/* when the gate was set */
+	/* WINDOW: what its attach + detach cost (gate_step.h, the budget) */
+	struct bpftune_gate_cost cost;
+	uint64_t cycle_us;		/* the current cycle's so far */
+	struct bpftune_gate_plan plan;
+	uint32_t *flag;			/* the program's flag: non-zero skips */
 };
 
 struct gate_set {
@@ -69,20 +76,36 @@ static void rearm(void)
 	bpftune_loop_timer_at(timer, when);
 }
 
+/* CPU time of this thread, in µs: what a link's attach or detach costs */
+static uint64_t thread_us(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 static void detach(struct gate_hook *h)
 {
+	uint64_t start = thread_us();
 	unsigned int i;
 
 	for (i = 0; i < h->num_links; i++)
 		bpf_link__destroy(h->links[i]);
+	if (h->num_links)
+		h->cycle_us += thread_us() - start;
 	h->num_links = 0;
 }
 
 static void attach(struct bpftune_tuner *t, struct gate_hook *h)
 {
+	uint64_t start;
 	unsigned int i;
 
 	detach(h);
+	h->cycle_us = 0;
+	start = thread_us();
 	bpftune_cap_raise();
 	for (i = 0; i < h->num_progs; i++) {
 		struct bpf_link *l = bpf_program__attach(h->progs[i]);
@@ -96,6 +119,7 @@ static void attach(struct bpftune_tuner *t, struct gate_hook *h)
 		h->links[h->num_links++] = l;
 	}
 	bpftune_cap_lower();
+	h->cycle_us += thread_us() - start;
 }
 
 struct var_find {
@@ -165,8 +189,60 @@ static void notify(const struct bpftune_tuner *t, const struct gate_hook *h,
 	bpftune_notify_gate(t, &c);
 }
 
+static void set_flag(struct gate_hook *h, bool closed)
+{
+	__atomic_store_n(h->flag, closed ? 1u : 0u, __ATOMIC_RELAXED);
+}
+
+/*
+ * A window gate's attach + detach cycle ended: measured, and the gate
+ * planned again (gate_step.h, the budget): windows spaced out, or the
+ * link kept and the program's flag gating it from now on.
+ */
+static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
+{
+	struct bpftune_gate_params declared = h->p;
+	struct bpftune_gate_plan plan;
+	unsigned int every = h->g->every_ms ? h->g->every_ms : BPFTUNE_GATE_EVERY_MS;
+	enum bpftune_gate_why why;
+
+	bpftune_gate_cost_add(&h->cost, h->cycle_us);
+	if (h->g->kind != BPFTUNE_GATE_WINDOW ||
+	    h->cost.samples < BPFTUNE_GATE_COST_SAMPLES)
+		return;
+	declared.every_ms = every;
+	bpftune_gate_plan(&declared, h->cost.cycle_us, 0, h->flag != NULL, &plan);
+	if (plan.mode == h->plan.mode && plan.every_ms == h->plan.every_ms) {
+		h->plan.cost_ppm = plan.cost_ppm;
+		return;
+	}
+	h->plan = plan;
+	h->p.every_ms = plan.every_ms;
+	why = BPFTUNE_GATE_WHY_STRETCHED;
+	if (plan.mode == BPFTUNE_GATE_MODE_PIN) {
+		why = BPFTUNE_GATE_WHY_PINNED;
+		set_flag(h, true);
+		attach(t, h);
+		/* nothing attached: a closed flag would blind it for good */
+		if (!h->num_links) {
+			set_flag(h, false);
+			h->plan.mode = BPFTUNE_GATE_MODE_DETACH;
+			return;
+		}
+	}
+	h->why = why;
+	notify(t, h, bpftune_gate_why_code(why), NULL, now);
+	bpftune_log(LOG_INFO, "tuner %s: hook %s: an attach + detach costs %llu us of CPU, %.2f %% of a CPU with a window every %u ms: %s every %u ms",
+		    t->ops->name, h->g->hook, (unsigned long long)h->cost.cycle_us,
+		    (double)h->cost.cycle_us / 10.0 / declared.every_ms, declared.every_ms,
+		    plan.mode == BPFTUNE_GATE_MODE_PIN ?
+		    "link kept attached, its flag opens the program for a window" :
+		    "windows spaced out to one", plan.every_ms);
+}
+
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 {
+	bool pinned = h->plan.mode == BPFTUNE_GATE_MODE_PIN;
 	struct bpftune_gate_reading r = { 0 };
 	enum bpftune_gate_action a;
 	enum bpftune_gate_why why;
@@ -174,11 +250,17 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	reading(t, h, &r);
 	a = bpftune_gate_step(&h->s, &h->p, &r, now, &why);
 	if (a == BPFTUNE_GATE_OPEN) {
-		attach(t, h);
+		if (pinned)
+			set_flag(h, false);
+		else
+			attach(t, h);
 		h->attaches++;
 		h->opened_ms = now;
 	} else if (a == BPFTUNE_GATE_CLOSE) {
-		detach(h);
+		if (pinned)
+			set_flag(h, true);
+		else
+			detach(h);
 		h->detaches++;
 		h->attached_ms += now - h->opened_ms;
 	} else {
@@ -186,6 +268,8 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	}
 	h->why = why;
 	notify(t, h, bpftune_gate_why_code(why), &r, now);
+	if (a == BPFTUNE_GATE_CLOSE && !pinned)
+		replan(t, h, now);
 	/* a window opens every few seconds: only what pressure did is logged */
 	if (why == BPFTUNE_GATE_WHY_WINDOW || why == BPFTUNE_GATE_WHY_WINDOW_END)
 		return;
@@ -313,6 +397,16 @@ static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
 		.reading = g->kind == BPFTUNE_GATE_WINDOW && g->read,
 	};
 	h->since_ms = now;
+	h->plan = (struct bpftune_gate_plan){
+		.mode = BPFTUNE_GATE_MODE_DETACH,
+		.every_ms = g->every_ms ? g->every_ms : BPFTUNE_GATE_EVERY_MS,
+	};
+	if (g->kind == BPFTUNE_GATE_WINDOW && g->flag) {
+		h->flag = bpftune_bpf_var_ptr(t->obj, ".bss", g->flag, sizeof(*h->flag));
+		if (!h->flag)
+			bpftune_log(LOG_WARNING, "tuner %s: gated hook %s: no mmapped __u32 %s in .bss: the link cannot stay attached",
+				    t->ops->name, g->hook, g->flag);
+	}
 	bpf_object__for_each_program(prog, t->obj) {
 		if (!program_gated(prog, g))
 			continue;
@@ -440,7 +534,13 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		.hook = h->g->hook,
 		.what = h->g->what ? h->g->what : "",
 		.kind = bpftune_gate_kind_name(h->g->kind),
-		.attached = h->num_links > 0,
+		.attached = h->plan.mode == BPFTUNE_GATE_MODE_PIN ? h->s.open :
+			    h->num_links > 0,
+		.pinned = h->plan.mode == BPFTUNE_GATE_MODE_PIN,
+		.cycle_us = h->cost.cycle_us,
+		.cost_samples = h->cost.samples,
+		.every_ms = h->g->kind == BPFTUNE_GATE_WINDOW ? h->plan.every_ms : 0,
+		.cost_ppm = h->plan.cost_ppm,
 		.attaches = h->attaches,
 		.detaches = h->detaches,
 		.attached_ms = h->attached_ms + (h->s.open ? now - h->opened_ms : 0),

@@ -179,6 +179,46 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 	return true;
 }
 
+void bpftune_gate_cost_add(struct bpftune_gate_cost *c, uint64_t us)
+{
+	c->cycle_us = c->samples ? c->cycle_us - c->cycle_us / 4 + us / 4 : us;
+	c->samples++;
+}
+
+/* CPU share (ppm) of one @cycle_us every @every_ms */
+static uint64_t cost_ppm(uint64_t cycle_us, unsigned int every_ms)
+{
+	return every_ms ? cycle_us * 1000 / every_ms : cycle_us * 1000;
+}
+
+void bpftune_gate_plan(const struct bpftune_gate_params *p, uint64_t cycle_us,
+		       unsigned int budget_ppm, bool can_pin,
+		       struct bpftune_gate_plan *plan)
+{
+	unsigned int every = or_default(p->every_ms, BPFTUNE_GATE_EVERY_MS);
+	unsigned int longest = every + BPFTUNE_GATE_STRETCH_MS;
+	uint64_t need;
+
+	budget_ppm = or_default(budget_ppm, BPFTUNE_GATE_BUDGET_PPM);
+	*plan = (struct bpftune_gate_plan){ BPFTUNE_GATE_MODE_DETACH, every,
+					    cost_ppm(cycle_us, every) };
+	if (plan->cost_ppm <= budget_ppm)
+		return;
+	/* the shortest period within the budget, rounded up */
+	need = (cycle_us * 1000 + budget_ppm - 1) / budget_ppm;
+	if (need <= longest) {
+		plan->every_ms = (unsigned int)need;
+	} else if (can_pin) {
+		/* a flag costs nothing to flip: the declared period stays */
+		plan->mode = BPFTUNE_GATE_MODE_PIN;
+		plan->cost_ppm = 0;
+		return;
+	} else {
+		plan->every_ms = longest;
+	}
+	plan->cost_ppm = cost_ppm(cycle_us, plan->every_ms);
+}
+
 const char *bpftune_gate_why_name(enum bpftune_gate_why why)
 {
 	switch (why) {
@@ -194,6 +234,10 @@ const char *bpftune_gate_why_name(enum bpftune_gate_why why)
 		return "calm for the calm period";
 	case BPFTUNE_GATE_WHY_WINDOW_END:
 		return "the window saw nothing";
+	case BPFTUNE_GATE_WHY_STRETCHED:
+		return "attaching is dear: windows come less often";
+	case BPFTUNE_GATE_WHY_PINNED:
+		return "attaching is dearer than the budget: link kept, gated in the program";
 	default:
 		return "none";
 	}
@@ -214,6 +258,10 @@ const char *bpftune_gate_why_code(enum bpftune_gate_why why)
 		return "calm";
 	case BPFTUNE_GATE_WHY_WINDOW_END:
 		return "window_end";
+	case BPFTUNE_GATE_WHY_STRETCHED:
+		return "stretched";
+	case BPFTUNE_GATE_WHY_PINNED:
+		return "pinned";
 	default:
 		return "none";
 	}

@@ -68,6 +68,8 @@ enum bpftune_gate_why {
 	BPFTUNE_GATE_WHY_SEEN,		/* the hook saw the condition */
 	BPFTUNE_GATE_WHY_CALM,		/* calm for the calm period */
 	BPFTUNE_GATE_WHY_WINDOW_END,	/* a window ended without the condition */
+	BPFTUNE_GATE_WHY_STRETCHED,	/* attaching is dear: windows come less often */
+	BPFTUNE_GATE_WHY_PINNED,	/* attaching is dearer: link kept, flag gates */
 };
 
 /* A gate is new: closed, first look at @now_ms (WINDOW: first window). */
@@ -94,6 +96,52 @@ enum bpftune_gate_action bpftune_gate_step(struct bpftune_gate_state *s,
  */
 bool bpftune_gate_join(struct bpftune_gate_state *s,
 		       const struct bpftune_gate_params *p, uint64_t now_ms);
+
+/*
+ * What a window gate's own attach and detach may cost: a window gate
+ * attaches and detaches its hook every every_ms, and where that patches
+ * kernel text at a high price (a trampoline and a static call under
+ * emulation: 42 ms of CPU a cycle in the 6.12 TCG guest) the gate would
+ * cost more than the program it keeps off the packet path.  The library
+ * measures each cycle (thread CPU time around the link calls) and keeps
+ * the gate within BPFTUNE_GATE_BUDGET_PPM of a CPU: by windows that come
+ * later (at most BPFTUNE_GATE_STRETCH_MS after the declared period: the
+ * reaction bound of issue 23 is 1 s over today's), else by keeping the
+ * link and gating in the program (its flag, gate.h), else (no flag) at
+ * the longest period, over the budget.
+ */
+#define BPFTUNE_GATE_BUDGET_PPM		2000	/* 0.2 % of a CPU */
+#define BPFTUNE_GATE_STRETCH_MS		1000
+/* cycles measured before the first plan (the first has one-time costs) */
+#define BPFTUNE_GATE_COST_SAMPLES	2
+
+struct bpftune_gate_cost {
+	uint64_t cycle_us;	/* CPU of one attach + detach: moving average */
+	unsigned int samples;
+};
+
+enum bpftune_gate_mode {
+	BPFTUNE_GATE_MODE_DETACH,	/* attached only while open */
+	BPFTUNE_GATE_MODE_PIN,		/* attached always, the flag gates */
+};
+
+struct bpftune_gate_plan {
+	enum bpftune_gate_mode mode;
+	unsigned int every_ms;		/* the window period to use */
+	uint64_t cost_ppm;		/* the gate's own CPU share at it */
+};
+
+/* one attach + detach cycle took @us of CPU: the estimate moves by 1/4 */
+void bpftune_gate_cost_add(struct bpftune_gate_cost *c, uint64_t us);
+
+/*
+ * The plan of a window gate whose attach + detach costs @cycle_us, with
+ * the declared @p (every_ms, window_ms), under @budget_ppm (0: the
+ * default); @can_pin: its program has a flag.  Pure.
+ */
+void bpftune_gate_plan(const struct bpftune_gate_params *p, uint64_t cycle_us,
+		       unsigned int budget_ppm, bool can_pin,
+		       struct bpftune_gate_plan *plan);
 
 const char *bpftune_gate_why_name(enum bpftune_gate_why why);
 /* the same, one word for telemetry: moved, error, window, seen, calm, window_end */

@@ -57,6 +57,12 @@ struct bpftune_gate_info {
 	uint64_t attached_ms;		/* so far, the current period included */
 	uint64_t total_ms;		/* since the gate was set */
 	const char *why;		/* of the last attach or detach */
+	/* the gate's own cost (gate_step.h, the budget) */
+	bool pinned;			/* link kept: @attached is its flag's */
+	uint64_t cycle_us;		/* CPU of an attach + detach, estimate */
+	unsigned int cost_samples;	/* cycles measured */
+	unsigned int every_ms;		/* WINDOW: the period in use */
+	uint64_t cost_ppm;		/* WINDOW: its attach cost, ppm of a CPU */
 };
 /* after init(): the tuner's declared gates take its hot programs' links */
 int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,

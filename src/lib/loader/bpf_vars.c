@@ -74,3 +74,34 @@ out:
 	free(data);
 	return err;
 }
+
+void *bpftune_bpf_var_ptr(struct bpf_object *obj, const char *sec,
+			  const char *name, size_t size)
+{
+	const struct btf *btf = obj ? bpf_object__btf(obj) : NULL;
+	struct bpf_map *map = obj ? bpf_object__find_map_by_name(obj, sec) : NULL;
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *t;
+	size_t map_size = 0;
+	char *data;
+	int id, i;
+
+	if (!btf || !map || !name || bpf_map__fd(map) < 0 ||
+	    !(bpf_map__map_flags(map) & BPF_F_MMAPABLE))
+		return NULL;
+	/* the mmapped map itself (const in older libbpf: it is writable) */
+	data = (char *)(uintptr_t)bpf_map__initial_value(map, &map_size);
+	id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
+	if (!data || id < 0)
+		return NULL;
+	t = btf__type_by_id(btf, id);
+	vsi = btf_var_secinfos(t);
+	for (i = 0; i < btf_vlen(t); i++, vsi++) {
+		const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+
+		if (v && vsi->size == size && (size_t)vsi->offset + size <= map_size &&
+		    !strcmp(btf__name_by_offset(btf, v->name_off), name))
+			return data + vsi->offset;
+	}
+	return NULL;
+}

@@ -124,6 +124,13 @@ typedef void (*bpftune_var_cb)(const char *name, const char *type,
 			       const void *data, size_t size, void *ctx);
 int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 		     bpftune_var_cb cb, void *ctx);
+/*
+ * The global @name (@size bytes) of @obj's section @sec, in the memory the
+ * kernel's map shares with the daemon (mmapped): writes reach the
+ * programs at once.  NULL if absent, of another size, or not mmapped.
+ */
+void *bpftune_bpf_var_ptr(struct bpf_object *obj, const char *sec,
+			  const char *name, size_t size);
 
 /* ---- the kernel's BTF while loading (bpf_btf.c) ---- */
 struct bpftune_kbtf;

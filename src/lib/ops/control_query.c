@@ -180,6 +180,12 @@ static void gates_json(struct bpftune_buf *o, const struct bpftune_tuner *t)
 				   (unsigned long long)g.attached_ms,
 				   (unsigned long long)g.total_ms, attached_pct(&g));
 		bpftune_buf_json_str(o, g.why);
+		bpftune_buf_printf(o, ",\"mode\":\"%s\",\"attach_detach_us\":%llu,\"cost_samples\":%u",
+				   g.pinned ? "pinned" : "detach",
+				   (unsigned long long)g.cycle_us, g.cost_samples);
+		if (g.every_ms)
+			bpftune_buf_printf(o, ",\"every_ms\":%u,\"cost_percent\":%.3f",
+					   g.every_ms, (double)g.cost_ppm / 10000.0);
 		bpftune_buf_add(o, "}", 1);
 	}
 	bpftune_buf_add(o, "]", 1);
@@ -190,12 +196,25 @@ static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)
 	struct bpftune_gate_info g;
 	unsigned int i;
 
-	for (i = 0; !bpftune_gate_info(t, i, &g); i++)
-		bpftune_buf_printf(o, "  hook %s: gated by %s (%s gate), attached %.1f %% of the time, now %s (%llu attach%s; last: %s)\n",
-				   g.hook, g.what, g.kind, attached_pct(&g),
-				   g.attached ? "attached" : "detached",
+	for (i = 0; !bpftune_gate_info(t, i, &g); i++) {
+		bpftune_buf_printf(o, "  hook %s: gated by %s (%s gate), %s %.1f %% of the time, now %s (%llu %s; last: %s)",
+				   g.hook, g.what, g.kind, g.pinned ? "open" : "attached",
+				   attached_pct(&g),
+				   g.pinned ? (g.attached ? "open" : "closed") :
+				   (g.attached ? "attached" : "detached"),
 				   (unsigned long long)g.attaches,
-				   g.attaches == 1 ? "" : "es", g.why);
+				   g.pinned ? (g.attaches == 1 ? "opening" : "openings") :
+				   (g.attaches == 1 ? "attach" : "attaches"), g.why);
+		if (g.cost_samples)
+			bpftune_buf_printf(o, "; attach + detach %.2f ms of CPU", g.cycle_us / 1000.0);
+		if (g.pinned)
+			bpftune_buf_printf(o, ": link kept, gated in the program, a window every %u ms",
+					   g.every_ms);
+		else if (g.every_ms)
+			bpftune_buf_printf(o, ", a window every %u ms: %.3f %% of a CPU",
+					   g.every_ms, (double)g.cost_ppm / 10000.0);
+		bpftune_buf_add(o, "\n", 1);
+	}
 }
 
 /* the netns states and strategies of @t, in JSON */

@@ -31,6 +31,8 @@ struct bpftune_sampler rcvgrow_sampler;
 struct bpftune_sampler exceed_sampler;
 struct bpftune_sampler synreq_sampler;
 __u64 rcvbuf_tick;	/* bpftune_tick_gate_open() of the hot hooks */
+/* the window gate's flag (gate.h): set while closed if the link is kept */
+__u32 rcvbuf_gate_closed;
 __u64 probe_tick;
 
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
@@ -312,7 +314,7 @@ static __always_inline int rcvbuf_adjust(struct sock *sk)
 	struct tcp_buffer_event m = {};
 	struct buf_view v = {};
 
-	if (!bpftune_tick_gate_open(&rcvbuf_tick))
+	if (rcvbuf_gate_closed || !bpftune_tick_gate_open(&rcvbuf_tick))
 		return 0;
 	rcv_view(sk, &v);
 	rcv_gauges(sk, &v);

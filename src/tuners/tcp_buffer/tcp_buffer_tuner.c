@@ -196,7 +196,9 @@ static void tcp_buffer_fini(struct bpftune_tuner *t, void *priv)
  * gauges -- has no one counter covering every netns: a 200 ms window
  * every 2 s, held open while its scenarios report, and opened at once
  * when the global netns counts receive-queue pruning, drops for a full
- * receive queue or TCP memory pressure.
+ * receive queue or TCP memory pressure.  Where attaching costs more than
+ * the library's budget (emulated kernels), the program stays attached
+ * and rcvbuf_gate_closed gates it.
  */
 static int rcv_pressure(struct bpftune_tuner *t, void *priv, uint64_t *value)
 {
@@ -221,6 +223,7 @@ static const struct bpftune_gate gates[] = {
 		.read = rcv_pressure,
 		.window_ms = 200,
 		.every_ms = 2000,
+		.flag = "rcvbuf_gate_closed",
 	},
 };
 
