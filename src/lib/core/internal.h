@@ -23,6 +23,7 @@
 
 struct bpf_link;
 struct bpf_object;
+struct bpf_program;
 
 /* ---- kernel support (support.c) ---- */
 enum bpftune_feature {
@@ -83,6 +84,12 @@ BPFTUNE_DAEMON int bpftune_bpf_select_programs(struct bpf_object *obj,
 int bpftune_bpf_load_attach(struct bpftune_tuner *tuner,
 			    const struct bpftune_bpf_opts *opts);
 void bpftune_bpf_detach(struct bpftune_tuner *tuner);
+/*
+ * Run @prog, a loaded raw_tp program with no tracepoint (SEC("raw_tp"),
+ * never attached), once in the calling thread's context: its return
+ * value, or -errno.
+ */
+int bpftune_bpf_prog_run(const struct bpf_program *prog);
 /* bpf_link__destroy() of each, concurrently (link_destroy.c) */
 void bpftune_links_destroy(struct bpf_link **links, unsigned int num);
 /* the BPF object's skeleton is destroyed (the object closed with it) */

@@ -17,9 +17,18 @@
  *    queue's name.
  *    A netns that died without ever being tracked is not reported: it
  *    had no state in the daemon either (see netns_watch.c).
- * Creation: task_newtask with CLONE_NEWNET, unshare(CLONE_NEWNET), and
- * setns() into a netns we did not know (the daemon enters every netns it
- * acts in, which tracks namespaces that existed before it started).
+ * A netns is tracked (netns_live) the first time one of these sees it:
+ *  - task_newtask with CLONE_NEWNET: a task created in a new netns;
+ *  - sched_process_exec: a task execs in it ("ip netns exec NS cmd",
+ *    "unshare -n cmd", a container's init), which also finds a netns made
+ *    by unshare() as soon as something runs there;
+ *  - opt_entered, never attached: the daemon runs it (BPF_PROG_TEST_RUN)
+ *    on the thread that just entered a netns (it enters every netns it
+ *    acts in, which tracks namespaces that existed before it started).
+ * None of them is on the system call path: a program on a syscall
+ * tracepoint (unshare, setns) would set the syscall-tracepoint work flag
+ * of every thread of the machine, sending every system call of every task
+ * through the slow path (+19 % CPU per getppid(), bench/cost.sh syscall).
  */
 #include <bpftune/bpftune.bpf.h>
 #include "netns_watch.h"
@@ -35,15 +44,6 @@ struct {
 	__type(key, __u64);		/* netns cookie */
 	__type(value, __u64);		/* struct net address, never dereferenced directly */
 } netns_live SEC(".maps");
-
-/* unshare() flags of a thread between syscall entry and exit */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, __u64);
-} unshare_flags SEC(".maps");
 
 /* learnt from workqueue_queue_work: the "netns" queue and its work item */
 __u64 netns_wq;
@@ -93,7 +93,8 @@ static __always_inline void track(struct net *net, __u32 scenario, __u32 source)
 	__u64 addr = (__u64)net;
 	long err;
 
-	if (!cookie)
+	/* most calls (every exec) find it tracked: no bucket lock then */
+	if (!cookie || bpf_map_lookup_elem(&netns_live, &cookie))
 		return;
 	err = bpf_map_update_elem(&netns_live, &cookie, &addr, BPF_NOEXIST);
 	if (err == -E2BIG)
@@ -118,35 +119,22 @@ BPFTUNE_TP(opt_newtask, task_newtask, struct task_struct *task,
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_unshare")
-int opt_unshare_enter(struct trace_event_raw_sys_enter *ctx)
+/* every exec, in whatever netns: far rarer than system calls */
+BPFTUNE_TP(opt_exec, sched_process_exec, struct task_struct *task)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 flags = ctx->args[0];
-
-	if (flags & CLONE_NEWNET)
-		bpf_map_update_elem(&unshare_flags, &tid, &flags, BPF_ANY);
+	track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_EXEC);
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_unshare")
-int opt_unshare_exit(struct trace_event_raw_sys_exit *ctx)
+/*
+ * Never attached (no tracepoint in its section): the daemon runs it with
+ * BPF_PROG_TEST_RUN, which runs it in the calling thread's context, on
+ * the thread that has just entered a netns (netns_watch.c).
+ */
+SEC("raw_tp")
+int opt_entered(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	if (!bpf_map_lookup_elem(&unshare_flags, &tid))
-		return 0;
-	bpf_map_delete_elem(&unshare_flags, &tid);
-	if (ctx->ret == 0)
-		track(current_net(), NETNS_SCENARIO_CREATED, NETNS_SRC_UNSHARE);
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_exit_setns")
-int opt_setns(struct trace_event_raw_sys_exit *ctx)
-{
-	if (ctx->ret == 0)
-		track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_SETNS);
+	track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_DAEMON);
 	return 0;
 }
 
