@@ -146,6 +146,33 @@ churn() {
 	wait_for_log "netns: netns cookie $unshared destroyed"
 }
 
+# A netns made before the daemon, whose tasks were born there: their execs
+# track it without an event (nothing woken: a shell's "sleep" in a
+# namespace that was there first); its destruction is still seen.
+# bats test_tags=hooks
+@test "execs of tasks born in their netns track it without an event" {
+	local cookie d="$BATS_TEST_TMPDIR"
+	unshare -n bash -c 'python3 -c "$1" > "$2/cookie"
+		while [ ! -e "$2/go" ]; do sleep 0.05; done
+		/bin/true; touch "$2/done"; exec sleep 600' sh "$COOKIE_PY" "$d" \
+		</dev/null >/dev/null 2>&1 &
+	INSIDE=$!
+	start_daemon -d -c "$CG"
+	for _ in $(seq 1 100); do [ -s "$d/cookie" ] && break; sleep 0.1; done
+	cookie="$(cat "$d/cookie")"
+	[ -n "$cookie" ]
+	touch "$d/go"
+	for _ in $(seq 1 100); do [ -e "$d/done" ] && break; sleep 0.1; done
+	[ -e "$d/done" ]
+	barrier
+	[ "$(grep -cE "netns: cookie $cookie (seen|created|entered)" "$LOG")" -eq 0 ]
+	kill "$INSIDE"
+	wait "$INSIDE" || true
+	INSIDE=
+	# with tracepoints only, seen because the execs tracked it
+	wait_for_log "netns: netns cookie $cookie destroyed"
+}
+
 # A netns the daemon did not see made, with a task in it that exec'd
 # before the daemon started: the daemon enters it to raise somaxconn there
 # (with tracepoints only, it also enters every named netns at start).

@@ -21,7 +21,11 @@
  *  - task_newtask with CLONE_NEWNET: a task created in a new netns;
  *  - sched_process_exec: a task execs in it ("ip netns exec NS cmd",
  *    "unshare -n cmd", a container's init), which also finds a netns made
- *    by unshare() as soon as something runs there;
+ *    by unshare() as soon as something runs there.  Reported only when
+ *    the task's parent is in another netns (it moved there: setns or
+ *    unshare, as the syscall hooks saw); a task born there is tracked
+ *    without an event, or the first exec in each netns that was there
+ *    before the daemon (a shell's "sleep") would wake it for nothing;
  *  - opt_entered, never attached: the daemon runs it (BPF_PROG_TEST_RUN)
  *    on the thread that just entered a netns (it enters every netns it
  *    acts in, which tracks namespaces that existed before it started).
@@ -87,7 +91,12 @@ static __always_inline void report(__u32 scenario, __u64 cookie, __u32 source)
 	bpftune_event_submit(ev);
 }
 
-static __always_inline void track(struct net *net, __u32 scenario, __u32 source)
+/*
+ * @tell: an event tells the daemon; a netns tracked without one is
+ * still reported when it goes
+ */
+static __always_inline void track(struct net *net, __u32 scenario, __u32 source,
+				  bool tell)
 {
 	__u64 cookie = bpftune_net_cookie(net);
 	__u64 addr = (__u64)net;
@@ -99,7 +108,7 @@ static __always_inline void track(struct net *net, __u32 scenario, __u32 source)
 	err = bpf_map_update_elem(&netns_live, &cookie, &addr, BPF_NOEXIST);
 	if (err == -E2BIG)
 		__sync_fetch_and_add(&tracked_full, 1);
-	if (!err)
+	if (!err && tell)
 		report(scenario, cookie, source);
 }
 
@@ -115,14 +124,21 @@ BPFTUNE_TP(opt_newtask, task_newtask, struct task_struct *task,
 {
 	if (clone_flags & CLONE_NEWNET)
 		track(BPF_CORE_READ(task, nsproxy, net_ns),
-		      NETNS_SCENARIO_CREATED, NETNS_SRC_CLONE);
+		      NETNS_SCENARIO_CREATED, NETNS_SRC_CLONE, true);
 	return 0;
 }
 
-/* every exec, in whatever netns: far rarer than system calls */
+/*
+ * Every exec, in whatever netns: far rarer than system calls.  A task
+ * whose parent shares its netns was born there: nothing new to tell (its
+ * parent's exiting leaves no nsproxy: NULL, another netns, reported).
+ */
 BPFTUNE_TP(opt_exec, sched_process_exec, struct task_struct *task)
 {
-	track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_EXEC);
+	struct net *net = current_net();
+	struct net *parent = BPF_CORE_READ(task, real_parent, nsproxy, net_ns);
+
+	track(net, NETNS_SCENARIO_SEEN, NETNS_SRC_EXEC, net != parent);
 	return 0;
 }
 
@@ -134,7 +150,7 @@ BPFTUNE_TP(opt_exec, sched_process_exec, struct task_struct *task)
 SEC("raw_tp")
 int opt_entered(void *ctx)
 {
-	track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_DAEMON);
+	track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_DAEMON, true);
 	return 0;
 }
 
