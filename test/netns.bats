@@ -21,6 +21,7 @@ setup() {
 teardown() {
 	local ns
 	[ -z "${POLLER:-}" ] || kill "$POLLER" 2>/dev/null || true
+	[ -z "${INSIDE:-}" ] || kill "$INSIDE" 2>/dev/null || true
 	for ns in $(ip netns list | awk '{print $1}' | grep "^btc$$-"); do
 		ip netns del "$ns" 2>/dev/null || true
 	done
@@ -116,16 +117,89 @@ churn() {
 	grep -q "per-netns tuner states: 0," "$LOG"
 }
 
+# Tracking a netns takes no hook on the system call path (unshare, setns):
+# it is seen when a task execs in it, when a task is created in it
+# (clone), or when the daemon enters it.
+
 # bats test_tags=hooks
-@test "namespaces created while the daemon runs are seen coming and going" {
-	local ns cookie unshared
+@test "ip netns add, then ip netns exec NS true: seen with exec, then destroyed" {
+	local ns cookie
 	start_daemon -d -c "$CG"
 	ns="$(make_netns)"
+	ip netns exec "$ns" true
+	# the cookie comes from a later exec there, which finds it tracked
 	cookie="$(netns_cookie "$ns")"
-	wait_for_log "netns: cookie $cookie created by pid [0-9]+ \(ip\) with unshare"
+	wait_for_log "netns: cookie $cookie seen by pid [0-9]+ \(true\) with exec"
+	[ "$(grep -cE "netns: cookie $cookie (seen|created|entered)" "$LOG")" -eq 1 ]
+	[ "$(grep -cE "\(?cookie $cookie\)? .*destroyed" "$LOG")" -eq 0 ]
+	ip netns del "$ns"
+	# the daemon never looked it up: it may not know its name
+	wait_for_log "netns: netns cookie $cookie( \(was $ns\))? destroyed|netns: netns $ns \(cookie $cookie\) destroyed"
+}
+
+# bats test_tags=hooks
+@test "unshare -n python3: seen with exec, then destroyed when python3 exits" {
+	local unshared
+	start_daemon -d -c "$CG"
 	unshared="$(unshare -n python3 -c "$COOKIE_PY")"
-	wait_for_log "netns: cookie $unshared created by pid [0-9]+ \([^)]*\) with unshare"
+	wait_for_log "netns: cookie $unshared seen by pid [0-9]+ \(python3[^)]*\) with exec"
 	wait_for_log "netns: netns cookie $unshared destroyed"
+}
+
+# A netns made before the daemon, whose tasks were born there: their execs
+# track it without an event (nothing woken: a shell's "sleep" in a
+# namespace that was there first); its destruction is still seen.
+# bats test_tags=hooks
+@test "execs of tasks born in their netns track it without an event" {
+	local cookie d="$BATS_TEST_TMPDIR"
+	unshare -n bash -c 'python3 -c "$1" > "$2/cookie"
+		while [ ! -e "$2/go" ]; do sleep 0.05; done
+		/bin/true; touch "$2/done"; exec sleep 600' sh "$COOKIE_PY" "$d" \
+		</dev/null >/dev/null 2>&1 &
+	INSIDE=$!
+	start_daemon -d -c "$CG"
+	for _ in $(seq 1 100); do [ -s "$d/cookie" ] && break; sleep 0.1; done
+	cookie="$(cat "$d/cookie")"
+	[ -n "$cookie" ]
+	touch "$d/go"
+	for _ in $(seq 1 100); do [ -e "$d/done" ] && break; sleep 0.1; done
+	[ -e "$d/done" ]
+	barrier
+	[ "$(grep -cE "netns: cookie $cookie (seen|created|entered)" "$LOG")" -eq 0 ]
+	kill "$INSIDE"
+	wait "$INSIDE" || true
+	INSIDE=
+	# with tracepoints only, seen because the execs tracked it
+	wait_for_log "netns: netns cookie $cookie destroyed"
+}
+
+# A netns the daemon did not see made, with a task in it that exec'd
+# before the daemon started: the daemon enters it to raise somaxconn there
+# (with tracepoints only, it also enters every named netns at start).
+# bats test_tags=hooks
+@test "a netns the daemon enters is tracked from then on, then destroyed" {
+	local ns cookie pid go="$BATS_TEST_TMPDIR/go"
+	ns="$(make_netns)"
+	cookie="$(netns_cookie "$ns")"
+	ip netns exec "$ns" sysctl -qw net.core.somaxconn=256
+	ip netns exec "$ns" python3 -c '
+import os, socket, sys, time
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1000)
+time.sleep(600)
+' "$go" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/inside.err" &
+	pid=$!
+	INSIDE=$pid
+	start_daemon -d -c "$CG"
+	touch "$go"
+	wait_for_log "somaxconn 256 -> 1000"
+	wait_for_log "netns: cookie $cookie entered by the daemon"
+	[ "$(grep -cE "netns: cookie $cookie (seen|created) by" "$LOG")" -eq 0 ]
+	kill "$pid"
+	wait "$pid" || true
+	INSIDE=
+	[ "$(grep -cE "\(?cookie $cookie\)? .*destroyed" "$LOG")" -eq 0 ]
 	ip netns del "$ns"
 	wait_for_log "netns: netns cookie $cookie \(was $ns\) destroyed|netns: netns $ns \(cookie $cookie\) destroyed"
 }

@@ -83,14 +83,22 @@ PY
 # rtt_bulk_flow SRV HOST PORT CLI LABEL: tcp_buffer with 200 ms samples
 # (telemetry in $TEL, run label LABEL), a sink at HOST:PORT in netns SRV
 # whose tcp_rmem max is small, and a bulk sender from netns CLI: the
-# receive buffers fill and the tuner raises, one raise after another
+# receive buffers fill and the tuner raises, one raise after another.
+# With "paced", a paced sender first, until a sample of CLI has RTTs: the
+# bulk sender's raises can all come in its first tens of ms, before any
+# such sample (a failed run: ten raises within 30 ms, then none)
 rtt_bulk_flow() {
-	local srv="$1" host="$2" port="$3" cli="$4" label="$5"
+	local srv="$1" host="$2" port="$3" cli="$4" label="$5" ccookie
+	[ "${6:-}" = paced ] && ccookie="$(netns_cookie_of "$cli")"
 	ip netns exec "$srv" sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"
 	start_daemon --telemetry-dir "$TEL" --label "$label" --sample-interval 200 \
 		--sample-netns 256
 	flow "$srv" sink "$host" "$port"
 	wait_listen "$srv" "$port"
+	if [ -n "${ccookie:-}" ]; then
+		flow "$cli" source "$host" "$port" 131072
+		wait_rows "samples_tcp WHERE netns_cookie = $ccookie AND srtt_n > 0" 1
+	fi
 	flow "$cli" source "$host" "$port" 0
 }
 
@@ -196,7 +204,7 @@ PY
 	# a reward needs the counters' before-rates, i.e. a raise after the
 	# first, whose horizon before has the sender's RTTs (the srtt gauge
 	# counts a socket with data in flight as it sends)
-	rtt_bulk_flow "$ns" 127.0.0.1 5401 "$ns" rtt-reward
+	rtt_bulk_flow "$ns" 127.0.0.1 5401 "$ns" rtt-reward paced
 	wait_rows "outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $cookie AND reward IS NOT NULL" 1
 	stop_daemon
 	python3 - "$(tel_db)" "$cookie" <<'PY' >&3

@@ -17,9 +17,22 @@
  *    queue's name.
  *    A netns that died without ever being tracked is not reported: it
  *    had no state in the daemon either (see netns_watch.c).
- * Creation: task_newtask with CLONE_NEWNET, unshare(CLONE_NEWNET), and
- * setns() into a netns we did not know (the daemon enters every netns it
- * acts in, which tracks namespaces that existed before it started).
+ * A netns is tracked (netns_live) the first time one of these sees it:
+ *  - task_newtask with CLONE_NEWNET: a task created in a new netns;
+ *  - sched_process_exec: a task execs in it ("ip netns exec NS cmd",
+ *    "unshare -n cmd", a container's init), which also finds a netns made
+ *    by unshare() as soon as something runs there.  Reported only when
+ *    the task's parent is in another netns (it moved there: setns or
+ *    unshare, as the syscall hooks saw); a task born there is tracked
+ *    without an event, or the first exec in each netns that was there
+ *    before the daemon (a shell's "sleep") would wake it for nothing;
+ *  - opt_entered, never attached: the daemon runs it (BPF_PROG_TEST_RUN)
+ *    on the thread that just entered a netns (it enters every netns it
+ *    acts in, which tracks namespaces that existed before it started).
+ * None of them is on the system call path: a program on a syscall
+ * tracepoint (unshare, setns) would set the syscall-tracepoint work flag
+ * of every thread of the machine, sending every system call of every task
+ * through the slow path (+19 % CPU per getppid(), bench/cost.sh syscall).
  */
 #include <bpftune/bpftune.bpf.h>
 #include "netns_watch.h"
@@ -35,15 +48,6 @@ struct {
 	__type(key, __u64);		/* netns cookie */
 	__type(value, __u64);		/* struct net address, never dereferenced directly */
 } netns_live SEC(".maps");
-
-/* unshare() flags of a thread between syscall entry and exit */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, __u64);
-} unshare_flags SEC(".maps");
 
 /* learnt from workqueue_queue_work: the "netns" queue and its work item */
 __u64 netns_wq;
@@ -87,18 +91,24 @@ static __always_inline void report(__u32 scenario, __u64 cookie, __u32 source)
 	bpftune_event_submit(ev);
 }
 
-static __always_inline void track(struct net *net, __u32 scenario, __u32 source)
+/*
+ * @tell: an event tells the daemon; a netns tracked without one is
+ * still reported when it goes
+ */
+static __always_inline void track(struct net *net, __u32 scenario, __u32 source,
+				  bool tell)
 {
 	__u64 cookie = bpftune_net_cookie(net);
 	__u64 addr = (__u64)net;
 	long err;
 
-	if (!cookie)
+	/* most calls (every exec) find it tracked: no bucket lock then */
+	if (!cookie || bpf_map_lookup_elem(&netns_live, &cookie))
 		return;
 	err = bpf_map_update_elem(&netns_live, &cookie, &addr, BPF_NOEXIST);
 	if (err == -E2BIG)
 		__sync_fetch_and_add(&tracked_full, 1);
-	if (!err)
+	if (!err && tell)
 		report(scenario, cookie, source);
 }
 
@@ -114,39 +124,33 @@ BPFTUNE_TP(opt_newtask, task_newtask, struct task_struct *task,
 {
 	if (clone_flags & CLONE_NEWNET)
 		track(BPF_CORE_READ(task, nsproxy, net_ns),
-		      NETNS_SCENARIO_CREATED, NETNS_SRC_CLONE);
+		      NETNS_SCENARIO_CREATED, NETNS_SRC_CLONE, true);
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_unshare")
-int opt_unshare_enter(struct trace_event_raw_sys_enter *ctx)
+/*
+ * Every exec, in whatever netns: far rarer than system calls.  A task
+ * whose parent shares its netns was born there: nothing new to tell (its
+ * parent's exiting leaves no nsproxy: NULL, another netns, reported).
+ */
+BPFTUNE_TP(opt_exec, sched_process_exec, struct task_struct *task)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 flags = ctx->args[0];
+	struct net *net = current_net();
+	struct net *parent = BPF_CORE_READ(task, real_parent, nsproxy, net_ns);
 
-	if (flags & CLONE_NEWNET)
-		bpf_map_update_elem(&unshare_flags, &tid, &flags, BPF_ANY);
+	track(net, NETNS_SCENARIO_SEEN, NETNS_SRC_EXEC, net != parent);
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_unshare")
-int opt_unshare_exit(struct trace_event_raw_sys_exit *ctx)
+/*
+ * Never attached (no tracepoint in its section): the daemon runs it with
+ * BPF_PROG_TEST_RUN, which runs it in the calling thread's context, on
+ * the thread that has just entered a netns (netns_watch.c).
+ */
+SEC("raw_tp")
+int opt_entered(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	if (!bpf_map_lookup_elem(&unshare_flags, &tid))
-		return 0;
-	bpf_map_delete_elem(&unshare_flags, &tid);
-	if (ctx->ret == 0)
-		track(current_net(), NETNS_SCENARIO_CREATED, NETNS_SRC_UNSHARE);
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_exit_setns")
-int opt_setns(struct trace_event_raw_sys_exit *ctx)
-{
-	if (ctx->ret == 0)
-		track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_SETNS);
+	track(current_net(), NETNS_SCENARIO_SEEN, NETNS_SRC_DAEMON, true);
 	return 0;
 }
 

@@ -8,14 +8,15 @@
  *
  * With fentry or kprobes every destruction is seen (proc_net_ns_exit()).
  * With tracepoints only, a netns is seen to go only if it was tracked: created
- * while the daemon runs, named in /run/netns when it started, or entered
- * by the daemon.  To make sure every netns where some tuner keeps state is
+ * or exec'd in while the daemon runs, named in /run/netns when it started,
+ * or entered by the daemon.  To make sure every netns where some tuner keeps state is
  * tracked, the first event from an untracked netns makes the daemon enter
  * it once; a netns it cannot find (no task of the event in it, no name)
  * stays untracked and its state is freed at exit only.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,14 +27,15 @@
 #include "core/internal.h"
 #include "core/core.h"
 #include "core/observer.h"
+#include "loader/loader.h"
 #include "netns_watch.h"
 #include "netns_watch.skel.h"
 #include "netns_watch.legacy.skel.h"
 
 static const char *const sources[] = {
 	[NETNS_SRC_CLONE] = "clone",
-	[NETNS_SRC_UNSHARE] = "unshare",
-	[NETNS_SRC_SETNS] = "setns",
+	[NETNS_SRC_EXEC] = "exec",
+	[NETNS_SRC_DAEMON] = "the daemon",
 	[NETNS_SRC_EXIT] = "proc_net_ns_exit",
 	[NETNS_SRC_CLEANUP] = "cleanup_net",
 };
@@ -59,6 +61,9 @@ struct netns_priv {
 
 /* the observer has no context argument: one netns tracker at most */
 static struct netns_priv *priv_of_observer;
+/* opt_entered, loaded and never attached; NULL if this kernel cannot run it */
+static struct bpf_program *_Atomic entered_prog;
+static atomic_flag entered_failed;
 
 static const char *source_name(uint32_t s)
 {
@@ -76,7 +81,30 @@ static struct netns_miss *miss_find(struct netns_priv *p, uint64_t cookie)
 }
 
 /*
- * The daemon enters the netns once: the setns hook then tracks it.
+ * The daemon's thread has just entered a netns (netns.c calls this): run
+ * opt_entered there, which tracks the netns if it is new.  Why
+ * BPF_PROG_TEST_RUN and not prctl(PR_SET_NAME) caught by task:task_rename:
+ * the exec hook is sched_process_exec, which thread-naming applications
+ * do not trigger (task_rename fires at each of their prctl() calls); and
+ * the run is one bpf() call with no side effect on the thread, where a
+ * check from here first would cost more (the cookie: a socket and
+ * getsockopt(); then a map lookup) than the program's own lookup.
+ */
+static void netns_entered(void)
+{
+	struct bpf_program *prog = entered_prog;
+	int err;
+
+	if (!prog)
+		return;
+	err = bpftune_bpf_prog_run(prog);
+	if (err < 0 && !atomic_flag_test_and_set(&entered_failed))
+		bpftune_log(LOG_WARNING, "netns: cannot run opt_entered: %s: namespaces the daemon enters are not tracked",
+			    strerror(-err));
+}
+
+/*
+ * The daemon enters the netns once: opt_entered then tracks it.
  * Called for every event of every tuner, so the common case (tracked
  * already) is one map lookup.
  */
@@ -159,6 +187,7 @@ static struct bpftune_observer observer = { .event = observe_event };
 static int netns_init(struct bpftune_tuner *t, void *priv)
 {
 	struct netns_priv *p = priv;
+	struct bpf_program *entered;
 	bool fn, complete;
 
 	if (priv_of_observer)
@@ -171,8 +200,13 @@ static int netns_init(struct bpftune_tuner *t, void *priv)
 	bpftune_observer_add(&observer);
 	fn = prog_loaded(t, "netns_gone__exit");
 	p->every_exit = fn;
-	/* the tracepoint path sees only what it tracks: setns is how */
-	complete = fn || prog_loaded(t, "opt_setns");
+	/* the tracepoint path sees only what it tracks: entering is how */
+	entered = prog_loaded(t, "opt_entered") ?
+		  bpf_object__find_program_by_name(t->obj, "opt_entered") : NULL;
+	complete = fn || entered;
+	entered_prog = entered;
+	atomic_flag_clear(&entered_failed);
+	bpftune_netns_on_enter(netns_entered);
 	/* what the cache learnt before we ran was never tracked */
 	bpftune_netns_flush();
 	bpftune_netns_set_tracking(complete);
@@ -180,7 +214,7 @@ static int netns_init(struct bpftune_tuner *t, void *priv)
 		track_named();
 	bpftune_log(LOG_INFO, "netns: destruction seen through %s%s",
 		    fn ? "proc_net_ns_exit()" : "the netns workqueue (cleanup_net()) and tracked namespaces",
-		    complete ? "" : "; no setns tracepoint: namespaces that existed before the daemon are not followed");
+		    complete ? "" : "; no raw_tp to run when the daemon enters a netns: namespaces that existed before the daemon are not followed");
 	return 0;
 }
 
@@ -204,6 +238,8 @@ static void netns_fini(struct bpftune_tuner *t, void *priv)
 		    (unsigned long long)p->unfound, bpftune_netns_states(),
 		    bpftune_netns_cached());
 	bpftune_netns_set_tracking(false);
+	bpftune_netns_on_enter(NULL);
+	entered_prog = NULL;
 	bpftune_observer_remove(&observer);
 	priv_of_observer = NULL;
 }
@@ -211,9 +247,9 @@ static void netns_fini(struct bpftune_tuner *t, void *priv)
 static void log_event(const struct bpftune_event *ev, const char *what,
 		      const char *how)
 {
-	bpftune_log(LOG_DEBUG, "netns: cookie %llu %s by pid %u (%.*s)%s%s",
+	bpftune_log(LOG_DEBUG, "netns: cookie %llu %s by pid %u (%.*s) with %s",
 		    (unsigned long long)ev->netns_cookie, what, ev->pid,
-		    BPFTUNE_COMM_LEN, ev->comm, how ? " with " : "", how ? how : "");
+		    BPFTUNE_COMM_LEN, ev->comm, how);
 }
 
 static void netns_event(struct bpftune_tuner *t, void *priv,
@@ -232,7 +268,11 @@ static void netns_event(struct bpftune_tuner *t, void *priv,
 		break;
 	case NETNS_SCENARIO_SEEN:
 		p->seen++;
-		log_event(ev, "tracked from now on: entered", NULL);
+		if (c->source == NETNS_SRC_DAEMON)
+			bpftune_log(LOG_DEBUG, "netns: cookie %llu entered by the daemon",
+				    (unsigned long long)ev->netns_cookie);
+		else
+			log_event(ev, "seen", source_name(c->source));
 		break;
 	case NETNS_SCENARIO_DESTROYED:
 		p->destroyed++;
@@ -255,12 +295,12 @@ static void netns_event(struct bpftune_tuner *t, void *priv,
 static const struct bpftune_scenario_desc scenarios[] = {
 	[NETNS_SCENARIO_CREATED] = {
 		.name = "netns created",
-		.description = "a task created a network namespace",
+		.description = "a task was created in a new network namespace (clone)",
 		.payload_size = sizeof(struct netns_change),
 	},
 	[NETNS_SCENARIO_SEEN] = {
 		.name = "netns seen",
-		.description = "a network namespace that existed already was entered",
+		.description = "a network namespace not tracked yet: a task exec'd in it, or the daemon entered it",
 		.payload_size = sizeof(struct netns_change),
 	},
 	[NETNS_SCENARIO_DESTROYED] = {

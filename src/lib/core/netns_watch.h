@@ -4,16 +4,16 @@
 #define BPFTUNE_NETNS_WATCH_H
 
 enum netns_scenario {
-	NETNS_SCENARIO_CREATED,		/* clone/unshare made a new netns */
-	NETNS_SCENARIO_SEEN,		/* first seen (setns into it) */
+	NETNS_SCENARIO_CREATED,		/* clone() made a new netns */
+	NETNS_SCENARIO_SEEN,		/* first seen: an exec, the daemon entered */
 	NETNS_SCENARIO_DESTROYED,
 };
 
 /* Which hook reported it. */
 enum netns_source {
-	NETNS_SRC_CLONE,
-	NETNS_SRC_UNSHARE,
-	NETNS_SRC_SETNS,
+	NETNS_SRC_CLONE,		/* task_newtask with CLONE_NEWNET */
+	NETNS_SRC_EXEC,			/* sched_process_exec */
+	NETNS_SRC_DAEMON,		/* the daemon entered it (opt_entered) */
 	NETNS_SRC_EXIT,			/* fentry/kprobe on proc_net_ns_exit() */
 	NETNS_SRC_CLEANUP,		/* tracked netns found dead after cleanup_net() */
 };

@@ -214,6 +214,31 @@ static enum bpftune_feature prog_feature(const struct bpf_program *prog)
 	}
 }
 
+/*
+ * A raw_tp program with no tracepoint in its section (SEC("raw_tp")) is
+ * loaded but never attached: the daemon runs it when it chooses, in its
+ * own thread's context (bpftune_bpf_prog_run()).  It is no hook.
+ */
+static bool run_only(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	return bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT &&
+	       sec && !strchr(sec, '/');
+}
+
+int bpftune_bpf_prog_run(const struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err;
+
+	if (!run_only(prog) || bpf_program__fd(prog) < 0)
+		return -EINVAL;
+	/* no BPF_F_TEST_RUN_ON_CPU: it runs in the calling task (>= 5.10) */
+	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+	return err ? -errno : (int)opts.retval;
+}
+
 /* Preference among alternatives for one hook: lower is better. */
 static int feature_rank(enum bpftune_feature f)
 {
@@ -349,6 +374,19 @@ static int prog_index(struct bpf_object *obj, const struct bpf_program *prog)
 	return -1;
 }
 
+static void log_choice(const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+	const char *type = bpftune_feature_name(prog_feature(prog));
+
+	if (run_only(prog))
+		bpftune_log(LOG_DEBUG, "program %s: %s, run by the daemon, never attached",
+			    name, type);
+	else
+		bpftune_log(LOG_DEBUG, "hook %.*s: using %s program %s",
+			    (int)group_len(name), name, type, name);
+}
+
 int bpftune_bpf_select_programs(struct bpf_object *obj,
 				const struct bpftune_support *s, char *why,
 				size_t why_len)
@@ -408,10 +446,7 @@ int bpftune_bpf_select_programs(struct bpf_object *obj,
 		if (best) {
 			bpf_program__set_autoload(best, true);
 			enabled++;
-			bpftune_log(LOG_DEBUG, "hook %.*s: using %s program %s",
-				    (int)group_len(name), name,
-				    bpftune_feature_name(prog_feature(best)),
-				    bpf_program__name(best));
+			log_choice(best);
 			continue;
 		}
 		if (!strncmp(name, OPTIONAL_PREFIX, strlen(OPTIONAL_PREFIX))) {
@@ -514,7 +549,7 @@ int bpftune_bpf_load_attach(const struct bpftune_bpf_obj *o,
 	if (err)
 		return err;
 	bpf_object__for_each_program(prog, o->obj)
-		n += bpf_program__autoload(prog);
+		n += bpf_program__autoload(prog) && !run_only(prog);
 	links = calloc(n ? n : 1, sizeof(*links));
 	if (!links)
 		return -ENOMEM;
@@ -524,7 +559,7 @@ int bpftune_bpf_load_attach(const struct bpftune_bpf_obj *o,
 		enum bpftune_feature f = prog_feature(prog);
 		struct bpf_link *link;
 
-		if (!bpf_program__autoload(prog))
+		if (!bpf_program__autoload(prog) || run_only(prog))
 			continue;
 		if (f == BPFTUNE_FEAT_CGROUP_SYSCTL || f == BPFTUNE_FEAT_SOCKOPS)
 			link = bpf_program__attach_cgroup(prog, cgroup_fd);

@@ -18,6 +18,7 @@
 
 struct bpf_link;
 struct bpf_object;
+struct bpf_program;
 
 /* ---- kernel support (support.c) ---- */
 enum bpftune_feature {
@@ -113,6 +114,13 @@ BPFTUNE_DAEMON bool bpftune_bpf_prefer_legacy(const struct bpftune_support *s);
 int bpftune_gauges_fd(void);
 /* closes the ring buffer and the gauges map */
 BPFTUNE_DAEMON void bpftune_ringbuf_close(void);
+
+/*
+ * Run @prog, a loaded raw_tp program with no tracepoint (SEC("raw_tp"),
+ * never attached), once in the calling thread's context: its return
+ * value, or -errno.
+ */
+int bpftune_bpf_prog_run(const struct bpf_program *prog);
 
 /* ---- BPF global variables of a loaded object (bpf_vars.c) ---- */
 /*

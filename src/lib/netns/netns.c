@@ -72,6 +72,7 @@ static int global_fd = -1;
 static uint64_t global_cookie;
 static bool have_cookies;
 static bool tracking;
+static void (*_Atomic enter_hook)(void);
 
 /*
  * Named namespaces: every name in /run/netns is in the cache once a full
@@ -226,8 +227,15 @@ unsigned int bpftune_netns_cached(void)
 	return n;
 }
 
+void bpftune_netns_on_enter(void (*fn)(void))
+{
+	enter_hook = fn;
+}
+
 int bpftune_netns_enter(int netns_fd, int *saved)
 {
+	void (*hook)(void);
+
 	*saved = 0;
 	if (netns_fd < 0)
 		return 0;
@@ -239,6 +247,9 @@ int bpftune_netns_enter(int netns_fd, int *saved)
 		return err;
 	}
 	*saved = 1;
+	hook = enter_hook;
+	if (hook)
+		hook();
 	return 0;
 }
 

@@ -37,6 +37,12 @@ void bpftune_netns_name(uint64_t cookie, char *name, size_t len);
 int bpftune_netns_enter(int netns_fd, int *saved_fd);
 void bpftune_netns_leave(int saved_fd);
 /*
+ * @fn (NULL: none) is called on the thread that has just entered a netns
+ * with bpftune_netns_enter(), still inside it: the netns tracker learns
+ * there of namespaces that existed before the daemon.  Any thread.
+ */
+void bpftune_netns_on_enter(void (*fn)(void));
+/*
  * fds from bpftune_netns_fd_for_*() stay open until this call: none is
  * kept between events, since an open netns fd keeps the netns alive.
  */
