@@ -334,76 +334,85 @@ static void test_cost_average(void **state)
 	assert_int_equal(c.samples, 3);
 }
 
+/* tcp_buffer's window gate: 200 ms in every 2 s */
+static const struct bpftune_gate_params window_2s = {
+	.kind = BPFTUNE_GATE_WINDOW, .window_ms = 200, .every_ms = 2000,
+};
+
+static struct bpftune_gate_plan plan_of(const struct bpftune_gate_params *p,
+					uint64_t cycle_us, unsigned int budget_ppm,
+					bool can_pin)
+{
+	struct bpftune_gate_plan plan;
+
+	bpftune_gate_plan(p, cycle_us, budget_ppm, can_pin, &plan);
+	return plan;
+}
+
+static void assert_plan(const struct bpftune_gate_plan *plan,
+			enum bpftune_gate_mode mode, unsigned int every_ms)
+{
+	assert_int_equal(plan->mode, mode);
+	assert_int_equal(plan->every_ms, every_ms);
+}
+
 static void test_plan_within_budget(void **state)
 {
-	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_WINDOW, .window_ms = 200,
-					 .every_ms = 2000 };
 	struct bpftune_gate_plan plan;
 
 	(void)state;
 	/* 300 us a cycle every 2 s: 150 ppm, the period stays */
-	bpftune_gate_plan(&p, 300, 0, true, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
-	assert_int_equal(plan.every_ms, 2000);
+	plan = plan_of(&window_2s, 300, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 2000);
 	assert_int_equal(plan.cost_ppm, 150);
 	/* exactly the budget: 4 ms every 2 s is 2000 ppm */
-	bpftune_gate_plan(&p, 4000, 0, true, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
-	assert_int_equal(plan.every_ms, 2000);
+	plan = plan_of(&window_2s, 4000, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 2000);
 	assert_int_equal(plan.cost_ppm, BPFTUNE_GATE_BUDGET_PPM);
 }
 
 static void test_plan_stretches(void **state)
 {
-	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_WINDOW, .window_ms = 200,
-					 .every_ms = 2000 };
 	struct bpftune_gate_plan plan;
 
 	(void)state;
 	/* 5 ms a cycle: 2.5 s within 0.2 %, within the stretch: spaced out */
-	bpftune_gate_plan(&p, 5000, 0, true, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
-	assert_int_equal(plan.every_ms, 2500);
+	plan = plan_of(&window_2s, 5000, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 2500);
 	assert_int_equal(plan.cost_ppm, 2000);
 	/* rounded up, never under the budget's period */
-	bpftune_gate_plan(&p, 5001, 0, false, &plan);
+	plan = plan_of(&window_2s, 5001, 0, false);
 	assert_int_equal(plan.every_ms, 2501);
 	assert_true(plan.cost_ppm <= BPFTUNE_GATE_BUDGET_PPM);
 	/* the longest stretch is 1 s */
-	bpftune_gate_plan(&p, 6000, 0, true, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
-	assert_int_equal(plan.every_ms, 2000 + BPFTUNE_GATE_STRETCH_MS);
+	plan = plan_of(&window_2s, 6000, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 2000 + BPFTUNE_GATE_STRETCH_MS);
 	/* another budget: 1 % */
-	bpftune_gate_plan(&p, 25000, 10000, true, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
-	assert_int_equal(plan.every_ms, 2500);
+	plan = plan_of(&window_2s, 25000, 10000, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 2500);
 }
 
 static void test_plan_pins(void **state)
 {
-	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_WINDOW, .window_ms = 200,
-					 .every_ms = 2000 };
+	struct bpftune_gate_params p = window_2s;
 	struct bpftune_gate_plan plan;
 
 	(void)state;
 	/* the 6.12 TCG guest: 42 ms a cycle would need 21 s windows */
-	bpftune_gate_plan(&p, 42000, 0, true, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_PIN);
-	assert_int_equal(plan.every_ms, 2000);
+	plan = plan_of(&p, 42000, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_PIN, 2000);
 	assert_int_equal(plan.cost_ppm, 0);
 	/* just past the stretch */
-	bpftune_gate_plan(&p, 6001, 0, true, &plan);
+	plan = plan_of(&p, 6001, 0, true);
 	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_PIN);
 	/* no flag: the longest period, over the budget, and says so */
-	bpftune_gate_plan(&p, 42000, 0, false, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
-	assert_int_equal(plan.every_ms, 3000);
+	plan = plan_of(&p, 42000, 0, false);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 3000);
 	assert_int_equal(plan.cost_ppm, 14000);
 	/* the default period (5 s) when none is declared */
 	p.every_ms = 0;
-	bpftune_gate_plan(&p, 10000, 0, true, &plan);
-	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_DETACH);
-	assert_int_equal(plan.every_ms, BPFTUNE_GATE_EVERY_MS);
+	plan = plan_of(&p, 10000, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, BPFTUNE_GATE_EVERY_MS);
 	assert_int_equal(plan.cost_ppm, 2000);
 }
 
