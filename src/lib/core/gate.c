@@ -194,6 +194,12 @@ static void set_flag(struct gate_hook *h, bool closed)
 	__atomic_store_n(h->flag, closed ? 1u : 0u, __ATOMIC_RELAXED);
 }
 
+/* the window period the tuner declared (before any stretch) */
+static unsigned int declared_every_ms(const struct bpftune_gate *g)
+{
+	return g->every_ms ? g->every_ms : BPFTUNE_GATE_EVERY_MS;
+}
+
 /*
  * A window gate's attach + detach cycle ended: measured, and the gate
  * planned again (gate_step.h, the budget): windows spaced out, or the
@@ -203,14 +209,13 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 {
 	struct bpftune_gate_params declared = h->p;
 	struct bpftune_gate_plan plan;
-	unsigned int every = h->g->every_ms ? h->g->every_ms : BPFTUNE_GATE_EVERY_MS;
 	enum bpftune_gate_why why;
 
 	bpftune_gate_cost_add(&h->cost, h->cycle_us);
 	if (h->g->kind != BPFTUNE_GATE_WINDOW ||
 	    h->cost.samples < BPFTUNE_GATE_COST_SAMPLES)
 		return;
-	declared.every_ms = every;
+	declared.every_ms = declared_every_ms(h->g);
 	bpftune_gate_plan(&declared, h->cost.cycle_us, 0, h->flag != NULL, &plan);
 	if (plan.mode == h->plan.mode && plan.every_ms == h->plan.every_ms) {
 		h->plan.cost_ppm = plan.cost_ppm;
@@ -399,7 +404,7 @@ static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
 	h->since_ms = now;
 	h->plan = (struct bpftune_gate_plan){
 		.mode = BPFTUNE_GATE_MODE_DETACH,
-		.every_ms = g->every_ms ? g->every_ms : BPFTUNE_GATE_EVERY_MS,
+		.every_ms = declared_every_ms(g),
 	};
 	if (g->kind == BPFTUNE_GATE_WINDOW && g->flag) {
 		h->flag = bpftune_bpf_var_ptr(t->obj, ".bss", g->flag, sizeof(*h->flag));
