@@ -76,24 +76,13 @@ static __always_inline int bpftune_near_limit(__u64 value, __u64 limit)
 	return limit && value + bpftune_delta(limit) >= limit;
 }
 
-/*
- * 1 if the same (cookie, value) was reported less than gap_ns ago: drop
- * it.  Else 0, and *last now holds this report.  Racing CPUs may both
- * report; userspace acts on the first and ignores a stale second.
- */
+/* the same news again within its gap: drop it (bpftune_report_repeats()) */
 static __always_inline int bpftune_repeated(struct bpftune_last_report *last,
 					    __u64 cookie, __s64 value,
 					    __u64 gap_ns)
 {
-	__u64 now = bpf_ktime_get_ns();
-
-	if (last->cookie == cookie && last->value == value &&
-	    now - last->ns < gap_ns)
-		return 1;
-	last->cookie = cookie;
-	last->value = value;
-	last->ns = now;
-	return 0;
+	return bpftune_report_repeats(last, cookie, value, gap_ns,
+				      bpf_ktime_get_ns());
 }
 
 static __always_inline __u64 bpftune_net_cookie(struct net *net)

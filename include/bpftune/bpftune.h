@@ -94,6 +94,42 @@ struct bpftune_last_report {
 	__u64 cookie;	/* netns cookie (0 for a global limit) */
 	__s64 value;	/* the limit or reading reported */
 	__u64 ns;	/* bpf_ktime_get_ns() of the report */
+	__u64 gap;	/* the gap now in force (0: the caller's) */
 };
+
+/* the longest a report that keeps coming back is held back */
+#define BPFTUNE_REPEAT_GAP_MAX_NS	(500 * 1000 * 1000ULL)
+
+/*
+ * 1 if (cookie, value) at time now repeats the last report within its
+ * gap: drop it.  Else 0, and *last holds this report.  The same news
+ * back right after its gap (within twice the gap) means userspace saw it
+ * and declined: the gap doubles, up to BPFTUNE_REPEAT_GAP_MAX_NS (or
+ * gap_ns if larger), so a declined limit costs a few events a second,
+ * not one per gap.  News after a longer quiet starts at gap_ns again.
+ * Racing CPUs may both report; userspace acts on the first only.
+ */
+static inline int bpftune_report_repeats(struct bpftune_last_report *last,
+					 __u64 cookie, __s64 value,
+					 __u64 gap_ns, __u64 now)
+{
+	__u64 gap = last->gap > gap_ns ? last->gap : gap_ns;
+	__u64 max = gap_ns > BPFTUNE_REPEAT_GAP_MAX_NS ?
+		    gap_ns : BPFTUNE_REPEAT_GAP_MAX_NS;
+	int same = last->cookie == cookie && last->value == value;
+	__u64 since = now - last->ns;
+
+	if (same && since < gap)
+		return 1;
+	if (same && since < 2 * gap)
+		gap = 2 * gap < max ? 2 * gap : max;
+	else
+		gap = gap_ns;
+	last->cookie = cookie;
+	last->value = value;
+	last->ns = now;
+	last->gap = gap;
+	return 0;
+}
 
 #endif /* BPFTUNE_BPFTUNE_H */

@@ -13,6 +13,7 @@ int main(void)
 	int failed = 0;
 
 	failed += unit_run_sampling();
+	failed += unit_run_repeat();
 	failed += unit_run_sysctl_value();
 	failed += unit_run_tunable_cap();
 	failed += unit_run_plugin_name();

@@ -15,6 +15,7 @@
 
 /* each returns the number of failed tests in its group */
 int unit_run_sampling(void);
+int unit_run_repeat(void);
 int unit_run_sysctl_value(void);
 int unit_run_tunable_cap(void);
 int unit_run_plugin_name(void);
