@@ -9,7 +9,8 @@
  *    each clock tick is followed on its CPU (packets and
  *    NAPI polls, time taken); at the poll where a round has used its
  *    whole netdev_budget, or run into netdev_budget_usecs, it is
- *    reported, at most once per SQUEEZE_GAP_NS.
+ *    reported, at most once per SQUEEZE_GAP_NS, less often while the
+ *    limit stays what it was (bpftune_repeated()).
  * The drop-reason value comes from the running kernel's BTF (CO-RE), so
  * the same object works wherever the enum has CPU_BACKLOG (5.19+).
  */
@@ -25,7 +26,8 @@ struct bpftune_sampler drop_sampler;
 
 __u64 backlog_drops;
 __u64 backlog_event_ns;
-__u64 squeeze_event_ns[2];
+/* last squeeze reported per kind, with the limit it ran into */
+struct bpftune_last_report squeeze_last[2];
 /*
  * Rounds being followed now, on any CPU.  napi_poll fires for every poll:
  * while no round is followed (almost always) it returns without looking
@@ -157,9 +159,12 @@ static __always_inline void squeeze_report(struct net_buffer_round *r,
 					   __u32 kind, __u64 dur)
 {
 	struct net_buffer_event *e;
+	int time = kind == NET_BUFFER_TIME_SQUEEZE;
 	struct bpftune_event *ev;
 
-	if (!due(&squeeze_event_ns[kind == NET_BUFFER_TIME_SQUEEZE], SQUEEZE_GAP_NS))
+	/* a limit userspace left as it was: its squeezes come back slower */
+	if (bpftune_repeated(&squeeze_last[time], 0,
+			     time ? l->budget_usecs : l->budget, SQUEEZE_GAP_NS))
 		return;
 	e = reserve(kind, &ev);
 	if (!e)
