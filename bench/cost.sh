@@ -36,7 +36,8 @@
 #   CONFIGS="baseline all"   also tuner names (-a TUNER), AB_NAME, and
 #                            "frozen": all tuners, the daemon stopped
 #                            (SIGSTOP) while the block's runs go on: its
-#                            BPF programs without its threads
+#                            BPF programs without its threads; "notel":
+#                            all tuners, --no-telemetry
 #   STATS_RUNS=3             runs per case in the BPF statistics pass (0: none)
 #   COST_DEADLINE=SECS       start no block after SECS seconds (default: none;
 #                            for a guest with a timeout: whole blocks only)
@@ -125,6 +126,7 @@ daemon_up() {
 	[ "$OBSERVE" = 1 ] && args+=(--observe)
 	case "$cfg" in
 	all | frozen | "$AB_NAME") ;;
+	notel) args+=(--no-telemetry) ;;
 	*) args+=(-a "$cfg") ;;
 	esac
 	bench_plugin_dir

@@ -74,12 +74,12 @@ class Runs:
 
 def pairs_of(configs):
     """(numerator, denominator) pairs: every daemon against the baseline,
-    and every other daemon against the first ("all" if there)."""
+    and every other daemon against the last one listed (the other daemon
+    of an A/B run, which bench/cost.sh appends)."""
     daemons = [c for c in configs if c != BASE]
     out = [(c, BASE) for c in daemons if BASE in configs]
     if len(daemons) > 1:
-        ref = "all" if "all" in daemons else daemons[0]
-        out += [(ref, c) for c in daemons if c != ref]
+        out += [(c, daemons[-1]) for c in daemons[:-1]]
     return out
 
 

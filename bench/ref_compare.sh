@@ -5,7 +5,8 @@
 # bench/ref_build.sh) in a qemu guest (test/vm; default the 6.12 kernel, full
 # mode): bench/cost.sh with the cases iperf (iperf3 over a veth pair) and
 # qperf (tcp_lat), configurations baseline (no daemon), all (ours, all
-# tuners, --observe) and the reference (its own command line, AB_CMD),
+# tuners, --observe), notel (the same without telemetry, which the
+# reference does not record) and the reference (its own command line, AB_CMD),
 # in blocks whose order is rotated per block.  The guest's buffer limits
 # are raised first (REF_BUFMAX) so that neither daemon has anything to
 # tune: what is measured is what watching costs.  The reference has no
@@ -17,6 +18,7 @@
 # Usage (root, from the top of the tree, after make and bench/ref_build.sh):
 #   REF_DIR=DEST bench/ref_compare.sh [KERNEL]     (default 6.12)
 # Knobs: REF_BLOCKS=12, REF_RUNS=2 (runs per case and block),
+#   REF_CONFIGS="baseline all notel" (ours; the reference is added),
 #   REF_IPERF_BYTES=64M (about 4 s at the 6.12 TCG guest's 120 Mbit/s),
 #   REF_QPERF_SECS=2, REF_TIMEOUT=2700 (the guest's, s), REF_DEADLINE (no
 #   block starts after it, guest s; default REF_TIMEOUT - 400), REF_BUFMAX=67108864 (bytes), AB_SETTLE (default
@@ -42,7 +44,7 @@ if [ "${1:-}" = --guest ]; then
 	rc=0
 	# both daemons measured after the same calm time since their last
 	# BPF program was loaded (AB_SETTLE; the reference needs it anyway)
-	COST_OUT="$tmp/cost" CASES="iperf qperf" CONFIGS="baseline all" STATS_RUNS=0 \
+	COST_OUT="$tmp/cost" CASES="iperf qperf" CONFIGS="${REF_CONFIGS:-baseline all notel}" STATS_RUNS=0 \
 		BLOCKS="${REF_BLOCKS:-12}" RUNS="${REF_RUNS:-2}" BENCH_SETTLE="${AB_SETTLE:-0}" \
 		WL_IPERF_BYTES="${REF_IPERF_BYTES:-64M}" WL_QPERF_SECS="${REF_QPERF_SECS:-2}" \
 		COST_DEADLINE="${REF_DEADLINE:-2300}" bench/cost.sh >/dev/null || rc=1
@@ -82,7 +84,7 @@ echo "ref_compare: kernel $KERNEL, reference ${REF_COMMIT:0:12}, ours $(git rev-
 set +e
 test/vm/run-in-vm.sh -t "$TIMEOUT" \
 	-e "AB_CMD=$AB_CMD" -e "AB_READY=$AB_READY" -e "AB_SETTLE=$AB_SETTLE" -e "AB_NAME=$AB_NAME" \
-	-e "REF_BLOCKS=${REF_BLOCKS:-12}" -e "REF_RUNS=${REF_RUNS:-2}" \
+	-e "REF_BLOCKS=${REF_BLOCKS:-12}" -e "REF_RUNS=${REF_RUNS:-2}" -e "REF_CONFIGS=${REF_CONFIGS:-baseline all notel}" \
 	-e "REF_IPERF_BYTES=${REF_IPERF_BYTES:-64M}" -e "REF_QPERF_SECS=${REF_QPERF_SECS:-2}" \
 	-e "REF_DEADLINE=${REF_DEADLINE:-$((TIMEOUT - 400))}" -e "REF_BUFMAX=${REF_BUFMAX:-67108864}" \
 	"$KERNEL" -- bench/ref_compare.sh --guest 2>&1 | tee "$OUT.log"
