@@ -46,6 +46,18 @@ static __always_inline void read_udp_mem(struct sock *sk,
 		e->udp_mem[0] = e->udp_mem[1] = e->udp_mem[2] = 0;
 }
 
+/* udp_mem[2], the limit a refusal ran into: a raise makes it news again */
+static __always_inline long udp_mem_max(struct sock *sk)
+{
+	struct proto *prot = BPF_CORE_READ(sk, __sk_common.skc_prot);
+	long *mem = BPF_CORE_READ(prot, sysctl_mem);
+	long max = 0;
+
+	if (mem)
+		bpf_probe_read_kernel(&max, sizeof(max), mem + 2);
+	return max;
+}
+
 static __always_inline int report(struct sock *sk, __u32 scenario, int rc,
 				  long allocated)
 {
@@ -80,8 +92,8 @@ static __always_inline int queue_failed(int rc, struct sock *sk)
 	if (!sk || !bpftune_sample(&fail_sampler))
 		return 0;
 	if (rc == -ENOBUFS) {
-		if (bpftune_repeated(&mem_last, bpftune_sk_netns_cookie(sk), 0,
-				     REPEAT_GAP_NS))
+		if (bpftune_repeated(&mem_last, bpftune_sk_netns_cookie(sk),
+				     udp_mem_max(sk), REPEAT_GAP_NS))
 			return 0;
 		return report(sk, UDP_BUFFER_MEM_EXHAUSTED, rc, 0);
 	}
@@ -122,8 +134,8 @@ BPFTUNE_TP(opt_exceed, sock_exceed_buf_limit, struct sock *sk,
 {
 	if (!is_udp(sk) || !bpftune_sample(&exceed_sampler))
 		return 0;
-	if (bpftune_repeated(&mem_last, bpftune_sk_netns_cookie(sk), 0,
-			     REPEAT_GAP_NS))
+	if (bpftune_repeated(&mem_last, bpftune_sk_netns_cookie(sk),
+			     udp_mem_max(sk), REPEAT_GAP_NS))
 		return 0;
 	return report(sk, UDP_BUFFER_MEM_EXHAUSTED, -ENOBUFS, allocated);
 }
