@@ -22,6 +22,14 @@
 int bpftune_kernel_config_long(const char *name, long *val);
 
 /*
+ * The running kernel's tick (a jiffy, 1 / CONFIG_HZ s) in ns: the
+ * resolution of CLOCK_MONOTONIC_COARSE, which advances once a tick, so it
+ * is known without a config file; from CONFIG_HZ where that clock is
+ * missing.  -ENOENT if neither tells.
+ */
+long bpftune_kernel_tick_ns(void);
+
+/*
  * Is TCP congestion control @name available now
  * (net.ipv4.tcp_available_congestion_control)?
  */

@@ -3,13 +3,14 @@
  * The kit's view of the running kernel (see <bpftune/kernel.h>): its
  * build configuration, from /boot/config-$(uname -r) or /proc/config.gz,
  * for tuners that need a build-time constant (CONFIG_HZ) that no sysctl
- * shows; and its TCP congestion control algorithms.
+ * shows; its tick; and its TCP congestion control algorithms.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <zlib.h>
 
 #include <netinet/in.h>
@@ -66,6 +67,20 @@ int bpftune_kernel_config_long(const char *name, long *val)
 		err = config_line(line, name, val);
 	gzclose(gz);
 	return err;
+}
+
+long bpftune_kernel_tick_ns(void)
+{
+	struct timespec res;
+	long hz;
+
+	/* the coarse clocks read the jiffy-time: their resolution is one */
+	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res) && !res.tv_sec &&
+	    res.tv_nsec > 0)
+		return res.tv_nsec;
+	if (bpftune_kernel_config_long("CONFIG_HZ", &hz) || hz <= 0)
+		return -ENOENT;
+	return 1000000000L / hz;
 }
 
 bool bpftune_tcp_cc_available(const char *name)

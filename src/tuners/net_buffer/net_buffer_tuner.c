@@ -535,9 +535,10 @@ static int net_buffer_init(struct bpftune_tuner *t, void *priv)
 	if (s->ncpus < NB_MAX_CPUS)
 		tunables[NB_FLOW_LIMIT].max = (long)((1ULL << s->ncpus) - 1);
 	/* the kernel's time limit is whole jiffies: allow one for rounding */
-	if (bpftune_kernel_config_long("CONFIG_HZ", &hz) || hz <= 0)
-		hz = 100;	/* the coarsest: no false squeeze is missed */
-	s->slack_ns = 1000000000L / hz;
+	s->slack_ns = bpftune_kernel_tick_ns();
+	if (s->slack_ns <= 0)
+		s->slack_ns = 10000000;	/* HZ=100, the coarsest: no squeeze missed */
+	hz = 1000000000L / s->slack_ns;
 	s->limits_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, net_buffer_tuner_bpf, limits));
 	baselines(s);
 	bpftune_log(LOG_INFO, "tuner net_buffer: caps: netdev_max_backlog %d, netdev_budget %d, netdev_budget_usecs %d; flow limit %s; HZ %ld; wait guard %s",
