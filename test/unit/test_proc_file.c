@@ -138,6 +138,66 @@ static void test_large_file(void **state)
 	free(text);
 }
 
+/* rewrite @path in place (same inode: a pinned fd sees the new text) */
+static void rewrite_tmp(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	fclose(f);
+}
+
+/*
+ * A pinned file is read from its start every time, and shows what it
+ * holds now; more paths than there are pins are still read (opened and
+ * closed), and a path that cannot be opened is not pinned.
+ */
+static void test_pinned(void **state)
+{
+	static const char *const keys[] = { "Tcp.A" };
+	char more[12][64];
+	struct bpftune_proc_value v;
+	size_t len = 0;
+	unsigned int i;
+	char *got;
+
+	(void)state;
+	write_tmp("Tcp: A\nTcp: 1\n", 14);
+	assert_int_equal(bpftune_proc_file_lookup_pinned(path, BPFTUNE_PROC_SNMP,
+							 keys, &v, 1), 1);
+	assert_int_equal(v.i, 1);
+	rewrite_tmp("Tcp: B A\nTcp: 7 42\n");
+	assert_int_equal(bpftune_proc_file_lookup_pinned(path, BPFTUNE_PROC_SNMP,
+							 keys, &v, 1), 1);
+	assert_int_equal(v.i, 42);
+	/* shorter now: nothing of the longer text is left over */
+	rewrite_tmp("x\n");
+	got = bpftune_proc_file_read_pinned(path, &len);
+	assert_non_null(got);
+	assert_int_equal(len, 2);
+	assert_string_equal(got, "x\n");
+	free(got);
+	assert_null(bpftune_proc_file_read_pinned("/nonexistent/bpftune", NULL));
+	assert_int_equal(errno, ENOENT);
+	for (i = 0; i < 12; i++) {
+		FILE *f;
+
+		snprintf(more[i], sizeof(more[i]), "/tmp/bpftune-unit-pin.XXXXXX");
+		close(mkstemp(more[i]));
+		f = fopen(more[i], "w");
+		assert_non_null(f);
+		fprintf(f, "%u\n", i);
+		fclose(f);
+		got = bpftune_proc_file_read_pinned(more[i], NULL);
+		assert_non_null(got);
+		assert_int_equal(strtoul(got, NULL, 10), i);
+		free(got);
+	}
+	for (i = 0; i < 12; i++)
+		unlink(more[i]);
+}
+
 static void test_errors(void **state)
 {
 	static const char *const keys[] = { "Tcp" };	/* no "Sec.Field" */
@@ -173,6 +233,7 @@ int unit_run_proc_file(void)
 		cmocka_unit_test_teardown(test_snmp6_and_sockstat, teardown),
 		cmocka_unit_test_teardown(test_meminfo_units, teardown),
 		cmocka_unit_test_teardown(test_large_file, teardown),
+		cmocka_unit_test_teardown(test_pinned, teardown),
 		cmocka_unit_test_teardown(test_errors, teardown),
 	};
 

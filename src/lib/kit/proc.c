@@ -27,13 +27,18 @@ static int netns_lookup(const struct bpftune_event *ev, const char *file,
 	fd = ev ? bpftune_netns_fd_for_event(ev) : -1;
 	if (fd < -1)
 		return fd;
-	found = bpftune_netns_enter(fd, &saved);
-	if (found)
-		return found;
 	/* thread-self: the netns this thread is in, not the process's */
 	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
-	found = bpftune_proc_file_lookup(path, fmt, keys, v, n);
-	bpftune_netns_leave(saved);
+	if (fd == -1 && !bpftune_netns_entered()) {
+		/* the global netns's: kept open, read often by the gates */
+		found = bpftune_proc_file_lookup_pinned(path, fmt, keys, v, n);
+	} else {
+		found = bpftune_netns_enter(fd, &saved);
+		if (found)
+			return found;
+		found = bpftune_proc_file_lookup(path, fmt, keys, v, n);
+		bpftune_netns_leave(saved);
+	}
 	for (i = 0; found >= 0 && i < n; i++)
 		vals[i] = v[i].i > 0 ? (uint64_t)v[i].i : 0;
 	return found;
@@ -95,7 +100,7 @@ int bpftune_proc_protocol_memory(const char *proto, long *pages,
 
 int bpftune_proc_softnet(unsigned int col, uint64_t *values, unsigned int max)
 {
-	char *text = bpftune_proc_file_read("/proc/net/softnet_stat", NULL);
+	char *text = bpftune_proc_file_read_pinned("/proc/net/softnet_stat", NULL);
 	uint64_t vals[256];
 	unsigned int cpus[256];
 	int rows, i;

@@ -23,6 +23,14 @@
  * netns the thread is in.
  */
 char *bpftune_proc_file_read(const char *path, size_t *len);
+/*
+ * The same, from an fd kept open for @path (up to 8 paths; others are
+ * opened and closed as above).  For files read often whose open fd keeps
+ * meaning the same thing: global files, and a /proc/thread-self/net/...
+ * path opened in the global netns (the fd stays bound to the netns it
+ * was opened in).  Any thread.
+ */
+char *bpftune_proc_file_read_pinned(const char *path, size_t *len);
 
 /*
  * Look @n keys up in one read of @path laid out as @fmt.  Keys the file
@@ -33,5 +41,11 @@ char *bpftune_proc_file_read(const char *path, size_t *len);
 int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_format fmt,
 			     const char *const keys[],
 			     struct bpftune_proc_value vals[], unsigned int n);
+/* bpftune_proc_file_lookup() in bpftune_proc_file_read_pinned()'s text */
+int bpftune_proc_file_lookup_pinned(const char *path,
+				    enum bpftune_proc_format fmt,
+				    const char *const keys[],
+				    struct bpftune_proc_value vals[],
+				    unsigned int n);
 
 #endif /* BPFTUNE_PROC_FILE_H */

@@ -232,6 +232,14 @@ void bpftune_netns_on_enter(void (*fn)(void))
 	enter_hook = fn;
 }
 
+/* this thread is inside bpftune_netns_enter(), not in the global netns */
+static __thread bool entered;
+
+bool bpftune_netns_entered(void)
+{
+	return entered;
+}
+
 int bpftune_netns_enter(int netns_fd, int *saved)
 {
 	void (*hook)(void);
@@ -247,6 +255,7 @@ int bpftune_netns_enter(int netns_fd, int *saved)
 		return err;
 	}
 	*saved = 1;
+	entered = true;
 	hook = enter_hook;
 	if (hook)
 		hook();
@@ -260,6 +269,8 @@ void bpftune_netns_leave(int saved)
 	if (setns(global_fd, CLONE_NEWNET))
 		bpftune_log(LOG_ERR, "cannot return to the global netns: %s",
 			    strerror(errno));
+	else
+		entered = false;
 	bpftune_cap_lower();
 }
 

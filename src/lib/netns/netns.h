@@ -36,6 +36,8 @@ const char *bpftune_netns_exec_prefix(uint64_t cookie, char *buf, size_t len);
 void bpftune_netns_name(uint64_t cookie, char *name, size_t len);
 int bpftune_netns_enter(int netns_fd, int *saved_fd);
 void bpftune_netns_leave(int saved_fd);
+/* is this thread in a netns it entered (not back in the global one)? */
+bool bpftune_netns_entered(void);
 /*
  * @fn (NULL: none) is called on the thread that has just entered a netns
  * with bpftune_netns_enter(), still inside it: the netns tracker learns
