@@ -68,13 +68,15 @@ struct bpftune_gate {
 	unsigned int window_ms;
 	unsigned int every_ms;
 	/*
-	 * WINDOW, optional: name of a __u32 global of the tuner's BPF
-	 * object that its gated programs check first, returning at once
-	 * when it is non-zero (0, the default, lets them run).  Where an
-	 * attach and detach cost more than the library's budget for the
-	 * gate (0.2 % of a CPU; patching kernel text is dear under
-	 * emulation), the library keeps the link attached and gates with
-	 * the flag instead; without one it spaces the windows out.
+	 * Optional: name of a __u32 global of the tuner's BPF object that
+	 * its gated programs check first, returning at once when it is
+	 * non-zero (0, the default, lets them run).  Where an attach and
+	 * detach cost more than the library's budget for the gate (0.2 %
+	 * of a CPU; patching kernel text is dear under emulation), the
+	 * library keeps the link attached and gates with the flag instead:
+	 * a WINDOW gate at its period, a COUNTER or EVENT gate if cycling
+	 * once per calm period would cost that much.  Without a flag a
+	 * window gate's windows are spaced out instead.
 	 */
 	const char *flag;
 };

@@ -416,6 +416,35 @@ static void test_plan_pins(void **state)
 	assert_int_equal(plan.cost_ppm, 2000);
 }
 
+/* a counter gate: no period to stretch; pinned if a cycle per calm period is dear */
+static void test_plan_counter(void **state)
+{
+	struct bpftune_gate_params p = { .kind = BPFTUNE_GATE_COUNTER };
+	struct bpftune_gate_plan plan;
+
+	(void)state;
+	/* natively: 300 us a cycle, at most one per 11 s (10 calm checks + 1) */
+	plan = plan_of(&p, 300, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 0);
+	assert_int_equal(plan.cost_ppm, 300 * 1000 / 11000);
+	/* the 6.12 TCG guest: two tracepoints' static keys, 40 ms a cycle */
+	plan = plan_of(&p, 40000, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_PIN, 0);
+	assert_int_equal(plan.cost_ppm, 0);
+	/* no flag: detached as before, over the budget */
+	plan = plan_of(&p, 40000, 0, false);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 0);
+	assert_int_equal(plan.cost_ppm, 40000 * 1000 / 11000);
+	/* the declared calm and check: 6 x 500 ms; at the budget is within it */
+	p = (struct bpftune_gate_params){ .kind = BPFTUNE_GATE_EVENT, .calm = 5,
+					  .check_ms = 500 };
+	plan = plan_of(&p, 6000, 0, true);
+	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 0);
+	assert_int_equal(plan.cost_ppm, BPFTUNE_GATE_BUDGET_PPM);
+	plan = plan_of(&p, 6003, 0, true);
+	assert_int_equal(plan.mode, BPFTUNE_GATE_MODE_PIN);
+}
+
 static void test_why_names(void **state)
 {
 	(void)state;
@@ -448,6 +477,7 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_plan_within_budget),
 		cmocka_unit_test(test_plan_stretches),
 		cmocka_unit_test(test_plan_pins),
+		cmocka_unit_test(test_plan_counter),
 		cmocka_unit_test(test_why_names),
 	};
 

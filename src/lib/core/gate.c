@@ -200,29 +200,52 @@ static unsigned int declared_every_ms(const struct bpftune_gate *g)
 	return g->every_ms ? g->every_ms : BPFTUNE_GATE_EVERY_MS;
 }
 
+static void log_plan(struct bpftune_tuner *t, const struct gate_hook *h,
+		     const struct bpftune_gate_plan *plan)
+{
+	unsigned int every = declared_every_ms(h->g);
+	bool pin = plan->mode == BPFTUNE_GATE_MODE_PIN;
+
+	if (h->g->kind != BPFTUNE_GATE_WINDOW) {
+		bpftune_log(LOG_INFO, "tuner %s: hook %s: an attach + detach costs %llu us of CPU, up to %.2f %% of a CPU if the gate cycles once per calm period: link kept attached, its flag opens the program while the gate is open",
+			    t->ops->name, h->g->hook,
+			    (unsigned long long)h->cost.cycle_us,
+			    (double)h->cost.cycle_us / 10.0 /
+			    ((h->p.calm ? h->p.calm : BPFTUNE_GATE_CALM) + 1) /
+			    (h->p.check_ms ? h->p.check_ms : BPFTUNE_GATE_CHECK_MS));
+		return;
+	}
+	bpftune_log(LOG_INFO, "tuner %s: hook %s: an attach + detach costs %llu us of CPU, %.2f %% of a CPU with a window every %u ms: %s every %u ms",
+		    t->ops->name, h->g->hook, (unsigned long long)h->cost.cycle_us,
+		    (double)h->cost.cycle_us / 10.0 / every, every,
+		    pin ? "link kept attached, its flag opens the program for a window" :
+		    "windows spaced out to one", plan->every_ms);
+}
+
 /*
- * A window gate's attach + detach cycle ended: measured, and the gate
- * planned again (gate_step.h, the budget): windows spaced out, or the
- * link kept and the program's flag gating it from now on.
+ * A gate's attach + detach cycle ended: measured, and the gate planned
+ * again (gate_step.h, the budget): a window gate's windows spaced out,
+ * or the link kept and the program's flag gating it from now on.
  */
 static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 {
+	bool window = h->g->kind == BPFTUNE_GATE_WINDOW;
 	struct bpftune_gate_params declared = h->p;
 	struct bpftune_gate_plan plan;
 	enum bpftune_gate_why why;
 
 	bpftune_gate_cost_add(&h->cost, h->cycle_us);
-	if (h->g->kind != BPFTUNE_GATE_WINDOW ||
-	    h->cost.samples < BPFTUNE_GATE_COST_SAMPLES)
+	if (h->cost.samples < (window ? BPFTUNE_GATE_COST_SAMPLES : 1))
 		return;
 	declared.every_ms = declared_every_ms(h->g);
 	bpftune_gate_plan(&declared, h->cost.cycle_us, 0, h->flag != NULL, &plan);
-	if (plan.mode == h->plan.mode && plan.every_ms == h->plan.every_ms) {
+	if (plan.mode == h->plan.mode && (!window || plan.every_ms == h->plan.every_ms)) {
 		h->plan.cost_ppm = plan.cost_ppm;
 		return;
 	}
 	h->plan = plan;
-	h->p.every_ms = plan.every_ms;
+	if (window)
+		h->p.every_ms = plan.every_ms;
 	why = BPFTUNE_GATE_WHY_STRETCHED;
 	if (plan.mode == BPFTUNE_GATE_MODE_PIN) {
 		why = BPFTUNE_GATE_WHY_PINNED;
@@ -237,12 +260,7 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	}
 	h->why = why;
 	notify(t, h, bpftune_gate_why_code(why), NULL, now);
-	bpftune_log(LOG_INFO, "tuner %s: hook %s: an attach + detach costs %llu us of CPU, %.2f %% of a CPU with a window every %u ms: %s every %u ms",
-		    t->ops->name, h->g->hook, (unsigned long long)h->cost.cycle_us,
-		    (double)h->cost.cycle_us / 10.0 / declared.every_ms, declared.every_ms,
-		    plan.mode == BPFTUNE_GATE_MODE_PIN ?
-		    "link kept attached, its flag opens the program for a window" :
-		    "windows spaced out to one", plan.every_ms);
+	log_plan(t, h, &plan);
 }
 
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
@@ -406,7 +424,7 @@ static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
 		.mode = BPFTUNE_GATE_MODE_DETACH,
 		.every_ms = declared_every_ms(g),
 	};
-	if (g->kind == BPFTUNE_GATE_WINDOW && g->flag) {
+	if (g->flag) {
 		h->flag = bpftune_bpf_var_ptr(t->obj, ".bss", g->flag, sizeof(*h->flag));
 		if (!h->flag)
 			bpftune_log(LOG_WARNING, "tuner %s: gated hook %s: no mmapped __u32 %s in .bss: the link cannot stay attached",

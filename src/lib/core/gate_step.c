@@ -200,6 +200,17 @@ void bpftune_gate_plan(const struct bpftune_gate_params *p, uint64_t cycle_us,
 	uint64_t need;
 
 	budget_ppm = or_default(budget_ppm, BPFTUNE_GATE_BUDGET_PPM);
+	if (p->kind != BPFTUNE_GATE_WINDOW) {
+		unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+
+		/* its shortest cycle: open for the calm checks, shut for one */
+		every = (or_default(p->calm, BPFTUNE_GATE_CALM) + 1) * check;
+		*plan = (struct bpftune_gate_plan){ BPFTUNE_GATE_MODE_DETACH, 0,
+						    cost_ppm(cycle_us, every) };
+		if (plan->cost_ppm > budget_ppm && can_pin)
+			*plan = (struct bpftune_gate_plan){ BPFTUNE_GATE_MODE_PIN, 0, 0 };
+		return;
+	}
 	*plan = (struct bpftune_gate_plan){ BPFTUNE_GATE_MODE_DETACH, every,
 					    cost_ppm(cycle_us, every) };
 	if (plan->cost_ppm <= budget_ppm)

@@ -112,7 +112,11 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
  */
 #define BPFTUNE_GATE_BUDGET_PPM		2000	/* 0.2 % of a CPU */
 #define BPFTUNE_GATE_STRETCH_MS		1000
-/* cycles measured before the first plan (the first has one-time costs) */
+/*
+ * cycles measured before a window gate's first plan (the first has
+ * one-time costs); a counter or event gate, which may cycle only a few
+ * times in a run, is planned after its first
+ */
 #define BPFTUNE_GATE_COST_SAMPLES	2
 
 struct bpftune_gate_cost {
@@ -135,9 +139,12 @@ struct bpftune_gate_plan {
 void bpftune_gate_cost_add(struct bpftune_gate_cost *c, uint64_t us);
 
 /*
- * The plan of a window gate whose attach + detach costs @cycle_us, with
- * the declared @p (every_ms, window_ms), under @budget_ppm (0: the
- * default); @can_pin: its program has a flag.  Pure.
+ * The plan of a gate whose attach + detach costs @cycle_us, with the
+ * declared @p (every_ms, window_ms), under @budget_ppm (0: the default);
+ * @can_pin: its program has a flag.  A counter or event gate has no
+ * period to stretch: it can cycle at most once per calm period and a
+ * check (open @calm checks, closed until the next), and is pinned when
+ * cycles that often would cost more than the budget (every_ms 0).  Pure.
  */
 void bpftune_gate_plan(const struct bpftune_gate_params *p, uint64_t cycle_us,
 		       unsigned int budget_ppm, bool can_pin,

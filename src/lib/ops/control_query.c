@@ -207,9 +207,11 @@ static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)
 				   (g.attaches == 1 ? "attach" : "attaches"), g.why);
 		if (g.cost_samples)
 			bpftune_buf_printf(o, "; attach + detach %.2f ms of CPU", g.cycle_us / 1000.0);
-		if (g.pinned)
+		if (g.pinned && g.every_ms)
 			bpftune_buf_printf(o, ": link kept, gated in the program, a window every %u ms",
 					   g.every_ms);
+		else if (g.pinned)
+			bpftune_buf_printf(o, ": link kept, gated in the program");
 		else if (g.every_ms)
 			bpftune_buf_printf(o, ", a window every %u ms: %.3f %% of a CPU",
 					   g.every_ms, (double)g.cost_ppm / 10000.0);

@@ -271,7 +271,7 @@ static const struct bpftune_col_desc gates_cols[] = {
 	TEXT("gated_by", "what opens the gate, e.g. softnet_stat time_squeeze+dropped"),
 	TEXT("kind", "counter, event or window"),
 	TEXT("action", "attached or detached"),
-	TEXT("reason", "moved (the reading moved), seen (the hook saw the condition), window (a sampling window began), calm (calm for the calm period), window_end (the window saw nothing), error (the reading failed: attached to be safe), admin_stop (the admin took the tuner over), stretched (a window gate's attach + detach costs more than 0.2 % of a CPU at its period: windows come less often), pinned (more than that even spaced out: the link stays attached from now on and the program's flag gates it; action is then the flag's)"),
+	TEXT("reason", "moved (the reading moved), seen (the hook saw the condition), window (a sampling window began), calm (calm for the calm period), window_end (the window saw nothing), error (the reading failed: attached to be safe), admin_stop (the admin took the tuner over), stretched (a window gate's attach + detach costs more than 0.2 % of a CPU at its period: windows come less often), pinned (a window gate: more than that even spaced out; a counter or event gate: more than that if it cycled once per calm period; the link stays attached from now on and the program's flag gates it; action is then the flag's)"),
 	INT("reading", "the counter or event reading at this check; NULL for a window gate without one, an error or admin_stop"),
 	INT("attaches", "times attached so far in the run, this one included"),
 	INT("detaches", "times detached so far in the run, this one included"),

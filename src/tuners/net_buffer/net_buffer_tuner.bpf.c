@@ -36,6 +36,8 @@ struct bpftune_last_report squeeze_last[2];
 __s64 rounds_tracked;
 /* rounds start being followed at most once a tick (tick_gate.bpf.h) */
 __u64 round_tick;
+/* the gate's flag (gate.h): set, the receive-round programs return at once */
+__u32 rx_gate_closed;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -128,7 +130,7 @@ BPFTUNE_TP(rx_entry, softirq_entry, unsigned int vec_nr)
 	struct net_buffer_round *r;
 	int start;
 
-	if (vec_nr != NET_RX_VEC)
+	if (rx_gate_closed || vec_nr != NET_RX_VEC)
 		return 0;
 	/*
 	 * The first round of each tick is followed: a helper call less than
@@ -191,7 +193,7 @@ BPFTUNE_TP(rx_poll, napi_poll, struct napi_struct *napi, int work, int budget)
 	__u32 zero = 0, kind;
 	__u64 dur;
 
-	if (!rounds_tracked)
+	if (rx_gate_closed || !rounds_tracked)
 		return 0;
 	r = this_round();
 	if (!r || !r->tracking || work < 0)

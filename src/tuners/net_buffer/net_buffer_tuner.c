@@ -516,6 +516,7 @@ static const struct bpftune_gate gates[] = {
 		.kind = BPFTUNE_GATE_COUNTER,
 		.what = "softnet_stat time_squeeze+dropped",
 		.read = softnet_pressure,
+		.flag = "rx_gate_closed",
 	},
 };
 
