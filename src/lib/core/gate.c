@@ -263,6 +263,21 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	log_plan(t, h, &plan);
 }
 
+/*
+ * A counter or event gate may cycle only a few times in a run, the
+ * first at the first pressure: its plan is made at start, from the
+ * loader's links it has just detached (@detach_us; attaching costs about
+ * as much), so that a dear cycle is never paid under pressure.
+ */
+static void plan_at_start(struct bpftune_tuner *t, struct gate_hook *h,
+			  uint64_t detach_us, uint64_t now)
+{
+	if (h->g->kind == BPFTUNE_GATE_WINDOW || !h->flag)
+		return;
+	h->cycle_us = 2 * detach_us;
+	replan(t, h, now);
+}
+
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 {
 	bool pinned = h->plan.mode == BPFTUNE_GATE_MODE_PIN;
@@ -505,10 +520,12 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 	bpftune_tuner_rec_add(&sets, &s->rec);
 	for (i = 0; i < s->num; i++) {
 		struct gate_hook *h = &s->h[i];
+		uint64_t start = thread_us();
 
 		for (j = 0; j < h->num_progs; j++)
 			bpftune_tuner_unlink_prog(t, h->progs[j]);
 		bpftune_gate_start(&h->s, &h->p, now);
+		plan_at_start(t, h, thread_us() - start, now);
 		check(t, h, now);
 		bpftune_log(LOG_INFO, "tuner %s: hook %s gated by %s (%s gate, %u program%s)",
 			    t->ops->name, h->g->hook, h->g->what ? h->g->what : "?",

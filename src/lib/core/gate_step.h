@@ -115,7 +115,8 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 /*
  * cycles measured before a window gate's first plan (the first has
  * one-time costs); a counter or event gate, which may cycle only a few
- * times in a run, is planned after its first
+ * times in a run, is planned at start (twice the detach of the loader's
+ * links) and again after each cycle
  */
 #define BPFTUNE_GATE_COST_SAMPLES	2
 
