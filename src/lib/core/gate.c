@@ -227,7 +227,8 @@ static void log_plan(struct bpftune_tuner *t, const struct gate_hook *h,
  * again (gate_step.h, the budget): a window gate's windows spaced out,
  * or the link kept and the program's flag gating it from now on.
  */
-static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
+static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now,
+		   bool at_start)
 {
 	bool window = h->g->kind == BPFTUNE_GATE_WINDOW;
 	struct bpftune_gate_params declared = h->p;
@@ -235,7 +236,7 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	enum bpftune_gate_why why;
 
 	bpftune_gate_cost_add(&h->cost, h->cycle_us);
-	if (h->cost.samples < (window ? BPFTUNE_GATE_COST_SAMPLES : 1))
+	if (!at_start && window && h->cost.samples < BPFTUNE_GATE_COST_SAMPLES)
 		return;
 	declared.every_ms = declared_every_ms(h->g);
 	bpftune_gate_plan(&declared, h->cost.cycle_us, 0, h->flag != NULL, &plan);
@@ -264,18 +265,20 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 }
 
 /*
- * A counter or event gate may cycle only a few times in a run, the
- * first at the first pressure: its plan is made at start, from the
- * loader's links it has just detached (@detach_us; attaching costs about
- * as much), so that a dear cycle is never paid under pressure.
+ * A gate is planned at start from the loader's links it has just
+ * detached (@detach_us; attaching costs about as much): a counter or
+ * event gate may cycle only a few times in a run, the first under the
+ * first pressure, and a window gate's first cycles come in a fresh
+ * daemon's first seconds; a dear cycle is then never paid at all.  The
+ * cycles that follow refine the estimate.
  */
 static void plan_at_start(struct bpftune_tuner *t, struct gate_hook *h,
 			  uint64_t detach_us, uint64_t now)
 {
-	if (h->g->kind == BPFTUNE_GATE_WINDOW || !h->flag)
+	if (!detach_us)
 		return;
 	h->cycle_us = 2 * detach_us;
-	replan(t, h, now);
+	replan(t, h, now, true);
 }
 
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
@@ -307,7 +310,7 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	h->why = why;
 	notify(t, h, bpftune_gate_why_code(why), &r, now);
 	if (a == BPFTUNE_GATE_CLOSE && !pinned)
-		replan(t, h, now);
+		replan(t, h, now, false);
 	/* a window opens every few seconds: only what pressure did is logged */
 	if (why == BPFTUNE_GATE_WHY_WINDOW || why == BPFTUNE_GATE_WHY_WINDOW_END)
 		return;

@@ -113,10 +113,10 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 #define BPFTUNE_GATE_BUDGET_PPM		2000	/* 0.2 % of a CPU */
 #define BPFTUNE_GATE_STRETCH_MS		1000
 /*
- * cycles measured before a window gate's first plan (the first has
- * one-time costs); a counter or event gate, which may cycle only a few
- * times in a run, is planned at start (twice the detach of the loader's
- * links) and again after each cycle
+ * Every gate is planned at start from twice the detach of the loader's
+ * links; then a window gate again once this many cycles are measured
+ * (the first has one-time costs), a counter or event gate, which may
+ * cycle only a few times in a run, after each
  */
 #define BPFTUNE_GATE_COST_SAMPLES	2
 
