@@ -85,7 +85,10 @@ static struct {
 } pinned[PINNED_MAX];
 static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* @path's pinned fd, opened now if it is not yet; -1 if none is free */
+/*
+ * @path's pinned fd, opened now if it is not yet; -1 if no pin is free
+ * (the caller opens and closes as usual), -2 if it cannot be opened (errno)
+ */
 static int pinned_fd(const char *path)
 {
 	unsigned int i;
