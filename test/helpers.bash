@@ -18,6 +18,15 @@ MODE="${BPFTUNE_TEST_MODE:-host}"
 SUITE_PREFIX="${BPFTUNE_SUITE_PREFIX:-/run/bpftune-suite}"
 SAMPLE_SO="$SUITE_PREFIX/lib/bpftune/sample_tuner.so"
 
+# A test that hangs fails after this long and the suite goes on (its
+# teardown still runs): the longest test takes about 90 s on the host, a
+# few times that under the sanitizers or in an emulated guest
+if [ "$MODE" = host ] && [ "$SANITIZED" = 0 ]; then
+	: "${BATS_TEST_TIMEOUT:=600}"
+else
+	: "${BATS_TEST_TIMEOUT:=1800}"
+fi
+
 # every test starts from the global tunables the suite started with
 . "$REPO/test/globals_guard.bash"
 globals_guard
@@ -107,18 +116,48 @@ start_daemon() {
 }
 
 # Stop the daemon with SIGTERM and wait; DAEMON_STATUS holds its exit code.
+# A daemon (or its wrapper) still there 30 s later is shown and killed, so
+# that a hang at exit fails its test instead of stopping the suite.
 stop_daemon() {
 	[ -n "${DAEMON_PID:-}" ] || return 0
 	kill -TERM "$DAEMON_PID" 2>/dev/null || true
-	local i
-	for i in $(seq 1 100); do
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
+	local pid
+	for pid in "$DAEMON_PID" $WRAP_PID; do
+		gone_within "$pid" 30 && continue
+		echo "# pid $pid ($(cat /proc/"$pid"/comm 2>/dev/null)) still there 30 s after SIGTERM:" >&3
+		show_threads "$pid" >&3
+		kill -KILL "$pid" 2>/dev/null || true
 	done
 	DAEMON_STATUS=0
 	wait "${WRAP_PID:-$DAEMON_PID}" || DAEMON_STATUS=$?
 	DAEMON_PID=
 	WRAP_PID=
+}
+
+# gone_within PID SECONDS: until PID is gone (a zombie counts as gone)
+gone_within() {
+	local i state
+	for i in $(seq 1 $(($2 * 10))); do
+		state="$(awk '/^State:/ {print $2}' /proc/"$1"/status 2>/dev/null)"
+		[ -z "$state" ] || [ "$state" = Z ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# show_threads PID: each thread's name, state, wait channel and kernel stack
+show_threads() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		echo "#   ${t##*/} $(cat "$t/comm" 2>/dev/null) $(awk '/^State:/ {print $2}' "$t/status" 2>/dev/null) wchan=$(cat "$t/wchan" 2>/dev/null)"
+		sed 's/^/#     /' "$t/stack" 2>/dev/null | head -8
+	done
+	# where in userspace, unless a tracer (strace) holds it already
+	if command -v gdb >/dev/null &&
+		[ "$(awk '/^TracerPid:/ {print $2}' /proc/"$1"/status 2>/dev/null)" = 0 ]; then
+		timeout 60 gdb -q -batch -p "$1" -ex "thread apply all bt 12" 2>/dev/null |
+			grep -E '^(Thread|#)' | sed 's/^/#   /'
+	fi
 }
 
 # wait_for_log PATTERN [seconds]: grep -E PATTERN in $LOG until it appears.
