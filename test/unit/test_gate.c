@@ -423,6 +423,7 @@ static void test_plan_counter(void **state)
 	struct bpftune_gate_plan plan;
 
 	(void)state;
+	assert_int_equal(bpftune_gate_shortest_cycle_ms(&p), 11000);
 	/* natively: 300 us a cycle, at most one per 11 s (10 calm checks + 1) */
 	plan = plan_of(&p, 300, 0, true);
 	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 0);
@@ -438,6 +439,7 @@ static void test_plan_counter(void **state)
 	/* the declared calm and check: 6 x 500 ms; at the budget is within it */
 	p = (struct bpftune_gate_params){ .kind = BPFTUNE_GATE_EVENT, .calm = 5,
 					  .check_ms = 500 };
+	assert_int_equal(bpftune_gate_shortest_cycle_ms(&p), 3000);
 	plan = plan_of(&p, 6000, 0, true);
 	assert_plan(&plan, BPFTUNE_GATE_MODE_DETACH, 0);
 	assert_int_equal(plan.cost_ppm, BPFTUNE_GATE_BUDGET_PPM);

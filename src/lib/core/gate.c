@@ -211,8 +211,7 @@ static void log_plan(struct bpftune_tuner *t, const struct gate_hook *h,
 			    t->ops->name, h->g->hook,
 			    (unsigned long long)h->cost.cycle_us,
 			    (double)h->cost.cycle_us / 10.0 /
-			    ((h->p.calm ? h->p.calm : BPFTUNE_GATE_CALM) + 1) /
-			    (h->p.check_ms ? h->p.check_ms : BPFTUNE_GATE_CHECK_MS));
+			    bpftune_gate_shortest_cycle_ms(&h->p));
 		return;
 	}
 	bpftune_log(LOG_INFO, "tuner %s: hook %s: an attach + detach costs %llu us of CPU, %.2f %% of a CPU with a window every %u ms: %s every %u ms",

@@ -191,6 +191,14 @@ static uint64_t cost_ppm(uint64_t cycle_us, unsigned int every_ms)
 	return every_ms ? cycle_us * 1000 / every_ms : cycle_us * 1000;
 }
 
+unsigned int bpftune_gate_shortest_cycle_ms(const struct bpftune_gate_params *p)
+{
+	unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
+
+	/* open for the calm checks, shut for one */
+	return (or_default(p->calm, BPFTUNE_GATE_CALM) + 1) * check;
+}
+
 void bpftune_gate_plan(const struct bpftune_gate_params *p, uint64_t cycle_us,
 		       unsigned int budget_ppm, bool can_pin,
 		       struct bpftune_gate_plan *plan)
@@ -201,10 +209,7 @@ void bpftune_gate_plan(const struct bpftune_gate_params *p, uint64_t cycle_us,
 
 	budget_ppm = or_default(budget_ppm, BPFTUNE_GATE_BUDGET_PPM);
 	if (p->kind != BPFTUNE_GATE_WINDOW) {
-		unsigned int check = or_default(p->check_ms, BPFTUNE_GATE_CHECK_MS);
-
-		/* its shortest cycle: open for the calm checks, shut for one */
-		every = (or_default(p->calm, BPFTUNE_GATE_CALM) + 1) * check;
+		every = bpftune_gate_shortest_cycle_ms(p);
 		*plan = (struct bpftune_gate_plan){ BPFTUNE_GATE_MODE_DETACH, 0,
 						    cost_ppm(cycle_us, every) };
 		if (plan->cost_ppm > budget_ppm && can_pin)

@@ -140,6 +140,12 @@ struct bpftune_gate_plan {
 void bpftune_gate_cost_add(struct bpftune_gate_cost *c, uint64_t us);
 
 /*
+ * A counter or event gate's shortest attach + detach cycle: open for the
+ * calm period's checks, then shut for one check.
+ */
+unsigned int bpftune_gate_shortest_cycle_ms(const struct bpftune_gate_params *p);
+
+/*
  * The plan of a gate whose attach + detach costs @cycle_us, with the
  * declared @p (every_ms, window_ms), under @budget_ppm (0: the default);
  * @can_pin: its program has a flag.  A counter or event gate has no
