@@ -154,13 +154,22 @@ static int lookup_text(char *text, enum bpftune_proc_format fmt,
 	return found;
 }
 
+/* a lookup of @path, read through its pinned fd or opened anew */
+static int lookup_file(const char *path, bool pinned,
+		       enum bpftune_proc_format fmt, const char *const keys[],
+		       struct bpftune_proc_value vals[], unsigned int n)
+{
+	if (!path || (n && (!keys || !vals)))
+		return -EINVAL;
+	return lookup_text(pinned ? bpftune_proc_file_read_pinned(path, NULL) :
+			   bpftune_proc_file_read(path, NULL), fmt, keys, vals, n);
+}
+
 int bpftune_proc_file_lookup(const char *path, enum bpftune_proc_format fmt,
 			     const char *const keys[],
 			     struct bpftune_proc_value vals[], unsigned int n)
 {
-	if (!path || (n && (!keys || !vals)))
-		return -EINVAL;
-	return lookup_text(bpftune_proc_file_read(path, NULL), fmt, keys, vals, n);
+	return lookup_file(path, false, fmt, keys, vals, n);
 }
 
 int bpftune_proc_file_lookup_pinned(const char *path,
@@ -169,8 +178,5 @@ int bpftune_proc_file_lookup_pinned(const char *path,
 				    struct bpftune_proc_value vals[],
 				    unsigned int n)
 {
-	if (!path || (n && (!keys || !vals)))
-		return -EINVAL;
-	return lookup_text(bpftune_proc_file_read_pinned(path, NULL), fmt,
-			   keys, vals, n);
+	return lookup_file(path, true, fmt, keys, vals, n);
 }
