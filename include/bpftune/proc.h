@@ -72,6 +72,14 @@ int bpftune_proc_protocol_memory(const char *proto, long *pages,
 int bpftune_proc_softnet(unsigned int col, uint64_t *values, unsigned int max);
 
 /*
+ * The same for several columns at once, from one read of the file:
+ * values[cpu] is the sum of the columns whose bits are set in @cols
+ * (bit N: column N), e.g. 1u << 1 | 1u << 2 for dropped + time_squeeze.
+ */
+int bpftune_proc_softnet_sum(unsigned int cols, uint64_t *values,
+			     unsigned int max);
+
+/*
  * How long tasks have waited for a CPU so far: the PSI "some" total of
  * /proc/pressure/cpu in microseconds, else the run delay of
  * /proc/schedstat summed over CPUs, in nanoseconds.  *@source (optional)

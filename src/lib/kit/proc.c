@@ -98,24 +98,33 @@ int bpftune_proc_protocol_memory(const char *proto, long *pages,
 	return err;
 }
 
-int bpftune_proc_softnet(unsigned int col, uint64_t *values, unsigned int max)
+int bpftune_proc_softnet_sum(unsigned int cols, uint64_t *values,
+			     unsigned int max)
 {
 	char *text = bpftune_proc_file_read_pinned("/proc/net/softnet_stat", NULL);
 	uint64_t vals[256];
-	unsigned int cpus[256];
-	int rows, i;
+	unsigned int cpus[256], col;
+	int rows = 0, i;
 
 	if (!text)
 		return -errno;
-	rows = bpftune_softnet_rows(text, col, vals, cpus, BPFTUNE_ARRAY_SIZE(vals));
-	free(text);
-	if (rows < 0)
-		return rows;
 	memset(values, 0, max * sizeof(*values));
-	for (i = 0; i < rows; i++)
-		if (cpus[i] < max)
-			values[cpus[i]] = vals[i];
+	for (col = 0; col < 32 && rows >= 0; col++) {
+		if (!(cols & (1u << col)))
+			continue;
+		rows = bpftune_softnet_rows(text, col, vals, cpus,
+					    BPFTUNE_ARRAY_SIZE(vals));
+		for (i = 0; i < rows; i++)
+			if (cpus[i] < max)
+				values[cpus[i]] += vals[i];
+	}
+	free(text);
 	return rows;
+}
+
+int bpftune_proc_softnet(unsigned int col, uint64_t *values, unsigned int max)
+{
+	return col < 32 ? bpftune_proc_softnet_sum(1u << col, values, max) : -EINVAL;
 }
 
 int bpftune_proc_cpu_wait(double *wait, const char **source)

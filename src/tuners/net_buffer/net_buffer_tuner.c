@@ -495,18 +495,17 @@ static void baselines(struct nb_state *s)
  */
 static int softnet_pressure(struct bpftune_tuner *t, void *priv, uint64_t *value)
 {
-	uint64_t col[NB_MAX_CPUS];
-	unsigned int cpu, k;
+	uint64_t sum[NB_MAX_CPUS];
+	unsigned int cpu;
 
 	(void)t;
 	(void)priv;
 	*value = 0;
-	for (k = 1; k <= 2; k++) {
-		if (bpftune_proc_softnet(k, col, NB_MAX_CPUS) < 0)
-			return -EIO;
-		for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
-			*value += col[cpu];
-	}
+	/* dropped (column 1) + time_squeeze (column 2), one read */
+	if (bpftune_proc_softnet_sum(1u << 1 | 1u << 2, sum, NB_MAX_CPUS) < 0)
+		return -EIO;
+	for (cpu = 0; cpu < NB_MAX_CPUS; cpu++)
+		*value += sum[cpu];
 	return 0;
 }
 
