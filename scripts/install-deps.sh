@@ -15,7 +15,7 @@
 #       zlib-devel libcap-devel systemd-devel libcmocka-devel libnl3-devel \
 #       pkgconf-pkg-config inih-devel scdoc \
 #       iproute bats python3 cppcheck xz binutils procps-ng iperf3 strace \
-#       sqlite-devel sqlite python3-pandas python3-matplotlib \
+#       sqlite-devel sqlite python3-pandas python3-matplotlib python3-scikit-learn \
 #       qperf rt-tests sysbench \
 #       hiredis-devel python3-redis python3-hiredis redis
 #   (--vm: qemu-system-x86 busybox cpio; make deb is Debian-only)
@@ -27,9 +27,10 @@ libcap-dev libsystemd-dev libcmocka-dev libnl-3-dev libnl-route-3-dev pkg-config
 iproute2 bats python3 cppcheck xz-utils binutils procps iperf3 systemd ethtool \
 libinih-dev scdoc strace"
 # telemetry: SQLite for the daemon, pandas/matplotlib for bpftune-telemetry plot,
-# and the workloads bpftune-telemetry collect runs when they are there
-# (qperf; hackbench from rt-tests; sysbench)
-APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib"
+# scikit-learn for bpftune-telemetry learn (docs/learning.md), and the
+# workloads bpftune-telemetry collect runs when they are there (qperf;
+# hackbench from rt-tests; sysbench)
+APT_PKGS="$APT_PKGS libsqlite3-dev sqlite3 python3-pandas python3-matplotlib python3-sklearn"
 APT_PKGS="$APT_PKGS qperf rt-tests sysbench"
 # fleet: bpftune-ship (hiredis), bpftune-telemetry fleet (python3-redis, and
 # python3-hiredis, its fast reply parser), the tests' redis-server
