@@ -222,21 +222,17 @@ static void log_plan(struct bpftune_tuner *t, const struct gate_hook *h,
 }
 
 /*
- * A gate's attach + detach cycle ended: measured, and the gate planned
- * again (gate_step.h, the budget): a window gate's windows spaced out,
- * or the link kept and the program's flag gating it from now on.
+ * Plan the gate again from its cost estimate (gate_step.h, the budget): a
+ * window gate's windows spaced out, or the link kept and the program's
+ * flag gating it from now on.
  */
-static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now,
-		   bool at_start)
+static void apply_plan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 {
 	bool window = h->g->kind == BPFTUNE_GATE_WINDOW;
 	struct bpftune_gate_params declared = h->p;
 	struct bpftune_gate_plan plan;
 	enum bpftune_gate_why why;
 
-	bpftune_gate_cost_add(&h->cost, h->cycle_us);
-	if (!at_start && window && h->cost.samples < BPFTUNE_GATE_COST_SAMPLES)
-		return;
 	declared.every_ms = declared_every_ms(h->g);
 	bpftune_gate_plan(&declared, h->cost.cycle_us, 0, h->flag != NULL, &plan);
 	if (plan.mode == h->plan.mode && (!window || plan.every_ms == h->plan.every_ms)) {
@@ -263,6 +259,52 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now,
 	log_plan(t, h, &plan);
 }
 
+/* A gate's attach + detach cycle ended: measured, and planned again. */
+static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
+{
+	bpftune_gate_cost_add(&h->cost, h->cycle_us);
+	if (h->g->kind == BPFTUNE_GATE_WINDOW && h->cost.samples < BPFTUNE_GATE_COST_SAMPLES)
+		return;
+	apply_plan(t, h, now);
+}
+
+/*
+ * The dearest detach per program any gate of the daemon has measured at
+ * start.  A gate's own detach at start can be cheap by chance (an idle
+ * machine: under emulation one cycle measured 4 to 71 ms), while hooks
+ * of one kind patch the same kernel text the same way; a gate is planned
+ * from the dearer of its own figure and this one, and gates planned
+ * before a dearer figure came are planned again.
+ */
+static uint64_t dearest_prog_us;
+
+/* the start estimate of @h's cycle: its own, or the daemon's dearest */
+static uint64_t start_estimate(const struct gate_hook *h, uint64_t own_us)
+{
+	uint64_t shared = dearest_prog_us * h->num_progs;
+
+	return own_us > shared ? own_us : shared;
+}
+
+/* a dearer figure came: gates planned only from start estimates again */
+static void replan_started(uint64_t now)
+{
+	struct gate_set *s;
+	unsigned int i;
+
+	for (s = set_of(sets); s; s = set_of(s->rec.next)) {
+		for (i = 0; !s->stopped && i < s->num; i++) {
+			struct gate_hook *h = &s->h[i];
+			uint64_t est = start_estimate(h, 0);
+
+			if (h->cost.samples != 1 || est <= h->cost.cycle_us)
+				continue;
+			h->cost.cycle_us = est;
+			apply_plan(s->rec.t, h, now);
+		}
+	}
+}
+
 /*
  * A gate is planned at start from the loader's links it has just
  * detached (@detach_us; attaching costs about as much): a counter or
@@ -274,10 +316,18 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now,
 static void plan_at_start(struct bpftune_tuner *t, struct gate_hook *h,
 			  uint64_t detach_us, uint64_t now)
 {
-	if (!detach_us)
-		return;
-	h->cycle_us = 2 * detach_us;
-	replan(t, h, now, true);
+	uint64_t own = 2 * detach_us;
+
+	if (own / h->num_progs > dearest_prog_us) {
+		dearest_prog_us = own / h->num_progs;
+		replan_started(now);
+	}
+	bpftune_gate_cost_add(&h->cost, start_estimate(h, own));
+	bpftune_log(LOG_DEBUG, "tuner %s: hook %s: planned at start from %llu us a cycle (its own detach: %llu us for %u program%s)",
+		    t->ops->name, h->g->hook, (unsigned long long)h->cost.cycle_us,
+		    (unsigned long long)detach_us, h->num_progs,
+		    h->num_progs == 1 ? "" : "s");
+	apply_plan(t, h, now);
 }
 
 static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
@@ -309,7 +359,7 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	h->why = why;
 	notify(t, h, bpftune_gate_why_code(why), &r, now);
 	if (a == BPFTUNE_GATE_CLOSE && !pinned)
-		replan(t, h, now, false);
+		replan(t, h, now);
 	/* a window opens every few seconds: only what pressure did is logged */
 	if (why == BPFTUNE_GATE_WHY_WINDOW || why == BPFTUNE_GATE_WHY_WINDOW_END)
 		return;
