@@ -77,12 +77,9 @@ make_plugin_dir() {
 	chmod 0755 "$PLUGIN_DIR"/*.so 2>/dev/null || true
 }
 
-DAEMON_WRAP=()
 
 # Start the daemon in the background, logging to $LOG; waits until it runs.
 # usage: start_daemon [extra args]
-# DAEMON_WRAP=(cmd args...) runs it under that command (strace -f ...):
-# DAEMON_PID is then the daemon's, WRAP_PID the command's
 start_daemon() {
 	LOG="$BATS_TEST_TMPDIR/daemon.log"
 	: > "$LOG"
@@ -96,42 +93,32 @@ start_daemon() {
 		ctl=()
 		CTL_SOCK="$(sed -n 's/.*--socket \([^ ]*\).*/\1/p' <<<"$*")"
 	fi
-	"${DAEMON_WRAP[@]}" "$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "${ctl[@]}" "$@" >>"$LOG" 2>&1 &
+	"$BPFTUNE" -s $(mode_flags) -l "$PLUGIN_DIR" "${tel[@]}" "${ctl[@]}" "$@" >>"$LOG" 2>&1 &
 	DAEMON_PID=$!
-	WRAP_PID=
-	if [ "${#DAEMON_WRAP[@]}" -gt 0 ]; then
-		WRAP_PID=$DAEMON_PID
-		DAEMON_PID=
-		local i
-		for i in $(seq 1 100); do
-			DAEMON_PID="$(pgrep -P "$WRAP_PID")" && break
-			sleep 0.1
-		done
-		[ -n "$DAEMON_PID" ] || return 1
-	fi
 	wait_for_log "bpftune running" 30 || {
 		cat "$LOG" >&3
+		if kill -0 "$DAEMON_PID" 2>/dev/null; then
+			echo "# the daemon ($DAEMON_PID) does not run 30 s after its start:" >&3
+			show_threads "$DAEMON_PID" >&3
+		fi
 		return 1
 	}
 }
 
 # Stop the daemon with SIGTERM and wait; DAEMON_STATUS holds its exit code.
-# A daemon (or its wrapper) still there 30 s later is shown and killed, so
-# that a hang at exit fails its test instead of stopping the suite.
+# A daemon still there 30 s later is shown and killed, so that a hang at
+# exit fails its test instead of stopping the suite.
 stop_daemon() {
 	[ -n "${DAEMON_PID:-}" ] || return 0
 	kill -TERM "$DAEMON_PID" 2>/dev/null || true
-	local pid
-	for pid in "$DAEMON_PID" $WRAP_PID; do
-		gone_within "$pid" 30 && continue
-		echo "# pid $pid ($(cat /proc/"$pid"/comm 2>/dev/null)) still there 30 s after SIGTERM:" >&3
-		show_threads "$pid" >&3
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	if ! gone_within "$DAEMON_PID" 30; then
+		echo "# the daemon ($DAEMON_PID) is still there 30 s after SIGTERM:" >&3
+		show_threads "$DAEMON_PID" >&3
+		kill -KILL "$DAEMON_PID" 2>/dev/null || true
+	fi
 	DAEMON_STATUS=0
-	wait "${WRAP_PID:-$DAEMON_PID}" || DAEMON_STATUS=$?
+	wait "$DAEMON_PID" || DAEMON_STATUS=$?
 	DAEMON_PID=
-	WRAP_PID=
 }
 
 # gone_within PID SECONDS: until PID is gone (a zombie counts as gone)
@@ -370,7 +357,9 @@ cleanup_cgroups() {
 }
 
 common_teardown() {
+	local rc=0
 	stop_daemon
+	kill_leftover_daemons || rc=1
 	cleanup_netns
 	cleanup_cgroups
 	[ -n "${PLUGIN_DIR:-}" ] && rm -rf "$PLUGIN_DIR"
@@ -382,8 +371,24 @@ common_teardown() {
 	# keeps only its text: an in-tree tuner never does that
 	if [ -n "${LOG:-}" ] && grep -q "typed inputs not recorded" "$LOG" 2>/dev/null; then
 		grep "typed inputs not recorded" "$LOG" >&3
-		return 1
+		rc=1
 	fi
+	return "$rc"
+}
+
+# No daemon outlives its test: one the test lost track of would hold the
+# suite's output open, and bats would wait for it for good (a CI run
+# hung so).  One still running with the test's plugin directory is named,
+# killed, and fails the test.
+kill_leftover_daemons() {
+	local pid left=0
+	[ -n "${PLUGIN_DIR:-}" ] || return 0
+	for pid in $(pgrep -f -- "-l $PLUGIN_DIR( |$)"); do
+		echo "# a daemon of this test outlived it: $(tr '\0' ' ' < /proc/"$pid"/cmdline 2>/dev/null) (pid $pid): killed" >&3
+		kill -KILL "$pid" 2>/dev/null || true
+		left=1
+	done
+	return "$left"
 }
 
 # save_globals SYSCTL...: remember global values to put back in teardown

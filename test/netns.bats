@@ -21,6 +21,7 @@ setup() {
 teardown() {
 	local ns
 	[ -z "${POLLER:-}" ] || kill "$POLLER" 2>/dev/null || true
+	[ -z "${TRACER:-}" ] || kill -KILL "$TRACER" 2>/dev/null || true
 	[ -z "${INSIDE:-}" ] || kill "$INSIDE" 2>/dev/null || true
 	for ns in $(ip netns list | awk '{print $1}' | grep "^btc$$-"); do
 		ip netns del "$ns" 2>/dev/null || true
@@ -230,11 +231,14 @@ time.sleep(1)
 # The thread-group leader's netns is what /proc/PID/ns/net shows, so what
 # `ip netns pids` and `ip netns identify` go by: were the leader ever in
 # another netns, `ip netns pids NS | xargs kill` would kill the daemon.
-# Every setns() call is traced: those that tune in NS are there, and none
-# is the leader's (TID == PID).
+# `ip netns pids` is polled all the time the daemon runs, and every setns()
+# call once it runs is traced: those that tune in NS are there, and none
+# is the leader's (TID == PID).  strace attaches to the running daemon:
+# started under strace -f --seccomp-bpf, a daemon once printed nothing in
+# 30 s, strace waiting in wait4() for good (make test-asan, 6.18).
 @test "the daemon enters a netns to tune there, never on its main thread: ip netns pids never lists it" {
 	command -v strace >/dev/null || skip "no strace (scripts/install-deps.sh installs it)"
-	local ns ino pid polls into threads trace="$BATS_TEST_TMPDIR/setns.trace"
+	local ns ino pid polls into threads tasks trace="$BATS_TEST_TMPDIR/setns.trace"
 	local seen="$BATS_TEST_TMPDIR/netns-pids"
 	make_plugin_dir sample
 	ns="$(make_netns netnsthread-)"
@@ -247,11 +251,13 @@ time.sleep(1)
 	if [ "$SANITIZED" = 1 ]; then
 		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	fi
-	# -y: each fd with what it is, net:[inode] for a netns
-	DAEMON_WRAP=(strace -f -qq -y --seccomp-bpf -e trace=setns -o "$trace")
 	start_daemon -c "$CG"
-	DAEMON_WRAP=()
 	pid="$DAEMON_PID"
+	# -y: each fd with what it is, net:[inode] for a netns
+	tasks="$(ls /proc/"$pid"/task | paste -sd,)"
+	strace -f -qq -y -e trace=setns -o "$trace" -p "$tasks" &
+	TRACER=$!
+	traced "$pid" "$TRACER"
 	listen_backlog "$ns" 1000
 	wait_for_log "somaxconn 256 -> 1000"
 	listen_backlog "$ns" 2000
@@ -259,6 +265,9 @@ time.sleep(1)
 	[ "$(somaxconn_in "$ns")" -eq 2000 ]
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
+	gone_within "$TRACER" 30 || kill -KILL "$TRACER"
+	wait "$TRACER" || true
+	TRACER=
 	kill "$POLLER"
 	wait "$POLLER" || true
 	POLLER=
@@ -272,4 +281,19 @@ time.sleep(1)
 	[ -z "$(awk -v pid="$pid" '$1 == pid && /setns/' "$trace")" ]
 	[ "$polls" -ge 1 ]
 	[ "$(grep -cx "$pid" "$seen")" -eq 0 ]
+}
+
+# traced PID TRACER: until every thread of PID has TRACER as its tracer
+traced() {
+	local i t all
+	for i in $(seq 1 300); do
+		all=1
+		for t in /proc/"$1"/task/*; do
+			[ "$(awk '/^TracerPid:/ {print $2}' "$t/status" 2>/dev/null)" = "$2" ] || all=0
+		done
+		[ "$all" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "# strace did not attach to every thread of $1 in 30 s" >&3
+	return 1
 }

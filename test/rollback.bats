@@ -286,7 +286,11 @@ PY
 			close_conn "$ns"
 			wait_for_log "max_dgram_qlen [0-9]+ -> [0-9]+ in netns $ns " 2 && break
 		done
-		grep -qE "max_dgram_qlen [0-9]+ -> [0-9]+ in netns $ns " "$LOG"
+		grep -qE "max_dgram_qlen [0-9]+ -> [0-9]+ in netns $ns " "$LOG" || {
+			echo "# namespace $i ($ns): no change after $try tries; the log ends:" >&3
+			tail -n 20 "$LOG" | sed 's/^/#   /' >&3
+			return 1
+		}
 		ip netns del "$ns"
 	done
 	# once the daemon has seen 64 of them go, their records are gone;
