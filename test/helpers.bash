@@ -77,7 +77,6 @@ make_plugin_dir() {
 	chmod 0755 "$PLUGIN_DIR"/*.so 2>/dev/null || true
 }
 
-
 # Start the daemon in the background, logging to $LOG; waits until it runs.
 # usage: start_daemon [extra args]
 start_daemon() {

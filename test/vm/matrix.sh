@@ -37,9 +37,10 @@
 #                       to come, at most VM_BATS_TIMEOUT (default 1800);
 #                       time a step does not use goes to the later ones.
 #                       A step that would get less than a minute is not run
-#                       and counts as failed.  A bats step whose guest
-#                       kernel crashed runs once more if a minute is left
-#                       (the crash's log kept as NAME.crash.log).
+#                       and counts as failed.  A step (support or bats)
+#                       whose guest kernel crashed runs once more if a
+#                       minute is left (the crash's log kept as
+#                       NAME.crash.log).
 #   VM_SUPPORT_TIMEOUT  timeout of a support step (default 300)
 #   VM_LOGDIR           logs (default test/vm/cache/logs/matrix)
 #   VM_SNAPSHOT=1       run the guests on a copy of the tree and its build
