@@ -49,8 +49,8 @@
  * thrashed at 1,000 namespaces, each miss costing a scan of /run/netns
  * (bench/netns_scale.sh: 105 us of daemon CPU per connection).
  */
-#define NETNS_BLOCK 256
-#define NETNS_BLOCKS_MAX 32
+#define NETNS_BLOCK 32
+#define NETNS_BLOCKS_MAX 256
 #define NETNS_RUN_DIR "/run/netns"
 
 struct netns_entry {
