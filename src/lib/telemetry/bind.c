@@ -87,10 +87,32 @@ void b_value(struct binder *b, const struct bpftune_value *v)
 	}
 }
 
+/*
+ * A table's INSERT is prepared at its first row, not when the table is
+ * created: most tables of a run get no row for long (decisions, outcomes,
+ * a plugin's events), and a prepared statement holds kilobytes of the
+ * writer's memory (all of them: 350 KB of an idle daemon's RSS).
+ */
+static sqlite3_stmt *insert_stmt(struct treg *e)
+{
+	char sql[16384];
+
+	if (e->ins || !e->created || e->prepare_failed)
+		return e->ins;
+	if (bpftune_telemetry_insert_sql(e->d, sql, sizeof(sql)) < 0 ||
+	    sqlite3_prepare_v3(tm.db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &e->ins, NULL) != SQLITE_OK) {
+		e->prepare_failed = true;
+		bpftune_log(LOG_WARNING, "telemetry: cannot prepare %s: %s",
+			    e->d->name, sqlite3_errmsg(tm.db));
+	}
+	return e->ins;
+}
+
 void b_begin(struct binder *b, struct treg *e, uint64_t seq, uint64_t ts_us)
 {
 	b->e = e;
-	b->st = e->ins;
+	b->st = insert_stmt(e);
 	b->i = 0;
 	b->bad = NULL;
 	if (e->d->flags & BPFTUNE_TABLE_NO_COMMON)
@@ -192,13 +214,6 @@ int tm_table_create(struct treg *e)
 		return 0;
 	if (bpftune_telemetry_ddl(e->d, sql, sizeof(sql)) < 0 || tm_exec(sql))
 		return -EIO;
-	if (bpftune_telemetry_insert_sql(e->d, sql, sizeof(sql)) < 0 ||
-	    sqlite3_prepare_v3(tm.db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-			       &e->ins, NULL) != SQLITE_OK) {
-		bpftune_log(LOG_WARNING, "telemetry: cannot prepare %s: %s",
-			    e->d->name, sqlite3_errmsg(tm.db));
-		return -EIO;
-	}
 	e->created = true;
 	/* the declaration tables describe themselves once both exist */
 	if (e - tm_tables == BPFTUNE_T_TABLES)
@@ -216,4 +231,5 @@ void tm_table_finalize(struct treg *e)
 	sqlite3_finalize(e->ins);
 	e->ins = NULL;
 	e->created = false;
+	e->prepare_failed = false;
 }

@@ -222,7 +222,8 @@ struct treg {
 	/* the writer's */
 	bool created;
 	bool bind_error_logged;
-	sqlite3_stmt *ins;
+	bool prepare_failed;		/* logged once; no rows for it */
+	sqlite3_stmt *ins;		/* prepared at the first row */
 	uint64_t writer_seq;
 	uint8_t *col_file;		/* sampler: file of each /proc column */
 	/* the producer's */
