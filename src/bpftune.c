@@ -551,6 +551,12 @@ int bpftune_main(int argc, char **argv)
 		bpftune_log(LOG_ERR, "cannot daemonize: %s", strerror(errno));
 		goto free_args;
 	}
+	/*
+	 * One malloc arena for all threads: glibc gives each new thread
+	 * an arena of its own, with free pages of its own kept resident;
+	 * the daemon's threads seldom allocate at the same time.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	/* the daemon's thread inherits the capabilities dropped here */
 	if (!bpftune_cap_init())
 		/* the options point into the config's arguments: free them after */
