@@ -83,8 +83,7 @@ wait_for_qemu() {
 	return 0
 }
 
-COMMIT_DIR="bench/results/$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
-git diff --quiet HEAD 2>/dev/null || COMMIT_DIR="$COMMIT_DIR-dirty"
+COMMIT_DIR="$(bench/commit_dir.sh)"
 
 # the netem scenario's CSV from the guest's output (log $1): reported as
 # $2.* and as netem-<kernel $3>.* in the commit's results directory

@@ -23,7 +23,9 @@
 #   REF_QPERF_SECS=2, REF_TIMEOUT=2700 (the guest's, s), REF_DEADLINE (no
 #   block starts after it, guest s; default REF_TIMEOUT - 400), REF_BUFMAX=67108864 (bytes), AB_SETTLE (default
 #   from DEST/ab.env; ours gets the same calm time, BENCH_SETTLE)
-# Results: bench/results/ref-<kernel>-<time>.{log,csv,info,md,png}
+# Results: bench/results/ref-<kernel>-<time>.{log,csv,info,md,png}, and
+# ref-<kernel>.* in the commit's results (bench/commit_dir.sh), which make
+# bench-report takes into its report
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -101,5 +103,11 @@ done
 } >>"$OUT.info"
 [ -s "$OUT.csv" ] || die "no results came back from the guest (exit status $st; log $OUT.log)"
 python3 bench/cost_report.py "$OUT.csv" "$OUT" >/dev/null
-echo "ref_compare: $OUT.md (guest exit status $st)" >&2
+# and in the commit's results, where make bench-report picks it up
+dir="$(bench/commit_dir.sh)"
+mkdir -p "$dir"
+cp "$OUT.csv" "$dir/ref-$KERNEL.csv"
+cp "$OUT.info" "$dir/ref-$KERNEL.info"
+python3 bench/cost_report.py "$dir/ref-$KERNEL.csv" "$dir/ref-$KERNEL" >/dev/null
+echo "ref_compare: $OUT.md, and $dir/ref-$KERNEL.md (guest exit status $st)" >&2
 exit "$st"

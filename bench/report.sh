@@ -21,6 +21,10 @@
 #                     against the A/B build the issue's bound
 #   netem-<kernel>.*  the netem path, if make bench-matrix ran for this
 #                     commit (it copies its results here)
+#   ref-<kernel>.*    the same-run comparison with the reference daemon in
+#                     a guest, if make bench-ref ran for this commit (it
+#                     copies its results here), or with REF_DIR=<its build>
+#                     set, run as the last part (about 17 minutes more)
 # With BASE=<another results directory> it then prints the comparison
 # (bench/compare.py) and flags every figure that moved beyond its interval.
 # AB_BPFTUNE/AB_PLUGINS (another build), or AB_CMD (another daemon's whole
@@ -38,15 +42,17 @@
 # Usage (root, from the top of the tree, after make; on a shared host under
 # the host-kernel lock):
 #   bench/report.sh [--ci]
-# Knobs: REPORT_DIR (default bench/results/<commit>), BASE=DIR
+# Knobs: REPORT_DIR (default bench/results/<commit>), BASE=DIR,
+#   REF_DIR (the reference's build: run bench/ref_compare.sh too),
+#   REF_KERNEL=6.12, REF_BLOCKS=10
 set -u
 cd "$(dirname "$0")/.."
 
 CI=0
 [ "${1:-}" = --ci ] && CI=1
-COMMIT="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
-git diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT-dirty"
-DIR="${REPORT_DIR:-bench/results/$COMMIT}"
+COMMIT_DIR="$(bench/commit_dir.sh)"
+COMMIT="${COMMIT_DIR##*/}"
+DIR="${REPORT_DIR:-$COMMIT_DIR}"
 mkdir -p "$DIR"
 start=$SECONDS
 
@@ -94,6 +100,11 @@ else
 		bench/tcp_buffer_effect.sh
 	part reaction env REACTION_OUT="$DIR/reaction" \
 		REPS="${REACTION_REPS:-5}" bench/reaction.sh
+	# the guest's part: ref_compare.sh copies it to this commit's results
+	if [ -n "${REF_DIR:-}" ]; then
+		part reference env REF_DIR="$REF_DIR" REF_BLOCKS="${REF_BLOCKS:-10}" \
+			bench/ref_compare.sh "${REF_KERNEL:-6.12}"
+	fi
 fi
 echo "done in $((SECONDS - start)) s" >&2
 echo "duration: $((SECONDS - start)) s" >>"$DIR/info.txt"

@@ -5,8 +5,9 @@
   report_md.py DIR
 
 DIR holds info.txt ("key: value" lines) and the parts' outputs: PART.md and
-PART-summary.csv for PART in cost, footprint, profile, effect, reaction
-and netem-* (those that ran).  Writes DIR/summary.csv (every part's figures with a
+PART-summary.csv for PART in cost, footprint, profile, effect, reaction,
+netem-* and ref-* (those that ran: the last two come from guests, copied
+here by bench/matrix.sh and bench/ref_compare.sh).  Writes DIR/summary.csv (every part's figures with a
 source column: what bench/compare.py reads) and DIR/report.md: the header
 (machine, kernel, mode, commit, date), the targets with the figures that
 answer them, then each part's own report.
@@ -53,7 +54,8 @@ def effect_rows(d):
 def load_summaries(d):
     rows = effect_rows(d)
     parts = PARTS + sorted(os.path.basename(p)[:-len("-summary.csv")]
-                           for p in glob.glob(os.path.join(d, "netem-*-summary.csv")))
+                           for g in ("netem-*-summary.csv", "ref-*-summary.csv")
+                           for p in glob.glob(os.path.join(d, g)))
     for part in parts:
         p = os.path.join(d, part + "-summary.csv")
         if part == "effect" or not os.path.exists(p):
@@ -118,6 +120,62 @@ def reaction_targets(rows):
                                   "met" if not bad else "**missed**: " + ", ".join(bad))]
 
 
+def ref_names(rows, src):
+    """(ours, the reference) of a ref-* part: "notel" where it ran (the
+    reference records nothing either), else "all"; the reference is the
+    configuration every one of ours is divided by"""
+    pairs = [r["config"].split("/", 1) for r in rows
+             if r["source"] == src and r["metric"] == "cost_ratio" and "/" in r["config"]]
+    refs = {b for a, b in pairs if b != "baseline"}
+    ours = {a for a, b in pairs if b in refs}
+    if len(refs) != 1 or not ours:
+        return None, None
+    return ("notel" if "notel" in ours else sorted(ours)[0]), refs.pop()
+
+
+def ref_verdict(t):
+    """ours / the reference's CPU per unit: below 1 is ours costing less"""
+    if not t or t[0] is None or t[1] is None or t[2] is None:
+        return "not measured"
+    half = max(t[2] - t[0], t[0] - t[1]) / t[0] * 100
+    if t[2] < 1:
+        return "met: ours costs less (+-%.2f %%)" % half
+    if t[1] > 1:
+        return "**missed**: ours costs more (+-%.2f %%)" % half
+    return "not resolved: the interval spans 1 (+-%.2f %%)" % half
+
+
+def ref_targets(rows, sources):
+    """issue 23: against the reference daemon, same run, ours must cost less"""
+    if not sources:
+        return ["| against the reference daemon, same run: ours costs less | not run for "
+                "this commit (`make bench-ref`, or `REF_DIR=` here) | not measured |"]
+    lines = []
+    for src in sources:
+        ours, ref = ref_names(rows, src)
+        if not ref:
+            lines.append("| %s: against the reference daemon | no ratios in its results "
+                         "| not measured |" % src)
+            continue
+        for case, unit in (("iperf", "packet"), ("qperf", "transaction")):
+            t = find(rows, src, case, "cost_ratio", "%s/%s" % (ours, ref))
+            if not t:
+                continue
+            lines.append("| %s: %s CPU per %s, %s / %s (ours / none %s, %s / none %s) "
+                         "| %s | %s |" % (
+                             src, case, unit, ours, ref,
+                             ival(find(rows, src, case, "cost_ratio", ours + "/baseline")), ref,
+                             ival(find(rows, src, case, "cost_ratio", ref + "/baseline")),
+                             ival(t), ref_verdict(t)))
+        a = find(rows, src, "daemon", "cpu_ms_per_s", ours)
+        b = find(rows, src, "daemon", "cpu_ms_per_s", ref)
+        if a and b and a[0] is not None and b[0] is not None:
+            lines.append("| %s: daemon CPU ms/s, %s / %s (median over blocks [range]) | %s / %s "
+                         "| %s |" % (src, ours, ref, ival(a), ival(b),
+                                     "met: ours less" if a[0] < b[0] else "**missed**: ours more"))
+    return lines
+
+
 def targets(rows):
     tel = "this,telemetry"
     lines = ["## Targets", "", "| target | figure [interval] | result |", "|---|---|---|"]
@@ -147,6 +205,8 @@ def targets(rows):
     if t:
         lines.append("| host: tuned / static throughput >= 0.95 | %s | %s |" % (ival(t), ge(t, 0.95)))
     lines += reaction_targets(rows)
+    lines += ref_targets(rows, sorted({r["source"] for r in rows
+                                       if r["source"].startswith("ref-")}))
     for src in sorted({r["source"] for r in rows if r["source"].startswith("netem-")}):
         for metric, what in (("later_over_static", "connections 2.. / static >= 0.95"),
                              ("later_over_observed", "connections 2.. / observed (static, "

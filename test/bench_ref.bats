@@ -5,7 +5,9 @@
 # bench/ref_compare.sh) stops with a clear error when what it needs is
 # missing (the reference's source, its build, a guest); the cost report
 # gives the speed ratios (iperf3 throughput, qperf latency) with their
-# intervals; an A/B daemon's start-up waits until its BPF programs settle.
+# intervals; an A/B daemon's start-up waits until its BPF programs settle;
+# make bench-report turns a comparison left in the commit's results into
+# target lines (ours against the reference, same run), or says none ran.
 # Needs no daemon, no guest, no network.
 
 load helpers
@@ -139,4 +141,47 @@ PY
 		t=$SECONDS; bench_settle "$p" 2 3; echo "rc=$? waited=$((SECONDS - t))"' _ "$REPO"
 	echo "$output"
 	[[ "$output" =~ rc=1\ waited=[34] ]]
+}
+
+# ref_summary DIR KERNEL OURS/REF-LO OURS/REF HI: a ref-KERNEL part as
+# bench/ref_compare.sh leaves it in a commit's results (summary and report)
+ref_summary() {
+	cat >"$1/ref-$2-summary.csv" <<CSV
+case,metric,config,value,lo,hi,n
+iperf,cost_ratio,notel/baseline,1.01,0.99,1.03,10
+iperf,cost_ratio,all/baseline,1.02,1.0,1.04,10
+iperf,cost_ratio,oracle/baseline,1.08,1.05,1.11,10
+iperf,cost_ratio,all/oracle,0.94,0.92,0.96,10
+iperf,cost_ratio,notel/oracle,$3,$4,$5,10
+daemon,cpu_ms_per_s,notel,2.2,1.4,5.6,10
+daemon,cpu_ms_per_s,oracle,4.2,2.4,5.6,10
+CSV
+	printf '# ref-%s\n\ncommit: fixture\n' "$2" >"$1/ref-$2.md"
+}
+
+@test "bench_ref: make bench-report puts the reference comparison in the targets" {
+	local d="$BATS_TEST_TMPDIR/report"
+	mkdir -p "$d"
+	printf 'commit: fixture\n' >"$d/info.txt"
+	printf 'source,case,metric,config,value,lo,hi,n\n' >"$d/cost-summary.csv"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"| against the reference daemon, same run: ours costs less | not run for this commit"* ]]
+	# ours without telemetry is compared where it ran, not "all"
+	ref_summary "$d" 6.12 0.935 0.91 0.96
+	ref_summary "$d" 6.1 1.05 1.02 1.08
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"| ref-6.12: iperf CPU per packet, notel / oracle (ours / none 1.01 [0.99-1.03], oracle / none 1.08 [1.05-1.11]) | 0.935 [0.91-0.96] | met: ours costs less"* ]]
+	[[ "$output" == *"| ref-6.1: iperf CPU per packet, notel / oracle"*"| 1.05 [1.02-1.08] | **missed**: ours costs more"* ]]
+	[[ "$output" == *"| ref-6.12: daemon CPU ms/s, notel / oracle (median over blocks [range]) | 2.2 [1.4-5.6] / 4.2 [2.4-5.6] | met: ours less |"* ]]
+	[[ "$output" != *"not run for this commit"* ]]
+	grep -q "^# ref-6.12" "$d/report.md"
+	grep -q "^ref-6.1,iperf,cost_ratio,notel/oracle,1.05" "$d/summary.csv"
+	# an interval across 1 resolves nothing
+	ref_summary "$d" 6.1 0.99 0.95 1.03
+	run python3 "$REPO/bench/report_md.py" "$d"
+	[[ "$output" == *"| ref-6.1: iperf CPU per packet"*"| not resolved: the interval spans 1 (+-4.04 %) |"* ]]
 }
