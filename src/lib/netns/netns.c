@@ -457,7 +457,8 @@ static int entry_open(struct netns_entry *e)
  * success returns the entry, with *fdp the open fd (the caller keeps it
  * or closes it).
  */
-static struct netns_entry *learn(int dirfd, const char *path, int *fdp)
+static struct netns_entry *learn(int dirfd, const char *path, int *fdp,
+				 const char *name)
 {
 	struct netns_entry *e;
 	uint64_t cookie;
@@ -474,7 +475,13 @@ static struct netns_entry *learn(int dirfd, const char *path, int *fdp)
 	if (fstat(fd, &st))
 		goto fail;
 	e = cache_find_ino(st.st_dev, st.st_ino);
-	if (e && (tracking || !have_cookies)) {
+	/*
+	 * Trusted, unless a /run/netns @name would go to an entry that does
+	 * not hold it yet: the inode may be a dead namespace's, reused
+	 * before its death was seen (its cookie then differs).
+	 */
+	if (e && (!have_cookies ||
+		  (tracking && (!name || (e->named && !strcmp(e->name, name)))))) {
 		*fdp = fd;
 		return e;
 	}
@@ -536,7 +543,7 @@ static struct netns_entry *scan_named(uint64_t cookie)
 	while ((d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
-		e = learn(dirfd(dir), d->d_name, &fd);
+		e = learn(dirfd(dir), d->d_name, &fd, d->d_name);
 		if (!e) {
 			/* "ip netns add" creates the file before mounting it */
 			complete = false;
@@ -593,7 +600,7 @@ int bpftune_netns_fd_for_event(const struct bpftune_event *ev)
 	/* the task behind the event is usually still in that netns */
 	if (ev->pid) {
 		snprintf(path, sizeof(path), "/proc/%u/ns/net", ev->pid);
-		e = learn(AT_FDCWD, path, &fd);
+		e = learn(AT_FDCWD, path, &fd, NULL);
 		if (e && e->cookie == ev->netns_cookie) {
 			e->pid = ev->pid;
 			return entry_keep(e, fd);
@@ -618,8 +625,17 @@ void bpftune_netns_forget(uint64_t cookie)
 {
 	struct netns_entry *e = cache_find(cookie);
 
-	if (e)
-		entry_clear(e);
+	if (!e)
+		return;
+	/*
+	 * Its name may be a live namespace's: the kernel reuses a dead
+	 * namespace's inode, and a scan that came before its death was
+	 * seen gave the new namespace's name to this entry.  Names are
+	 * looked for again, or the new one stays unnamed for good.
+	 */
+	if (e->named)
+		named_dirty = true;
+	entry_clear(e);
 }
 
 /* The entry for @cookie, looking for its /run/netns name if unknown. */
