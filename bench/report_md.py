@@ -83,11 +83,17 @@ def ival(t, unit=""):
     return "%s%s [%s-%s]" % (fmt(v), unit, fmt(lo), fmt(hi))
 
 
+def half_width_pct(t):
+    """half-width of an interval (value, lo, hi) in % of the value, or None"""
+    v, lo, hi = t
+    return max(hi - v, v - lo) / v * 100 if lo and hi else None
+
+
 def cost_verdict(t, limit):
     if not t or t[0] is None:
         return "not measured"
     v, lo, hi = t
-    half = max(hi - v, v - lo) / v * 100 if lo and hi else None
+    half = half_width_pct(t)
     res = "" if half is None else " (+-%.2f %%)" % half
     if hi is not None and hi <= limit:
         return "met" + res
@@ -137,7 +143,7 @@ def ref_verdict(t):
     """ours / the reference's CPU per unit: below 1 is ours costing less"""
     if not t or t[0] is None or t[1] is None or t[2] is None:
         return "not measured"
-    half = max(t[2] - t[0], t[0] - t[1]) / t[0] * 100
+    half = half_width_pct(t)
     if t[2] < 1:
         return "met: ours costs less (+-%.2f %%)" % half
     if t[1] > 1:
