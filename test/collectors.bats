@@ -63,7 +63,18 @@ sched_pingpong_check() {
 	[ $((switches - rows)) -le "$lost" ]
 	# switched in as often as out: it slept at t
 	ins="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND pid = $child AND ts_ns <= $t")"
-	[ $((switches - ins)) -le "$lost" ]
+	[ $((switches - ins)) -le "$lost" ] || {
+		echo "# switched in: $ins; switches after one the same way:" >&3
+		sql "SELECT ts_ns, cpu, prev_pid, prev_state, pid FROM (SELECT *,
+		       CASE WHEN pid = $child THEN 'in' ELSE 'out' END AS dir,
+		       lag(CASE WHEN pid = $child THEN 'in' ELSE 'out' END) OVER (ORDER BY ts_ns) AS last
+		     FROM sched_events WHERE event = 'switch' AND (pid = $child OR prev_pid = $child))
+		     WHERE dir = last LIMIT 12" >&3
+		echo "# the writer's health, last row:" >&3
+		sql "SELECT rows_dropped, rows_written, queue_depth FROM health
+		     ORDER BY seq DESC LIMIT 1" >&3
+		return 1
+	}
 	# content: pinned to CPU 0, its comm (python3 until it renames itself)
 	# and priority, a letter of ftrace's: S on a pipe, R when preempted, D
 	# when a page fault waits for a read (the guests' 9p root: seen there)
