@@ -539,18 +539,38 @@ bench_events_total() {
 	awk '/^bpftune_events_total/ {n += $2} END {print n + 0}' <<<"$m"
 }
 
+# bench_wait_asleep SECONDS: until the daemon's gates sleep (its steady
+# idle state: calm for their calm period, gate.h); at once for a daemon
+# whose metrics have no such gauge (no gates, or another daemon)
+bench_wait_asleep() {
+	local i m
+
+	for i in $(seq 1 $(($1 * 5))); do
+		m="$(bench_query metrics 2>/dev/null)" || return 0
+		grep -q '^bpftune_gates_asleep ' <<<"$m" || return 0
+		grep -q '^bpftune_gates_asleep 1$' <<<"$m" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # bench_idle ROWFN LABEL [DAEMON ARGS...]: start the daemon on $PLUGIN_DIR,
-# let it settle, count its threads' switches over IDLE_SECS with no traffic
-# of ours, stop it.  Rows through "ROWFN idle LABEL CASE METRIC UNIT VALUE":
-# case idle: wakeups_per_s (voluntary switches: wake-ups), preemptions_per_s
+# let it settle (its gates asleep, if it has gates: at most 60 s), count
+# its threads' switches over IDLE_SECS with no traffic of ours, stop it.
+# Rows through "ROWFN idle LABEL CASE METRIC UNIT VALUE": case idle:
+# wakeups_per_s (voluntary switches: wake-ups), preemptions_per_s
 # (involuntary), events_per_s (events handled meanwhile: other users'
-# traffic wakes the daemon legitimately); case idle:THREAD: wakeups_per_s.
+# traffic wakes the daemon legitimately), settled_s (from the start until
+# the gates slept, or 60 if they did not); case idle:THREAD: wakeups_per_s.
 bench_idle() {
-	local rowfn="$1" label="$2" e0 e1 c0 c1 t v n
+	local rowfn="$1" label="$2" e0 e1 c0 c1 t v n t0
 	shift 2
 
 	bench_daemon_start "$@"
+	t0=$SECONDS
 	sleep 2
+	bench_wait_asleep 60 || true
+	"$rowfn" idle "$label" idle settled_s s "$((SECONDS - t0))"
 	e0="$(bench_events_total)"
 	sleep 1
 	c0="$(bench_ctxt_threads "$DAEMON_PID" | sort)"

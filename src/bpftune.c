@@ -81,9 +81,12 @@ static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
 		printf("  %-24s will run%s\n", ops->name, what);
 	for (i = 0; !err && BPFTUNE_OPS_HAS(ops, num_gates) && i < ops->num_gates; i++)
 		if (bpftune_gate_programs(&ops->gates[i], obj))
-			printf("    hook %s: gated by %s (%s gate)\n", ops->gates[i].hook,
+			printf("    hook %s: gated by %s (%s gate)%s%s%s\n", ops->gates[i].hook,
 			       ops->gates[i].what ? ops->gates[i].what : "?",
-			       bpftune_gate_kind_name(ops->gates[i].kind));
+			       bpftune_gate_kind_name(ops->gates[i].kind),
+			       ops->gates[i].wake ? "; on an idle machine asleep until " : "",
+			       ops->gates[i].wake ? ops->gates[i].wake : "",
+			       ops->gates[i].wake ? " fires" : "");
 	if (skel)
 		image->destroy(skel);
 	return !err;

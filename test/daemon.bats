@@ -128,26 +128,62 @@ PY
 	[ "$after" -eq "$before" ]
 }
 
-@test "gated hooks while nothing happens: one wake-up per idle interval, the gates in step" {
-	make_plugin_dir admin_override net_buffer ip_frag
+# gate_status: the window gate's line of -q status
+gate_status() {
+	"$BPFTUNE" --socket "$CTL_SOCK" -q status | grep 'hook rcvbuf: gated by'
+}
+
+# wait_gates STATE SECONDS: until the gates' line says STATE (an ERE)
+wait_gates() {
+	local i
+	for i in $(seq 1 $(($2 * 5))); do
+		gate_status | grep -qE "$1" && return 0
+		sleep 0.2
+	done
+	gate_status >&3
+	return 1
+}
+
+# the Nth field of the window gate's line, as "N attaches" or "N sleeps"
+gate_count() {
+	gate_status | grep -oE "[0-9]+ $1" | head -1 | cut -d' ' -f1
+}
+
+@test "gated hooks while nothing happens: asleep, not one wake-up; a packet wakes them at once" {
+	make_plugin_dir admin_override net_buffer ip_frag tcp_buffer
 	# telemetry's sample timer is its own wake-up (the writer thread's)
 	start_daemon --no-telemetry
 	grep -q "tuner net_buffer: hook rx_entry rx_poll gated by" "$LOG"
-	local try before after
-	# closed gates are looked at every 2 s (BPFTUNE_GATE_IDLE_MS), both
-	# tuners' in the same wake-up: at most 5 in 10 s, 1 more at the
-	# edges; before, one per gate and second (20).  The host's own
-	# traffic (other tests' fragments, squeezes) may open a gate, which
-	# then looks every second until calm, and other tests' namespaces
-	# wake the netns tracker: such a window is tried again.
+	"$BPFTUNE" -S -l "$PLUGIN_DIR" $(mode_flags) |
+		grep -q "hook rcvbuf: gated by .*; on an idle machine asleep until netif_receive_skb fires"
+	local try before after sleeps attaches
+	# asleep once calm for the calm period (10 s).  Other tests' packets
+	# on a shared host wake the gates legitimately: the sleep count says
+	# so, and the window is tried again
 	for try in 1 2 3 4 5 6; do
+		wait_gates "asleep now" 60
+		sleeps="$(gate_count 'sleeps?')"
 		before="$(ctxt_switches "$DAEMON_PID")"
-		sleep 10
+		sleep 5
 		after="$(ctxt_switches "$DAEMON_PID")"
-		echo "try $try: context switches $before -> $after" >&3
-		[ $((after - before)) -le 6 ] && return 0
+		echo "try $try: context switches $before -> $after, asleep $sleeps times" >&3
+		[ "$after" -eq "$before" ] && break
+		# still in the same sleep: something else woke a thread
+		gate_status | grep -q "asleep now" &&
+			[ "$(gate_count 'sleeps?')" -eq "$sleeps" ] && return 1
 	done
-	return 1
+	[ "$after" -eq "$before" ]
+	"$BPFTUNE" --socket "$CTL_SOCK" -q metrics | grep -q '^bpftune_gates_asleep 1$'
+	# a packet: the gates wake, and the window gate opens a window at once
+	attaches="$(gate_count 'attach(es)?')"
+	python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 9))"
+	wait_gates "may sleep, woken on netif_receive_skb" 10
+	for try in $(seq 1 50); do
+		[ "$(gate_count 'attach(es)?')" -gt "$attaches" ] && break
+		sleep 0.2
+	done
+	[ "$(gate_count 'attach(es)?')" -gt "$attaches" ]
+	"$BPFTUNE" --socket "$CTL_SOCK" -q metrics | grep -qE '^bpftune_gates_asleep_seconds_total [1-9]'
 }
 
 # bats test_tags=hooks

@@ -22,9 +22,10 @@
  * functions that served one tuner only went into that tuner (a plugin of
  * ABI 3 may import them: it is refused by this number, not by dlopen()).
  * 5: struct bpftune_gate has a flag (the library indexes a tuner's gates
- * by its size).
+ * by its size).  6: struct bpftune_gate has the tracepoints that wake
+ * it (@wake).
  */
-#define BPFTUNE_ABI_VERSION	5
+#define BPFTUNE_ABI_VERSION	6
 
 #define BPFTUNE_MAX_TUNERS	64
 #define BPFTUNE_MAX_VALUES	3	/* e.g. tcp_rmem has min/default/max */

@@ -26,6 +26,15 @@
  *    @read as well (a counter that sees part of the condition: the
  *    global netns's of a per-netns one), its movement opens it at once.
  *
+ * Asleep: a gate may name @wake, tracepoints that fire whenever its hook
+ * could be needed again (any received packet, for a network hook).  When
+ * every gate of the daemon is closed, has a @wake and has been calm for
+ * its calm period, the library stops looking at them: it attaches one
+ * tiny program of its own to the @wake tracepoints and sleeps, so an
+ * idle machine does not wake the daemon at all.  The first hit wakes it,
+ * that program is detached and every gate is looked at at once (a window
+ * gate opens a window).  A gate without @wake keeps the daemon checking.
+ *
  * -S names each gate of a tuner that will run; -q status, -q tuners and
  * the metrics also give the share of time its hook was attached.  Programs a mode does not load (a fentry variant
  * that only runs for the rare case, say) match no gate: nothing to gate.
@@ -79,6 +88,13 @@ struct bpftune_gate {
 	 * window gate's windows are spaced out instead.
 	 */
 	const char *flag;
+	/*
+	 * Optional: tracepoint names (raw, without the group), space-
+	 * separated, one of which fires whenever the hook could be needed
+	 * again: "netif_receive_skb" for a hook on the receive path.  With
+	 * it the gate may sleep on an idle machine (above).
+	 */
+	const char *wake;
 };
 
 /* in BPFTUNE_TUNER(): the gates of the tuner's hot hooks */

@@ -319,6 +319,49 @@ static void test_join(void **state)
 	assert_true(bpftune_gate_join(&s, &win, 1000));
 }
 
+static void test_sleep(void **state)
+{
+	struct bpftune_gate_params win = {
+		.kind = BPFTUNE_GATE_WINDOW, .window_ms = 200, .every_ms = 5000,
+	};
+	struct bpftune_gate_state s;
+
+	(void)state;
+	/* a counter gate sleeps closed and primed, never unprimed or open */
+	bpftune_gate_start(&s, &counter, 0);
+	assert_false(bpftune_gate_may_sleep(&s, &counter));
+	look(&s, &counter, true, 500, false, 0, NULL);
+	assert_true(bpftune_gate_may_sleep(&s, &counter));
+	assert_int_equal(look(&s, &counter, true, 501, false, 1000, NULL), BPFTUNE_GATE_OPEN);
+	assert_false(bpftune_gate_may_sleep(&s, &counter));
+	/* the alarm: looked at now, and movement meanwhile opens it */
+	bpftune_gate_start(&s, &counter, 0);
+	look(&s, &counter, true, 500, false, 0, NULL);
+	assert_int_equal(look(&s, &counter, true, 500, false, 1000, NULL), BPFTUNE_GATE_KEEP);
+	bpftune_gate_wake(&s, &counter, 90000);
+	assert_int_equal(s.next_ms, 90000);
+	assert_int_equal(look(&s, &counter, true, 502, false, 90000, NULL), BPFTUNE_GATE_OPEN);
+	/* a window gate between windows sleeps; woken, its window begins */
+	bpftune_gate_start(&s, &win, 0);
+	assert_true(bpftune_gate_may_sleep(&s, &win));
+	assert_int_equal(look(&s, &win, true, 0, false, 0, NULL), BPFTUNE_GATE_OPEN);
+	assert_false(bpftune_gate_may_sleep(&s, &win));
+	assert_int_equal(look(&s, &win, true, 0, false, 200, NULL), BPFTUNE_GATE_CLOSE);
+	assert_true(bpftune_gate_may_sleep(&s, &win));
+	assert_int_equal(s.window_due_ms, 5000);
+	bpftune_gate_wake(&s, &win, 60000);
+	assert_int_equal(look(&s, &win, true, 0, false, 60000, NULL), BPFTUNE_GATE_OPEN);
+	/* with a reading, only once it is primed */
+	win.reading = true;
+	bpftune_gate_start(&s, &win, 0);
+	assert_false(bpftune_gate_may_sleep(&s, &win));
+	/* awake for the calm period, longer where the alarm is dear */
+	assert_int_equal(bpftune_gate_awake_ms(0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+	assert_int_equal(bpftune_gate_awake_ms(100), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+	/* 40 ms of CPU an arm + disarm: at most 0.2 % of a CPU, 20 s */
+	assert_int_equal(bpftune_gate_awake_ms(40000), 20000);
+}
+
 static void test_cost_average(void **state)
 {
 	struct bpftune_gate_cost c = { 0 };
@@ -481,6 +524,7 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_plan_pins),
 		cmocka_unit_test(test_plan_counter),
 		cmocka_unit_test(test_why_names),
+		cmocka_unit_test(test_sleep),
 	};
 
 	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);

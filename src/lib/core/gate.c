@@ -8,6 +8,7 @@
  * checks of closed gates due soon join it (bpftune_gate_join()).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/gate_step.h"
+#include "core/gate_wake.h"
 #include "core/loop.h"
 #include "core/observer.h"
 #include "core/operate.h"
@@ -53,6 +55,18 @@ struct gate_set {
 static struct bpftune_tuner_rec *sets;
 static struct bpftune_timer *timer;	/* while a set has hooks */
 
+/* the daemon's gates asleep until their alarm rings (gate.h, @wake) */
+static struct {
+	bool asleep;
+	bool failed;			/* the alarm could not be armed: said once */
+	uint64_t busy_ms;		/* the last alarm, start or pressure */
+	uint64_t since_ms;		/* asleep since */
+	uint64_t asleep_ms;		/* past sleeps */
+	uint64_t sleeps;
+	uint64_t arm_us;		/* what arming cost this sleep */
+	struct bpftune_gate_cost cost;	/* an arm + disarm */
+} nap;
+
 static struct gate_set *set_of(struct bpftune_tuner_rec *r)
 {
 	return (struct gate_set *)r;
@@ -69,7 +83,7 @@ static void rearm(void)
 	uint64_t when = 0;
 	unsigned int i;
 
-	for (s = set_of(sets); s; s = set_of(s->rec.next))
+	for (s = set_of(sets); !nap.asleep && s; s = set_of(s->rec.next))
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (!when || s->h[i].s.next_ms < when)
 				when = s->h[i].s.next_ms;
@@ -84,6 +98,86 @@ static uint64_t thread_us(void)
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The alarm rang, or the gates changed: every gate is looked at now. */
+static void wake_up(uint64_t now)
+{
+	uint64_t start = thread_us();
+	struct gate_set *s;
+	unsigned int i;
+
+	nap.busy_ms = now;
+	if (!nap.asleep)
+		return;
+	bpftune_gate_wake_disarm();
+	bpftune_gate_cost_add(&nap.cost, nap.arm_us + thread_us() - start);
+	nap.asleep = false;
+	nap.asleep_ms += now - nap.since_ms;
+	for (s = set_of(sets); s; s = set_of(s->rec.next))
+		for (i = 0; i < s->num; i++)
+			bpftune_gate_wake(&s->h[i].s, &s->h[i].p, now);
+	bpftune_log(LOG_DEBUG, "gates: awake after %llu ms asleep",
+		    (unsigned long long)(now - nap.since_ms));
+}
+
+static void on_alarm(void)
+{
+	wake_up(bpftune_now_ms());
+	rearm();
+}
+
+/* the tracepoints of every gate's alarm, if every gate may sleep now */
+static bool may_sleep(char *tps, size_t size)
+{
+	struct gate_set *s;
+	size_t len = 0;
+	unsigned int i;
+	int n;
+
+	for (s = set_of(sets); s; s = set_of(s->rec.next)) {
+		for (i = 0; !s->stopped && i < s->num; i++) {
+			const struct gate_hook *h = &s->h[i];
+
+			if (!h->g->wake || !*h->g->wake ||
+			    !bpftune_gate_may_sleep(&h->s, &h->p))
+				return false;
+			/* the gates of one kind name the same: said once */
+			if (len && !strcmp(tps, h->g->wake))
+				continue;
+			n = snprintf(tps + len, size - len, "%s%s", len ? " " : "", h->g->wake);
+			if (n < 0 || (size_t)n >= size - len)
+				return false;
+			len += n;
+		}
+	}
+	return len > 0;
+}
+
+/* Calm long enough, and nothing else to look at: sleep until the alarm. */
+static void maybe_sleep(uint64_t now)
+{
+	uint64_t start;
+	char tps[256];
+	int err;
+
+	if (nap.asleep || nap.failed ||
+	    now < nap.busy_ms + bpftune_gate_awake_ms(nap.cost.cycle_us) ||
+	    !may_sleep(tps, sizeof(tps)))
+		return;
+	start = thread_us();
+	err = bpftune_gate_wake_arm(tps, on_alarm);
+	nap.arm_us = thread_us() - start;
+	if (err) {
+		nap.failed = true;
+		bpftune_log(LOG_WARNING, "gates: cannot sleep on %s: %s; they are looked at every check",
+			    tps, strerror(-err));
+		return;
+	}
+	nap.asleep = true;
+	nap.since_ms = now;
+	nap.sleeps++;
+	bpftune_log(LOG_DEBUG, "gates: asleep until %s fires", tps);
 }
 
 static void detach(struct gate_hook *h)
@@ -357,6 +451,8 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		return;
 	}
 	h->why = why;
+	if (why != BPFTUNE_GATE_WHY_WINDOW && why != BPFTUNE_GATE_WHY_WINDOW_END)
+		nap.busy_ms = now;
 	notify(t, h, bpftune_gate_why_code(why), &r, now);
 	if (a == BPFTUNE_GATE_CLOSE && !pinned)
 		replan(t, h, now);
@@ -380,6 +476,7 @@ static void on_timer(void *ctx)
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (bpftune_gate_join(&s->h[i].s, &s->h[i].p, now))
 				check(s->rec.t, &s->h[i], now);
+	maybe_sleep(now);
 	rearm();
 }
 
@@ -569,6 +666,7 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 		set_free(s);
 		return err;
 	}
+	wake_up(now);
 	bpftune_tuner_rec_add(&sets, &s->rec);
 	for (i = 0; i < s->num; i++) {
 		struct gate_hook *h = &s->h[i];
@@ -601,6 +699,9 @@ void bpftune_gate_seen(struct bpftune_tuner *t, const char *hook)
 void bpftune_gates_free(struct bpftune_tuner *t)
 {
 	set_free(set_of(bpftune_tuner_rec_take(&sets, t)));
+	wake_up(bpftune_now_ms());
+	if (!sets)
+		bpftune_gate_wake_fini();
 	timer_stop();
 	rearm();
 }
@@ -638,6 +739,10 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		.attached_ms = h->attached_ms + (h->s.open ? now - h->opened_ms : 0),
 		.total_ms = now - h->since_ms,
 		.why = bpftune_gate_why_name(h->why),
+		.wake = h->g->wake,
+		.asleep = nap.asleep,
+		.sleeps = nap.sleeps,
+		.asleep_ms = nap.asleep_ms + (nap.asleep ? now - nap.since_ms : 0),
 	};
 	return 0;
 }

@@ -179,6 +179,32 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 	return true;
 }
 
+bool bpftune_gate_may_sleep(const struct bpftune_gate_state *s,
+			    const struct bpftune_gate_params *p)
+{
+	if (s->open)
+		return false;
+	if (p->kind == BPFTUNE_GATE_WINDOW)
+		return !p->reading || s->primed;
+	return s->primed;
+}
+
+void bpftune_gate_wake(struct bpftune_gate_state *s,
+		       const struct bpftune_gate_params *p, uint64_t now_ms)
+{
+	s->next_ms = now_ms;
+	if (p->kind == BPFTUNE_GATE_WINDOW)
+		s->window_due_ms = now_ms;
+}
+
+uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us)
+{
+	uint64_t calm = (uint64_t)BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS;
+	uint64_t budget = alarm_cycle_us * 1000 / BPFTUNE_GATE_BUDGET_PPM;
+
+	return budget > calm ? budget : calm;
+}
+
 void bpftune_gate_cost_add(struct bpftune_gate_cost *c, uint64_t us)
 {
 	c->cycle_us = c->samples ? c->cycle_us - c->cycle_us / 4 + us / 4 : us;

@@ -98,6 +98,24 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 		       const struct bpftune_gate_params *p, uint64_t now_ms);
 
 /*
+ * Asleep (gate.h, @wake): may the daemon stop looking at this gate until
+ * its alarm rings?  When it is closed and its last reading is kept (the
+ * first check after the alarm then sees any movement since).
+ */
+bool bpftune_gate_may_sleep(const struct bpftune_gate_state *s,
+			    const struct bpftune_gate_params *p);
+/* The alarm rang at @now_ms: look now (a window gate: a window now). */
+void bpftune_gate_wake(struct bpftune_gate_state *s,
+		       const struct bpftune_gate_params *p, uint64_t now_ms);
+/*
+ * How long the gates stay awake after the alarm, a start or pressure
+ * before they may sleep again: the calm period, or longer where an
+ * arm + disarm of the alarm costs @alarm_cycle_us of CPU, so that
+ * sleeping costs at most BPFTUNE_GATE_BUDGET_PPM of a CPU.
+ */
+uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us);
+
+/*
  * What a window gate's own attach and detach may cost: a window gate
  * attaches and detaches its hook every every_ms, and where that patches
  * kernel text at a high price (a trampoline and a static call under

@@ -63,6 +63,11 @@ struct bpftune_gate_info {
 	unsigned int cost_samples;	/* cycles measured */
 	unsigned int every_ms;		/* WINDOW: the period in use */
 	uint64_t cost_ppm;		/* WINDOW: its attach cost, ppm of a CPU */
+	/* asleep (gate.h, @wake): the daemon's gates, not this one's alone */
+	const char *wake;		/* its alarm's tracepoints, or NULL */
+	bool asleep;
+	uint64_t sleeps;
+	uint64_t asleep_ms;		/* so far, the current sleep included */
 };
 /* after init(): the tuner's declared gates take its hot programs' links */
 int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,

@@ -186,6 +186,11 @@ static void gates_json(struct bpftune_buf *o, const struct bpftune_tuner *t)
 		if (g.every_ms)
 			bpftune_buf_printf(o, ",\"every_ms\":%u,\"cost_percent\":%.3f",
 					   g.every_ms, (double)g.cost_ppm / 10000.0);
+		bpftune_buf_add(o, ",\"wake\":", 8);
+		bpftune_buf_json_str(o, g.wake);
+		bpftune_buf_printf(o, ",\"asleep\":%s,\"sleeps\":%llu,\"asleep_ms\":%llu",
+				   g.asleep ? "true" : "false", (unsigned long long)g.sleeps,
+				   (unsigned long long)g.asleep_ms);
 		bpftune_buf_add(o, "}", 1);
 	}
 	bpftune_buf_add(o, "]", 1);
@@ -215,6 +220,12 @@ static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)
 		else if (g.every_ms)
 			bpftune_buf_printf(o, ", a window every %u ms: %.3f %% of a CPU",
 					   g.every_ms, (double)g.cost_ppm / 10000.0);
+		if (g.wake)
+			bpftune_buf_printf(o, "; %s on %s, %.1f %% of the time (%llu %s)",
+					   g.asleep ? "asleep now, woken" : "may sleep, woken",
+					   g.wake, g.total_ms ? 100.0 * g.asleep_ms / g.total_ms : 0.0,
+					   (unsigned long long)g.sleeps,
+					   g.sleeps == 1 ? "sleep" : "sleeps");
 		bpftune_buf_add(o, "\n", 1);
 	}
 }

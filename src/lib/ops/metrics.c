@@ -291,6 +291,27 @@ static void gate_line(struct bpftune_buf *o, const char *name,
 	bpftune_buf_add(o, "} ", 2);
 }
 
+/* the daemon's gates asleep until their alarm (gate.h, @wake) */
+static void gates_asleep(struct bpftune_buf *o)
+{
+	struct bpftune_gate_info g;
+	struct bpftune_tuner *t;
+	unsigned int id;
+
+	for_each_tuner(t, id) {
+		if (bpftune_gate_info(t, 0, &g))
+			continue;
+		family(o, "bpftune_gates_asleep", "gauge",
+		       "1 while every gate sleeps until a tracepoint it named fires, else 0.");
+		bpftune_buf_printf(o, "bpftune_gates_asleep %d\n", g.asleep);
+		family(o, "bpftune_gates_asleep_seconds_total", "counter",
+		       "Time every gate slept: the daemon looked at none of them.");
+		bpftune_buf_printf(o, "bpftune_gates_asleep_seconds_total %.3f\n",
+				   (double)g.asleep_ms / 1000.0);
+		return;
+	}
+}
+
 static void gates(struct bpftune_buf *o)
 {
 	static const char *const names[] = {
@@ -323,6 +344,7 @@ static void gates(struct bpftune_buf *o)
 			}
 		}
 	}
+	gates_asleep(o);
 }
 
 static void process(struct bpftune_buf *o)

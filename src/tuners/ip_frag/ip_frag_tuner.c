@@ -381,6 +381,8 @@ static const struct bpftune_gate gates[] = {
 		.what = "fragments dropped + Ip/Ip6 ReasmReqds",
 		.counter = "frag_drops",
 		.read = reasm_requests,
+		/* nothing to look at while no packet arrives */
+		.wake = "netif_receive_skb",
 	},
 };
 

@@ -516,6 +516,8 @@ static const struct bpftune_gate gates[] = {
 		.what = "softnet_stat time_squeeze+dropped",
 		.read = softnet_pressure,
 		.flag = "rx_gate_closed",
+		/* nothing to look at while no packet arrives */
+		.wake = "netif_receive_skb",
 	},
 };
 

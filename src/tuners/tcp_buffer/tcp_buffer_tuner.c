@@ -224,6 +224,8 @@ static const struct bpftune_gate gates[] = {
 		.window_ms = 200,
 		.every_ms = 2000,
 		.flag = "rcvbuf_gate_closed",
+		/* nothing to look at while no packet arrives */
+		.wake = "netif_receive_skb",
 	},
 };
 
