@@ -561,7 +561,8 @@ bench_wait_asleep() {
 # wakeups_per_s (voluntary switches: wake-ups), preemptions_per_s
 # (involuntary), events_per_s (events handled meanwhile: other users'
 # traffic wakes the daemon legitimately), settled_s (from the start until
-# the gates slept, or 60 if they did not); case idle:THREAD: wakeups_per_s.
+# the gates slept, or 60 if they did not), vm_rss (at the end, settled);
+# case idle:THREAD: wakeups_per_s.
 bench_idle() {
 	local rowfn="$1" label="$2" e0 e1 c0 c1 t v n t0
 	shift 2
@@ -592,6 +593,7 @@ bench_idle() {
 	done <"$BENCH_TMP/idle.dat"
 	[ "$e0" = - ] || [ "$e1" = - ] || "$rowfn" idle "$label" idle events_per_s 1/s \
 		"$(awk -v a="$e0" -v b="$e1" -v s="$IDLE_SECS" 'BEGIN {printf "%.2f", (b - a) / (s + 1)}')"
+	"$rowfn" idle "$label" idle vm_rss kB "$(bench_rss_kb "$DAEMON_PID")"
 	bench_daemon_stop
 }
 

@@ -102,16 +102,20 @@ def idle_section(rows, summary=None):
              "events the daemon handled meanwhile (other users' traffic wakes it "
              "legitimately).  Measured once the daemon settled: its pressure gates asleep "
              "until a packet comes (gate.h), which they are after their calm period; "
-             "settled: seconds from the start until then (60: they did not).", "",
-             "| daemon | wake-ups/s | per thread | preemptions/s | events/s | settled (s) |",
-             "|---|---|---|---|---|---|"]
+             "settled: seconds from the start until then (60: they did not); VmRSS "
+             "at the end of the idle time.", "",
+             "| daemon | wake-ups/s | per thread | preemptions/s | events/s | settled (s) "
+             "| VmRSS (MB) |",
+             "|---|---|---|---|---|---|---|"]
     for cfg in ordered(r["config"] for r in idle if r["case"] == "idle"):
         thr = ", ".join("%s %s" % (r["case"].split(":", 1)[1], r["value"]) for r in idle
                         if r["config"] == cfg and r["case"].startswith("idle:"))
         tot = pick(cfg, "idle", "wakeups_per_s")
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+        rss = num(pick(cfg, "idle", "vm_rss"))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             cfg, tot, thr or "-", pick(cfg, "idle", "preemptions_per_s"),
-            pick(cfg, "idle", "events_per_s"), pick(cfg, "idle", "settled_s")))
+            pick(cfg, "idle", "events_per_s"), pick(cfg, "idle", "settled_s"),
+            "%.2f" % (rss / 1024.0) if rss is not None else "-"))
         if summary is not None and num(tot) is not None:
             summary.append(("daemon", "idle_wakeups_per_s", cfg, num(tot), None, None, 1))
     return lines
