@@ -128,25 +128,9 @@ PY
 	[ "$after" -eq "$before" ]
 }
 
-# gate_status: the window gate's line of -q status
-gate_status() {
-	"$BPFTUNE" --socket "$CTL_SOCK" -q status | grep 'hook rcvbuf: gated by'
-}
-
-# wait_gates STATE SECONDS: until the gates' line says STATE (an ERE)
-wait_gates() {
-	local i
-	for i in $(seq 1 $(($2 * 5))); do
-		gate_status | grep -qE "$1" && return 0
-		sleep 0.2
-	done
-	gate_status >&3
-	return 1
-}
-
 # the count before WHAT (an ERE) in the window gate's line: "N attaches"
 gate_count() {
-	gate_status | grep -oE "[0-9]+ $1" | head -1 | cut -d' ' -f1
+	gate_status rcvbuf | grep -oE "[0-9]+ $1" | head -1 | cut -d' ' -f1
 }
 
 # bats test_tags=hooks
@@ -162,7 +146,7 @@ gate_count() {
 	# on a shared host wake the gates legitimately: the sleep count says
 	# so, and the window is tried again
 	for try in 1 2 3 4 5 6; do
-		wait_gates "asleep now" 60
+		wait_gate_status rcvbuf "asleep now" 60
 		sleeps="$(gate_count 'sleeps?')"
 		before="$(ctxt_switches "$DAEMON_PID")"
 		sleep 5
@@ -170,7 +154,7 @@ gate_count() {
 		echo "try $try: context switches $before -> $after, asleep $sleeps times" >&3
 		[ "$after" -eq "$before" ] && break
 		# still in the same sleep: something else woke a thread
-		gate_status | grep -q "asleep now" &&
+		gate_status rcvbuf | grep -q "asleep now" &&
 			[ "$(gate_count 'sleeps?')" -eq "$sleeps" ] && return 1
 	done
 	[ "$after" -eq "$before" ]
@@ -179,7 +163,7 @@ gate_count() {
 	# (attaches its hook, or opens its flag where the link is kept)
 	attaches="$(gate_count '(attach(es)?|openings?)')"
 	python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 9))"
-	wait_gates "may sleep, woken on netif_receive_skb" 10
+	wait_gate_status rcvbuf "may sleep, woken on netif_receive_skb" 10
 	for try in $(seq 1 50); do
 		[ "$(gate_count '(attach(es)?|openings?)')" -gt "$attaches" ] && break
 		sleep 0.2

@@ -182,6 +182,24 @@ main_threads() {
 	return 0
 }
 
+# gate_status HOOK: the line of -q status of that pressure-gated hook
+# ("rx_entry rx_poll", "rcv__tp", "rcvbuf")
+gate_status() {
+	"$BPFTUNE" --socket "$CTL_SOCK" -q status | grep "hook $1: gated by"
+}
+
+# wait_gate_status HOOK ERE SECONDS: until that line matches ERE; shown
+# if it never does
+wait_gate_status() {
+	local i
+	for i in $(seq 1 $(($3 * 5))); do
+		gate_status "$1" | grep -qE "$2" && return 0
+		sleep 0.2
+	done
+	gate_status "$1" >&3
+	return 1
+}
+
 # Context switches of a process's main threads, voluntary and not.
 ctxt_switches() {
 	local t

@@ -140,18 +140,12 @@ PY
 
 # frag_gate_line: the receive hook's gate in -q status
 frag_gate_line() {
-	"$BPFTUNE" --socket "$CTL_SOCK" -q status | grep 'hook rcv__tp: gated by'
+	gate_status rcv__tp
 }
 
-# wait_frag_gate STATE SECONDS: until -q status says "now STATE"
+# wait_frag_gate STATE SECONDS: until -q status says "now STATE" (an ERE)
 wait_frag_gate() {
-	local i
-	for i in $(seq 1 $(($2 * 5))); do
-		frag_gate_line | grep -q "now $1" && return 0
-		sleep 0.2
-	done
-	frag_gate_line >&3
-	return 1
+	wait_gate_status rcv__tp "now $1" "$2"
 }
 
 # bats test_tags=hooks

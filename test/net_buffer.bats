@@ -290,7 +290,7 @@ print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name") == sy
 
 # gate_line: the receive-round hooks' gate in -q status
 gate_line() {
-	"$BPFTUNE" --socket "$CTL_SOCK" -q status | grep 'hook rx_entry rx_poll: gated by'
+	gate_status "rx_entry rx_poll"
 }
 
 # gate_detached_unless_pinned: the hooks are not linked, unless the gate
@@ -307,13 +307,7 @@ gate_detached_unless_pinned() {
 
 # wait_gate STATE SECONDS: until -q status says "now STATE" (an ERE)
 wait_gate() {
-	local i
-	for i in $(seq 1 $(($2 * 5))); do
-		gate_line | grep -qE "now $1" && return 0
-		sleep 0.2
-	done
-	gate_line >&3
-	return 1
+	wait_gate_status "rx_entry rx_poll" "now $1" "$2"
 }
 
 @test "the receive-round hooks are attached only while softnet_stat counts squeezes or drops" {
