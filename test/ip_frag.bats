@@ -161,7 +161,7 @@ wait_frag_gate() {
 	wait_frag_gate detached 60
 	# asleep once calm for the calm period (gate.h, wake): the first
 	# packet of the burst wakes it
-	wait_frag_gate ".*asleep now, woken on netif_receive_skb" 60
+	wait_frag_gate ".*asleep now, woken on netif_receive_skb" 120
 	# a burst from calm: the drop over the threshold reports itself and
 	# opens the gate
 	big_pings "$CLI" 192.168.73.2 "net.ipv4.ipfrag_high_thresh 8192 -> 10240 in netns $SRV"

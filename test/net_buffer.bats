@@ -323,7 +323,7 @@ wait_gate() {
 	gate_detached_unless_pinned
 	# and asleep once calm for the calm period (gate.h, wake): the first
 	# packet of the pressure wakes it
-	wait_gate ".*asleep now, woken on netif_receive_skb" 60
+	wait_gate ".*asleep now, woken on netif_receive_skb" 120
 	# pressure opens it, the hooks see the squeezes and the tuner reacts
 	traffic_until "tuner net_buffer: hook rx_entry rx_poll attached: the reading moved" 20
 	traffic_until "receive budget exhausted: net.core.netdev_budget 8 -> 10 in global netns" 20

@@ -356,10 +356,30 @@ static void test_sleep(void **state)
 	bpftune_gate_start(&s, &win, 0);
 	assert_false(bpftune_gate_may_sleep(&s, &win));
 	/* awake for the calm period, longer where the alarm is dear */
-	assert_int_equal(bpftune_gate_awake_ms(0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
-	assert_int_equal(bpftune_gate_awake_ms(100), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+	assert_int_equal(bpftune_gate_awake_ms(0, 0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+	assert_int_equal(bpftune_gate_awake_ms(100, 0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
 	/* 40 ms of CPU an arm + disarm: at most 0.2 % of a CPU, 20 s */
-	assert_int_equal(bpftune_gate_awake_ms(40000), 20000);
+	assert_int_equal(bpftune_gate_awake_ms(40000, 0), 20000);
+	/* woken at once, twice: four times as long awake, at most 64 times */
+	assert_int_equal(bpftune_gate_awake_ms(40000, 2), 80000);
+	assert_int_equal(bpftune_gate_awake_ms(100, 99), 64 * BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+}
+
+static void test_short_sleeps(void **state)
+{
+	unsigned int n = 0, i;
+
+	(void)state;
+	/* woken within a check interval: one more; a longer sleep: none */
+	n = bpftune_gate_short_sleeps(n, 3);
+	assert_int_equal(n, 1);
+	n = bpftune_gate_short_sleeps(n, BPFTUNE_GATE_CHECK_MS - 1);
+	assert_int_equal(n, 2);
+	assert_int_equal(bpftune_gate_short_sleeps(n, BPFTUNE_GATE_CHECK_MS), 0);
+	/* the run stops counting where the backoff stops growing */
+	for (i = 0; i < 20; i++)
+		n = bpftune_gate_short_sleeps(n, 0);
+	assert_int_equal(n, BPFTUNE_GATE_NAP_BACKOFF);
 }
 
 static void test_cost_average(void **state)
@@ -525,6 +545,7 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_plan_counter),
 		cmocka_unit_test(test_why_names),
 		cmocka_unit_test(test_sleep),
+		cmocka_unit_test(test_short_sleeps),
 	};
 
 	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);

@@ -55,6 +55,17 @@ struct gate_set {
 static struct bpftune_tuner_rec *sets;
 static struct bpftune_timer *timer;	/* while a set has hooks */
 
+/*
+ * The dearest detach per program any gate of the daemon has measured at
+ * start.  A gate's own detach at start can be cheap by chance (an idle
+ * machine: under emulation one cycle measured 4 to 71 ms), while hooks
+ * of one kind patch the same kernel text the same way; a gate is planned
+ * from the dearer of its own figure and this one, and gates planned
+ * before a dearer figure came are planned again.  The alarm's first
+ * sleep is planned from it too (one raw_tp link, patched the same way).
+ */
+static uint64_t dearest_prog_us;
+
 /* the daemon's gates asleep until their alarm rings (gate.h, @wake) */
 static struct {
 	bool asleep;
@@ -63,6 +74,7 @@ static struct {
 	uint64_t since_ms;		/* asleep since */
 	uint64_t asleep_ms;		/* past sleeps */
 	uint64_t sleeps;
+	unsigned int short_sleeps;	/* in a row (gate_step.h) */
 	uint64_t arm_us;		/* what arming cost this sleep */
 	struct bpftune_gate_cost cost;	/* an arm + disarm */
 } nap;
@@ -100,6 +112,14 @@ static uint64_t thread_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* the calm time before the gates may sleep again */
+static uint64_t nap_awake_ms(void)
+{
+	uint64_t cycle_us = nap.cost.samples ? nap.cost.cycle_us : dearest_prog_us;
+
+	return bpftune_gate_awake_ms(cycle_us, nap.short_sleeps);
+}
+
 /* The alarm rang, or the gates changed: every gate is looked at now. */
 static void wake_up(uint64_t now)
 {
@@ -114,11 +134,14 @@ static void wake_up(uint64_t now)
 	bpftune_gate_cost_add(&nap.cost, nap.arm_us + thread_us() - start);
 	nap.asleep = false;
 	nap.asleep_ms += now - nap.since_ms;
+	nap.short_sleeps = bpftune_gate_short_sleeps(nap.short_sleeps, now - nap.since_ms);
 	for (s = set_of(sets); s; s = set_of(s->rec.next))
 		for (i = 0; i < s->num; i++)
 			bpftune_gate_wake(&s->h[i].s, &s->h[i].p, now);
-	bpftune_log(LOG_DEBUG, "gates: awake after %llu ms asleep",
-		    (unsigned long long)(now - nap.since_ms));
+	bpftune_log(LOG_DEBUG, "gates: awake after %llu ms asleep (arm + disarm %llu us); may sleep again after %llu ms calm",
+		    (unsigned long long)(now - nap.since_ms),
+		    (unsigned long long)(nap.arm_us + thread_us() - start),
+		    (unsigned long long)nap_awake_ms());
 }
 
 static void on_alarm(void)
@@ -162,7 +185,7 @@ static void maybe_sleep(uint64_t now)
 	int err;
 
 	if (nap.asleep || nap.failed ||
-	    now < nap.busy_ms + bpftune_gate_awake_ms(nap.cost.cycle_us) ||
+	    now < nap.busy_ms + nap_awake_ms() ||
 	    !may_sleep(tps, sizeof(tps)))
 		return;
 	start = thread_us();
@@ -177,7 +200,8 @@ static void maybe_sleep(uint64_t now)
 	nap.asleep = true;
 	nap.since_ms = now;
 	nap.sleeps++;
-	bpftune_log(LOG_DEBUG, "gates: asleep until %s fires", tps);
+	bpftune_log(LOG_DEBUG, "gates: asleep until %s fires (arming took %llu us)",
+		    tps, (unsigned long long)nap.arm_us);
 }
 
 static void detach(struct gate_hook *h)
@@ -361,16 +385,6 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		return;
 	apply_plan(t, h, now);
 }
-
-/*
- * The dearest detach per program any gate of the daemon has measured at
- * start.  A gate's own detach at start can be cheap by chance (an idle
- * machine: under emulation one cycle measured 4 to 71 ms), while hooks
- * of one kind patch the same kernel text the same way; a gate is planned
- * from the dearer of its own figure and this one, and gates planned
- * before a dearer figure came are planned again.
- */
-static uint64_t dearest_prog_us;
 
 /* the start estimate of @h's cycle: its own, or the daemon's dearest */
 static uint64_t start_estimate(const struct gate_hook *h, uint64_t own_us)
@@ -743,6 +757,7 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		.asleep = nap.asleep,
 		.sleeps = nap.sleeps,
 		.asleep_ms = nap.asleep_ms + (nap.asleep ? now - nap.since_ms : 0),
+		.sleep_after_ms = nap_awake_ms(),
 	};
 	return 0;
 }

@@ -197,12 +197,21 @@ void bpftune_gate_wake(struct bpftune_gate_state *s,
 		s->window_due_ms = now_ms;
 }
 
-uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us)
+uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us, unsigned int short_sleeps)
 {
 	uint64_t calm = (uint64_t)BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS;
 	uint64_t budget = alarm_cycle_us * 1000 / BPFTUNE_GATE_BUDGET_PPM;
 
-	return budget > calm ? budget : calm;
+	if (short_sleeps > BPFTUNE_GATE_NAP_BACKOFF)
+		short_sleeps = BPFTUNE_GATE_NAP_BACKOFF;
+	return (budget > calm ? budget : calm) << short_sleeps;
+}
+
+unsigned int bpftune_gate_short_sleeps(unsigned int before, uint64_t slept_ms)
+{
+	if (slept_ms >= BPFTUNE_GATE_CHECK_MS)
+		return 0;
+	return before < BPFTUNE_GATE_NAP_BACKOFF ? before + 1 : before;
 }
 
 void bpftune_gate_cost_add(struct bpftune_gate_cost *c, uint64_t us)

@@ -111,9 +111,19 @@ void bpftune_gate_wake(struct bpftune_gate_state *s,
  * How long the gates stay awake after the alarm, a start or pressure
  * before they may sleep again: the calm period, or longer where an
  * arm + disarm of the alarm costs @alarm_cycle_us of CPU, so that
- * sleeping costs at most BPFTUNE_GATE_BUDGET_PPM of a CPU.
+ * sleeping costs at most BPFTUNE_GATE_BUDGET_PPM of a CPU; doubled for
+ * each of the last @short_sleeps (bpftune_gate_short_sleeps).
  */
-uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us);
+uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us, unsigned int short_sleeps);
+/*
+ * A sleep shorter than a check interval saved not one check and paid for
+ * its alarm: on a machine with steady traffic the alarm rings at once,
+ * every time.  Such sleeps in a row (@before, then one of @slept_ms)
+ * double the time awake before the next, up to 2^BPFTUNE_GATE_NAP_BACKOFF
+ * times; a longer sleep ends the run.
+ */
+#define BPFTUNE_GATE_NAP_BACKOFF	6
+unsigned int bpftune_gate_short_sleeps(unsigned int before, uint64_t slept_ms);
 
 /*
  * What a window gate's own attach and detach may cost: a window gate

@@ -68,6 +68,7 @@ struct bpftune_gate_info {
 	bool asleep;
 	uint64_t sleeps;
 	uint64_t asleep_ms;		/* so far, the current sleep included */
+	uint64_t sleep_after_ms;	/* calm time before the next sleep */
 };
 /* after init(): the tuner's declared gates take its hot programs' links */
 int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,

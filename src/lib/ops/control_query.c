@@ -188,9 +188,10 @@ static void gates_json(struct bpftune_buf *o, const struct bpftune_tuner *t)
 					   g.every_ms, (double)g.cost_ppm / 10000.0);
 		bpftune_buf_add(o, ",\"wake\":", 8);
 		bpftune_buf_json_str(o, g.wake);
-		bpftune_buf_printf(o, ",\"asleep\":%s,\"sleeps\":%llu,\"asleep_ms\":%llu",
+		bpftune_buf_printf(o, ",\"asleep\":%s,\"sleeps\":%llu,\"asleep_ms\":%llu,\"sleep_after_ms\":%llu",
 				   g.asleep ? "true" : "false", (unsigned long long)g.sleeps,
-				   (unsigned long long)g.asleep_ms);
+				   (unsigned long long)g.asleep_ms,
+				   (unsigned long long)g.sleep_after_ms);
 		bpftune_buf_add(o, "}", 1);
 	}
 	bpftune_buf_add(o, "]", 1);
@@ -220,10 +221,14 @@ static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)
 		else if (g.every_ms)
 			bpftune_buf_printf(o, ", a window every %u ms: %.3f %% of a CPU",
 					   g.every_ms, (double)g.cost_ppm / 10000.0);
+		if (g.wake && g.asleep)
+			bpftune_buf_printf(o, "; asleep now, woken on %s", g.wake);
+		else if (g.wake)
+			bpftune_buf_printf(o, "; may sleep after %.0f s calm, woken on %s",
+					   g.sleep_after_ms / 1000.0, g.wake);
 		if (g.wake)
-			bpftune_buf_printf(o, "; %s on %s, %.1f %% of the time (%llu %s)",
-					   g.asleep ? "asleep now, woken" : "may sleep, woken",
-					   g.wake, g.total_ms ? 100.0 * g.asleep_ms / g.total_ms : 0.0,
+			bpftune_buf_printf(o, ", %.1f %% of the time (%llu %s)",
+					   g.total_ms ? 100.0 * g.asleep_ms / g.total_ms : 0.0,
 					   (unsigned long long)g.sleeps,
 					   g.sleeps == 1 ? "sleep" : "sleeps");
 		bpftune_buf_add(o, "\n", 1);
