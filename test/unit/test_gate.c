@@ -356,13 +356,19 @@ static void test_sleep(void **state)
 	bpftune_gate_start(&s, &win, 0);
 	assert_false(bpftune_gate_may_sleep(&s, &win));
 	/* awake for the calm period, longer where the alarm is dear */
-	assert_int_equal(bpftune_gate_awake_ms(0, 0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
-	assert_int_equal(bpftune_gate_awake_ms(100, 0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
-	/* 40 ms of CPU an arm + disarm: at most 0.2 % of a CPU, 20 s */
-	assert_int_equal(bpftune_gate_awake_ms(40000, 0), 20000);
+	assert_int_equal(bpftune_gate_awake_ms(0, 0, 0, 0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+	assert_int_equal(bpftune_gate_awake_ms(100, 0, 0, 0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+	/* checks not measured, 40 ms of CPU a sleep: 0.2 % of a CPU, 20 s */
+	assert_int_equal(bpftune_gate_awake_ms(40000, 0, 0, 0), 20000);
+	/* checks at 1 ms of CPU a second: awake until they cost 40 ms */
+	assert_int_equal(bpftune_gate_awake_ms(40000, 30000, 30000, 0), 40000);
+	/* cheap checks, a dear alarm: awake long, not forever */
+	assert_int_equal(bpftune_gate_awake_ms(40000, 10, 30000, 0), BPFTUNE_GATE_AWAKE_MAX_MS);
+	/* dear checks: the calm period still */
+	assert_int_equal(bpftune_gate_awake_ms(500, 50000, 10000, 0), BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
 	/* woken at once, twice: four times as long awake, at most 64 times */
-	assert_int_equal(bpftune_gate_awake_ms(40000, 2), 80000);
-	assert_int_equal(bpftune_gate_awake_ms(100, 99), 64 * BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
+	assert_int_equal(bpftune_gate_awake_ms(40000, 0, 0, 2), 80000);
+	assert_int_equal(bpftune_gate_awake_ms(100, 0, 0, 99), 64 * BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS);
 }
 
 static void test_short_sleeps(void **state)

@@ -15,8 +15,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/gate_nap.h"
 #include "core/gate_step.h"
-#include "core/gate_wake.h"
 #include "core/loop.h"
 #include "core/observer.h"
 #include "core/operate.h"
@@ -55,30 +55,6 @@ struct gate_set {
 static struct bpftune_tuner_rec *sets;
 static struct bpftune_timer *timer;	/* while a set has hooks */
 
-/*
- * The dearest detach per program any gate of the daemon has measured at
- * start.  A gate's own detach at start can be cheap by chance (an idle
- * machine: under emulation one cycle measured 4 to 71 ms), while hooks
- * of one kind patch the same kernel text the same way; a gate is planned
- * from the dearer of its own figure and this one, and gates planned
- * before a dearer figure came are planned again.  The alarm's first
- * sleep is planned from it too (one raw_tp link, patched the same way).
- */
-static uint64_t dearest_prog_us;
-
-/* the daemon's gates asleep until their alarm rings (gate.h, @wake) */
-static struct {
-	bool asleep;
-	bool failed;			/* the alarm could not be armed: said once */
-	uint64_t busy_ms;		/* the last alarm, start or pressure */
-	uint64_t since_ms;		/* asleep since */
-	uint64_t asleep_ms;		/* past sleeps */
-	uint64_t sleeps;
-	unsigned int short_sleeps;	/* in a row (gate_step.h) */
-	uint64_t arm_us;		/* what arming cost this sleep */
-	struct bpftune_gate_cost cost;	/* an arm + disarm */
-} nap;
-
 static struct gate_set *set_of(struct bpftune_tuner_rec *r)
 {
 	return (struct gate_set *)r;
@@ -95,53 +71,24 @@ static void rearm(void)
 	uint64_t when = 0;
 	unsigned int i;
 
-	for (s = set_of(sets); !nap.asleep && s; s = set_of(s->rec.next))
+	for (s = set_of(sets); !bpftune_gate_nap_asleep() && s; s = set_of(s->rec.next))
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (!when || s->h[i].s.next_ms < when)
 				when = s->h[i].s.next_ms;
 	bpftune_loop_timer_at(timer, when);
 }
 
-/* CPU time of this thread, in µs: what a link's attach or detach costs */
-static uint64_t thread_us(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-/* the calm time before the gates may sleep again */
-static uint64_t nap_awake_ms(void)
-{
-	uint64_t cycle_us = nap.cost.samples ? nap.cost.cycle_us : dearest_prog_us;
-
-	return bpftune_gate_awake_ms(cycle_us, nap.short_sleeps);
-}
-
-/* The alarm rang, or the gates changed: every gate is looked at now. */
+/* The alarm rang, or the gates changed: after a sleep every gate is looked at now. */
 static void wake_up(uint64_t now)
 {
-	uint64_t start = thread_us();
 	struct gate_set *s;
 	unsigned int i;
 
-	nap.busy_ms = now;
-	if (!nap.asleep)
+	if (!bpftune_gate_nap_wake(now))
 		return;
-	bpftune_gate_wake_disarm();
-	bpftune_gate_cost_add(&nap.cost, nap.arm_us + thread_us() - start);
-	nap.asleep = false;
-	nap.asleep_ms += now - nap.since_ms;
-	nap.short_sleeps = bpftune_gate_short_sleeps(nap.short_sleeps, now - nap.since_ms);
 	for (s = set_of(sets); s; s = set_of(s->rec.next))
 		for (i = 0; i < s->num; i++)
 			bpftune_gate_wake(&s->h[i].s, &s->h[i].p, now);
-	bpftune_log(LOG_DEBUG, "gates: awake after %llu ms asleep (arm + disarm %llu us); may sleep again after %llu ms calm",
-		    (unsigned long long)(now - nap.since_ms),
-		    (unsigned long long)(nap.arm_us + thread_us() - start),
-		    (unsigned long long)nap_awake_ms());
 }
 
 static void on_alarm(void)
@@ -180,39 +127,21 @@ static bool may_sleep(char *tps, size_t size)
 /* Calm long enough, and nothing else to look at: sleep until the alarm. */
 static void maybe_sleep(uint64_t now)
 {
-	uint64_t start;
 	char tps[256];
-	int err;
 
-	if (nap.asleep || nap.failed ||
-	    now < nap.busy_ms + nap_awake_ms() ||
-	    !may_sleep(tps, sizeof(tps)))
-		return;
-	start = thread_us();
-	err = bpftune_gate_wake_arm(tps, on_alarm);
-	nap.arm_us = thread_us() - start;
-	if (err) {
-		nap.failed = true;
-		bpftune_log(LOG_WARNING, "gates: cannot sleep on %s: %s; they are looked at every check",
-			    tps, strerror(-err));
-		return;
-	}
-	nap.asleep = true;
-	nap.since_ms = now;
-	nap.sleeps++;
-	bpftune_log(LOG_DEBUG, "gates: asleep until %s fires (arming took %llu us)",
-		    tps, (unsigned long long)nap.arm_us);
+	if (bpftune_gate_nap_due(now) && may_sleep(tps, sizeof(tps)))
+		bpftune_gate_nap_sleep(now, tps, on_alarm);
 }
 
 static void detach(struct gate_hook *h)
 {
-	uint64_t start = thread_us();
+	uint64_t start = bpftune_thread_cpu_us();
 	unsigned int i;
 
 	for (i = 0; i < h->num_links; i++)
 		bpf_link__destroy(h->links[i]);
 	if (h->num_links)
-		h->cycle_us += thread_us() - start;
+		h->cycle_us += bpftune_thread_cpu_us() - start;
 	h->num_links = 0;
 }
 
@@ -223,7 +152,7 @@ static void attach(struct bpftune_tuner *t, struct gate_hook *h)
 
 	detach(h);
 	h->cycle_us = 0;
-	start = thread_us();
+	start = bpftune_thread_cpu_us();
 	bpftune_cap_raise();
 	for (i = 0; i < h->num_progs; i++) {
 		struct bpf_link *l = bpf_program__attach(h->progs[i]);
@@ -237,7 +166,7 @@ static void attach(struct bpftune_tuner *t, struct gate_hook *h)
 		h->links[h->num_links++] = l;
 	}
 	bpftune_cap_lower();
-	h->cycle_us += thread_us() - start;
+	h->cycle_us += bpftune_thread_cpu_us() - start;
 }
 
 struct var_find {
@@ -386,6 +315,17 @@ static void replan(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	apply_plan(t, h, now);
 }
 
+/*
+ * The dearest detach per program any gate of the daemon has measured at
+ * start.  A gate's own detach at start can be cheap by chance (an idle
+ * machine: under emulation one cycle measured 4 to 71 ms), while hooks
+ * of one kind patch the same kernel text the same way; a gate is planned
+ * from the dearer of its own figure and this one, and gates planned
+ * before a dearer figure came are planned again.  The alarm's first
+ * sleep is planned from it too (one raw_tp link, patched the same way).
+ */
+static uint64_t dearest_prog_us;
+
 /* the start estimate of @h's cycle: its own, or the daemon's dearest */
 static uint64_t start_estimate(const struct gate_hook *h, uint64_t own_us)
 {
@@ -428,6 +368,7 @@ static void plan_at_start(struct bpftune_tuner *t, struct gate_hook *h,
 
 	if (own / h->num_progs > dearest_prog_us) {
 		dearest_prog_us = own / h->num_progs;
+		bpftune_gate_nap_estimate(dearest_prog_us);
 		replan_started(now);
 	}
 	bpftune_gate_cost_add(&h->cost, start_estimate(h, own));
@@ -466,7 +407,7 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 	}
 	h->why = why;
 	if (why != BPFTUNE_GATE_WHY_WINDOW && why != BPFTUNE_GATE_WHY_WINDOW_END)
-		nap.busy_ms = now;
+		bpftune_gate_nap_busy(now);
 	notify(t, h, bpftune_gate_why_code(why), &r, now);
 	if (a == BPFTUNE_GATE_CLOSE && !pinned)
 		replan(t, h, now);
@@ -480,6 +421,7 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 
 static void on_timer(void *ctx)
 {
+	uint64_t start = bpftune_thread_cpu_us();
 	uint64_t now = bpftune_now_ms();
 	struct gate_set *s;
 	unsigned int i;
@@ -490,6 +432,7 @@ static void on_timer(void *ctx)
 		for (i = 0; !s->stopped && i < s->num; i++)
 			if (bpftune_gate_join(&s->h[i].s, &s->h[i].p, now))
 				check(s->rec.t, &s->h[i], now);
+	bpftune_gate_nap_checked(bpftune_thread_cpu_us() - start);
 	maybe_sleep(now);
 	rearm();
 }
@@ -675,6 +618,11 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 		}
 		s->num++;
 	}
+	for (i = 0; i < s->num; i++)
+		if (s->h[i].g->wake && *s->h[i].g->wake)
+			break;
+	if (i < s->num)
+		bpftune_gate_nap_prepare();
 	err = s->num ? timer_start() : 0;
 	if (err) {
 		set_free(s);
@@ -684,12 +632,12 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 	bpftune_tuner_rec_add(&sets, &s->rec);
 	for (i = 0; i < s->num; i++) {
 		struct gate_hook *h = &s->h[i];
-		uint64_t start = thread_us();
+		uint64_t start = bpftune_thread_cpu_us();
 
 		for (j = 0; j < h->num_progs; j++)
 			bpftune_tuner_unlink_prog(t, h->progs[j]);
 		bpftune_gate_start(&h->s, &h->p, now);
-		plan_at_start(t, h, thread_us() - start, now);
+		plan_at_start(t, h, bpftune_thread_cpu_us() - start, now);
 		check(t, h, now);
 		bpftune_log(LOG_INFO, "tuner %s: hook %s gated by %s (%s gate, %u program%s)",
 			    t->ops->name, h->g->hook, h->g->what ? h->g->what : "?",
@@ -715,7 +663,7 @@ void bpftune_gates_free(struct bpftune_tuner *t)
 	set_free(set_of(bpftune_tuner_rec_take(&sets, t)));
 	wake_up(bpftune_now_ms());
 	if (!sets)
-		bpftune_gate_wake_fini();
+		bpftune_gate_nap_fini();
 	timer_stop();
 	rearm();
 }
@@ -731,12 +679,14 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		      struct bpftune_gate_info *info)
 {
 	struct gate_set *s = find(t);
+	struct bpftune_gate_nap_info n;
 	const struct gate_hook *h;
 	uint64_t now = bpftune_now_ms();
 
 	if (!s || i >= s->num)
 		return -ENOENT;
 	h = &s->h[i];
+	bpftune_gate_nap_info(&n, now);
 	*info = (struct bpftune_gate_info){
 		.hook = h->g->hook,
 		.what = h->g->what ? h->g->what : "",
@@ -754,10 +704,10 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		.total_ms = now - h->since_ms,
 		.why = bpftune_gate_why_name(h->why),
 		.wake = h->g->wake,
-		.asleep = nap.asleep,
-		.sleeps = nap.sleeps,
-		.asleep_ms = nap.asleep_ms + (nap.asleep ? now - nap.since_ms : 0),
-		.sleep_after_ms = nap_awake_ms(),
+		.asleep = n.asleep,
+		.sleeps = n.sleeps,
+		.asleep_ms = n.asleep_ms,
+		.sleep_after_ms = n.sleep_after_ms,
 	};
 	return 0;
 }

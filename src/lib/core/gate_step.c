@@ -197,14 +197,24 @@ void bpftune_gate_wake(struct bpftune_gate_state *s,
 		s->window_due_ms = now_ms;
 }
 
-uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us, unsigned int short_sleeps)
+uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us, uint64_t checks_us,
+			       uint64_t checked_ms, unsigned int short_sleeps)
 {
 	uint64_t calm = (uint64_t)BPFTUNE_GATE_CALM * BPFTUNE_GATE_CHECK_MS;
-	uint64_t budget = alarm_cycle_us * 1000 / BPFTUNE_GATE_BUDGET_PPM;
+	uint64_t even;
 
+	/* the time in which being awake costs what one sleep costs */
+	if (checks_us && checked_ms)
+		even = alarm_cycle_us * checked_ms / checks_us;
+	else
+		even = alarm_cycle_us * 1000 / BPFTUNE_GATE_BUDGET_PPM;
+	if (even > BPFTUNE_GATE_AWAKE_MAX_MS)
+		even = BPFTUNE_GATE_AWAKE_MAX_MS;
+	if (even < calm)
+		even = calm;
 	if (short_sleeps > BPFTUNE_GATE_NAP_BACKOFF)
 		short_sleeps = BPFTUNE_GATE_NAP_BACKOFF;
-	return (budget > calm ? budget : calm) << short_sleeps;
+	return even << short_sleeps;
 }
 
 unsigned int bpftune_gate_short_sleeps(unsigned int before, uint64_t slept_ms)

@@ -109,12 +109,18 @@ void bpftune_gate_wake(struct bpftune_gate_state *s,
 		       const struct bpftune_gate_params *p, uint64_t now_ms);
 /*
  * How long the gates stay awake after the alarm, a start or pressure
- * before they may sleep again: the calm period, or longer where an
- * arm + disarm of the alarm costs @alarm_cycle_us of CPU, so that
- * sleeping costs at most BPFTUNE_GATE_BUDGET_PPM of a CPU; doubled for
- * each of the last @short_sleeps (bpftune_gate_short_sleeps).
+ * before they may sleep again: until their checks have cost what a
+ * sleep costs (an arm + disarm of the alarm, @alarm_cycle_us of CPU;
+ * the checks took @checks_us in @checked_ms awake), so that sleeping
+ * never costs more than staying awake would (ski rental: at most twice
+ * what the best choice made knowing the future costs).  Unmeasured
+ * checks: within BPFTUNE_GATE_BUDGET_PPM of a CPU.  At least the calm
+ * period, at most BPFTUNE_GATE_AWAKE_MAX_MS; doubled for each of the
+ * last @short_sleeps (bpftune_gate_short_sleeps).
  */
-uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us, unsigned int short_sleeps);
+#define BPFTUNE_GATE_AWAKE_MAX_MS	600000
+uint64_t bpftune_gate_awake_ms(uint64_t alarm_cycle_us, uint64_t checks_us,
+			       uint64_t checked_ms, unsigned int short_sleeps);
 /*
  * A sleep shorter than a check interval saved not one check and paid for
  * its alarm: on a machine with steady traffic the alarm rings at once,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The sleeping gates' alarm (gate_wake.h).  The object is loaded at the
- * first sleep and kept; its ring buffer's epoll fd stays on the loop, so
+ * The sleeping gates' alarm (gate_wake.h).  The object is loaded when a
+ * gate that may sleep is set, and kept; its ring buffer's epoll fd stays on the loop, so
  * arming is the attaches alone (raw tracepoints, by name: no BTF needed).
  */
 #include <errno.h>
@@ -53,7 +53,7 @@ static void on_readable(int fd, uint32_t events, void *ctx)
 		bpftune_gate_wake_disarm();
 }
 
-static int load(void)
+int bpftune_gate_wake_load(void)
 {
 	int err;
 
@@ -102,7 +102,7 @@ int bpftune_gate_wake_arm(const char *tps, bpftune_gate_wake_fn fn)
 	int err;
 
 	bpftune_gate_wake_disarm();
-	err = load();
+	err = bpftune_gate_wake_load();
 	if (err)
 		return err;
 	bpftune_cap_raise();

@@ -11,12 +11,14 @@
 
 typedef void (*bpftune_gate_wake_fn)(void);
 
+/* load the alarm's object (once): 0, or -errno */
+int bpftune_gate_wake_load(void);
 /*
  * Attach the alarm to every tracepoint named in @tps (space-separated;
  * names repeated are attached once) and arm it; @fn runs on the loop
- * after the first hit and disarms it.  0, or -errno
- * with nothing attached (the object does not load, a tracepoint is
- * missing).
+ * after the first hit and disarms it.  Loads the object if it is not.
+ * 0, or -errno with nothing attached (the object does not load, a
+ * tracepoint is missing).
  */
 int bpftune_gate_wake_arm(const char *tps, bpftune_gate_wake_fn fn);
 /* detach (idempotent) */

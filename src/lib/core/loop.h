@@ -33,6 +33,8 @@ int bpftune_loop_timer_set(struct bpftune_timer *tm, uint64_t delay_ms);
 /* fire once at @when_ms of bpftune_now_ms() (now if past); 0 disarms */
 int bpftune_loop_timer_at(struct bpftune_timer *tm, uint64_t when_ms);
 bool bpftune_loop_timer_armed(const struct bpftune_timer *tm);
+/* CPU time of the calling thread, in us: what a timer's work costs */
+uint64_t bpftune_thread_cpu_us(void);
 /* remove from the loop and free; NULL is fine */
 void bpftune_loop_timer_free(struct bpftune_timer *tm);
 

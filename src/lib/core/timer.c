@@ -30,6 +30,15 @@ uint64_t bpftune_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+uint64_t bpftune_thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 /* arm @tfd for absolute monotonic time @when_ms, or disarm when 0 */
 static int timer_arm_at(int tfd, uint64_t when_ms)
 {
