@@ -97,6 +97,12 @@ static void on_alarm(void)
 	rearm();
 }
 
+/* @g named tracepoints that wake it (gate.h, @wake) */
+static bool has_alarm(const struct bpftune_gate *g)
+{
+	return g->wake && *g->wake;
+}
+
 /* the tracepoints of every gate's alarm, if every gate may sleep now */
 static bool may_sleep(char *tps, size_t size)
 {
@@ -109,8 +115,7 @@ static bool may_sleep(char *tps, size_t size)
 		for (i = 0; !s->stopped && i < s->num; i++) {
 			const struct gate_hook *h = &s->h[i];
 
-			if (!h->g->wake || !*h->g->wake ||
-			    !bpftune_gate_may_sleep(&h->s, &h->p))
+			if (!has_alarm(h->g) || !bpftune_gate_may_sleep(&h->s, &h->p))
 				return false;
 			/* the gates of one kind name the same: said once */
 			if (len && !strcmp(tps, h->g->wake))
@@ -618,9 +623,8 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 		}
 		s->num++;
 	}
-	for (i = 0; i < s->num; i++)
-		if (s->h[i].g->wake && *s->h[i].g->wake)
-			break;
+	for (i = 0; i < s->num && !has_alarm(s->h[i].g); i++)
+		;
 	if (i < s->num)
 		bpftune_gate_nap_prepare();
 	err = s->num ? timer_start() : 0;

@@ -87,19 +87,20 @@ bool bpftune_gate_nap_wake(uint64_t now)
 {
 	uint64_t start = bpftune_thread_cpu_us();
 	uint64_t slept = now - nap.since_ms;
+	uint64_t cycle_us;
 
 	bpftune_gate_nap_busy(now);
 	if (!nap.asleep)
 		return false;
 	bpftune_gate_wake_disarm();
-	bpftune_gate_cost_add(&nap.cost, nap.arm_us + bpftune_thread_cpu_us() - start);
+	cycle_us = nap.arm_us + bpftune_thread_cpu_us() - start;
+	bpftune_gate_cost_add(&nap.cost, cycle_us);
 	nap.asleep = false;
 	nap.asleep_ms += slept;
 	nap.awake_from_ms = now;
 	nap.short_sleeps = bpftune_gate_short_sleeps(nap.short_sleeps, slept);
 	bpftune_log(LOG_DEBUG, "gates: awake after %llu ms asleep (arm + disarm %llu us); may sleep again after %llu ms calm",
-		    (unsigned long long)slept,
-		    (unsigned long long)(nap.arm_us + bpftune_thread_cpu_us() - start),
+		    (unsigned long long)slept, (unsigned long long)cycle_us,
 		    (unsigned long long)awake_ms(now));
 	return true;
 }
@@ -120,14 +121,13 @@ int bpftune_gate_nap_sleep(uint64_t now, const char *tps, bpftune_gate_wake_fn f
 		failed(tps, err);
 		return err;
 	}
-	bpftune_log(LOG_DEBUG, "gates: asleep until %s fires (arming took %llu us; awake %llu ms, the checks took %llu us)",
-		    tps, (unsigned long long)nap.arm_us,
-		    (unsigned long long)(nap.awake_ms + now - nap.awake_from_ms),
-		    (unsigned long long)nap.checks_us);
 	nap.asleep = true;
 	nap.since_ms = now;
 	nap.sleeps++;
 	nap.awake_ms += now - nap.awake_from_ms;
+	bpftune_log(LOG_DEBUG, "gates: asleep until %s fires (arming took %llu us; awake %llu ms, the checks took %llu us)",
+		    tps, (unsigned long long)nap.arm_us, (unsigned long long)nap.awake_ms,
+		    (unsigned long long)nap.checks_us);
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The sleeping gates' alarm (gate_wake.h).  The object is loaded when a
- * gate that may sleep is set, and kept; its ring buffer's epoll fd stays on the loop, so
- * arming is the attaches alone (raw tracepoints, by name: no BTF needed).
+ * gate that may sleep is set, and kept; its ring buffer's epoll fd stays
+ * on the loop, so arming is the attaches alone (raw tracepoints, by
+ * name: no BTF needed).
  */
 #include <errno.h>
 #include <stdio.h>

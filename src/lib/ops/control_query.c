@@ -197,6 +197,19 @@ static void gates_json(struct bpftune_buf *o, const struct bpftune_tuner *t)
 	bpftune_buf_add(o, "]", 1);
 }
 
+/* the gates asleep, or how long calm before they may sleep */
+static void gate_sleep_text(struct bpftune_buf *o, const struct bpftune_gate_info *g)
+{
+	if (g->asleep)
+		bpftune_buf_printf(o, "; asleep now, woken on %s", g->wake);
+	else
+		bpftune_buf_printf(o, "; may sleep after %.0f s calm, woken on %s",
+				   g->sleep_after_ms / 1000.0, g->wake);
+	bpftune_buf_printf(o, ", %.1f %% of the time (%llu %s)",
+			   g->total_ms ? 100.0 * g->asleep_ms / g->total_ms : 0.0,
+			   (unsigned long long)g->sleeps, g->sleeps == 1 ? "sleep" : "sleeps");
+}
+
 static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)
 {
 	struct bpftune_gate_info g;
@@ -221,16 +234,8 @@ static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)
 		else if (g.every_ms)
 			bpftune_buf_printf(o, ", a window every %u ms: %.3f %% of a CPU",
 					   g.every_ms, (double)g.cost_ppm / 10000.0);
-		if (g.wake && g.asleep)
-			bpftune_buf_printf(o, "; asleep now, woken on %s", g.wake);
-		else if (g.wake)
-			bpftune_buf_printf(o, "; may sleep after %.0f s calm, woken on %s",
-					   g.sleep_after_ms / 1000.0, g.wake);
 		if (g.wake)
-			bpftune_buf_printf(o, ", %.1f %% of the time (%llu %s)",
-					   g.total_ms ? 100.0 * g.asleep_ms / g.total_ms : 0.0,
-					   (unsigned long long)g.sleeps,
-					   g.sleeps == 1 ? "sleep" : "sleeps");
+			gate_sleep_text(o, &g);
 		bpftune_buf_add(o, "\n", 1);
 	}
 }
