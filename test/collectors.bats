@@ -42,6 +42,22 @@ expect_sql() {
 	return 1
 }
 
+# accounted: once the daemon stopped (its last drain done), each CPU's
+# events counted in BPF are its rows, lost or left out (the daemon's
+# threads, without --keep-observer): none unaccounted, none extra
+accounted() {
+	expect_sql "= 0" "CPUs whose events are not their rows + lost + left out" \
+		"SELECT count(*) FROM sched_stats s WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)
+		 AND s.events <> (SELECT count(*) FROM sched_events e WHERE e.cpu = s.cpu)
+		     + s.lost_ringbuf + s.lost_writer
+		     + CASE WHEN $1 THEN 0 ELSE s.observer END" || {
+		sql "SELECT s.cpu, s.events, (SELECT count(*) FROM sched_events e WHERE e.cpu = s.cpu),
+		     s.lost_ringbuf, s.lost_writer, s.observer FROM sched_stats s
+		     WHERE seq IN (SELECT max(seq) FROM sched_stats GROUP BY cpu)" >&3
+		return 1
+	}
+}
+
 # The ping-pong of test/sched_pingpong.py under the sched collector: every
 # switch the kernel counted for the child is a row, with its content.
 sched_pingpong_check() {
@@ -133,6 +149,7 @@ sched_pingpong_check() {
 	sched_pingpong_check
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
+	accounted 1
 }
 
 @test "sched collector: the legacy objects (raw_tp, -L) record the same" {
@@ -146,6 +163,7 @@ sched_pingpong_check() {
 	sched_pingpong_check
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
+	accounted 1
 }
 
 # the daemon's threads, as a SQL list: "(1, 2, 3)"
@@ -175,6 +193,7 @@ daemon_tids() {
 	[ "$DAEMON_STATUS" -eq 0 ]
 	expect_sql "= 0" "rows of the daemon's threads $tids after the last drain" \
 		"SELECT count(*) FROM sched_events WHERE pid IN $tids OR prev_pid IN $tids"
+	accounted 0
 
 	rm -rf "$TEL"
 	start_daemon --telemetry-dir "$TEL" --collectors sched --sample-interval 200 --keep-observer
@@ -201,6 +220,7 @@ daemon_tids() {
 	wait_sql "SELECT count(*) FROM sched_gaps"
 	stop_daemon
 	[ "$DAEMON_STATUS" -eq 0 ]
+	accounted 0
 	# every lost event is in a gap: the gaps add up to the last counts
 	python3 - "$(tel_db)" <<'PY'
 import sqlite3, sys

@@ -36,8 +36,13 @@ struct {
 
 /* set by userspace after load (--keep-observer) */
 __u32 sched_keep_observer;
-/* set by userspace when the daemon stops: nothing more is recorded or counted */
-__u32 sched_stopped;
+/*
+ * Set by userspace once it has set the above (the programs are attached
+ * before the collector's init runs), cleared when the daemon stops:
+ * nothing is recorded or counted outside, so that rows, losses and the
+ * daemon's threads left out always add up to the events counted.
+ */
+__u32 sched_recording;
 
 static __always_inline bool is_observer(struct task_struct *p)
 {
@@ -83,7 +88,7 @@ static __always_inline struct sched_record *record_new(__u8 kind, bool observer)
 	__u32 zero = 0;
 	__u64 now;
 
-	if (sched_stopped)
+	if (!sched_recording)
 		return NULL;
 	c = bpf_map_lookup_elem(&sched_counts, &zero);
 	if (!c || kind >= SCHED_EV_NUM)

@@ -45,6 +45,8 @@ struct sched_state {
 	unsigned int budget;	/* rows this drain may still queue */
 	bool more;		/* stopped for want of room */
 	_Atomic uint64_t *lost_writer;	/* per CPU */
+	uint64_t *read;		/* per CPU: event records read (rows or lost_writer) */
+	bool keep_observer;
 	struct sched_gap *wgap;	/* per CPU: the open gap of lost_writer */
 };
 
@@ -73,6 +75,7 @@ static void on_event(struct sched_state *st, const struct sched_record *r)
 		sched_event_row(st->tuner, r);
 		return;
 	}
+	st->read[r->cpu]++;
 	g = &st->wgap[r->cpu];
 	wgap_close(st, g);
 	if (!g->dropped && sched_event_row(st->tuner, r) != -ENOBUFS)
@@ -162,25 +165,25 @@ static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 	free(c);
 }
 
-/* the BPF side's switches, set after load: --keep-observer, stopped */
-static void set_bss(struct bpftune_tuner *t, const __u32 *keep, const __u32 *stopped)
+/* the BPF side's switches, set after load: --keep-observer, recording */
+static void set_bss(struct bpftune_tuner *t, __u32 keep, __u32 recording)
 {
 	void *skel = bpftune_tuner_skel(t);
 
 	if (bpftune_tuner_legacy(t)) {
 		struct sched_collector_bpf_legacy *o = skel;
 
-		if (o->bss && keep)
-			o->bss->sched_keep_observer = *keep;
-		if (o->bss && stopped)
-			o->bss->sched_stopped = *stopped;
+		if (o->bss) {
+			o->bss->sched_keep_observer = keep;
+			o->bss->sched_recording = recording;
+		}
 	} else {
 		struct sched_collector_bpf *o = skel;
 
-		if (o->bss && keep)
-			o->bss->sched_keep_observer = *keep;
-		if (o->bss && stopped)
-			o->bss->sched_stopped = *stopped;
+		if (o->bss) {
+			o->bss->sched_keep_observer = keep;
+			o->bss->sched_recording = recording;
+		}
 	}
 }
 
@@ -198,19 +201,45 @@ static double now_s(void)
  * holds and the gaps still open are written while the writer still runs.
  * At most LAST_DRAIN_S: what is left then is lost, and counted.
  */
+/*
+ * Every event the programs counted has been read from the ring buffer or
+ * counted lost there.  A program that passed the recording check just
+ * before it was cleared may still be writing its record: the ring buffer then
+ * looks empty to the consumer, which stops at a record not yet committed.
+ */
+static bool all_read(const struct sched_state *st, const struct sched_counts *c)
+{
+	uint64_t want;
+	int cpu;
+
+	for (cpu = 0; c && cpu < st->ncpus; cpu++) {
+		want = events_of(c[cpu].kind) - c[cpu].lost_ringbuf;
+		if (!st->keep_observer)
+			want -= events_of(c[cpu].observer);
+		if (st->read[cpu] < want)
+			return false;
+	}
+	return true;
+}
+
 static void sched_drain(struct bpftune_tuner *t, void *priv)
 {
 	const struct timespec ms = { .tv_nsec = 1000000 };
 	struct sched_state *st = priv;
 	double end = now_s() + LAST_DRAIN_S;
-	const __u32 stop = 1;
-	struct sched_counts *c;
+	struct sched_counts *c = NULL;
 	int cpu;
 
-	set_bss(t, NULL, &stop);
-	while (drain_some(st) && now_s() < end)
+	set_bss(t, st->keep_observer, 0);
+	for (;;) {
+		bool more = drain_some(st);
+
+		free(c);
+		c = counts_read(st);
+		if ((!more && (!c || all_read(st, c))) || now_s() >= end)
+			break;
 		nanosleep(&ms, NULL);
-	c = counts_read(st);
+	}
 	for (cpu = 0; cpu < st->ncpus; cpu++) {
 		if (c && c[cpu].gap.dropped)
 			sched_gap_row(st->tuner, &c[cpu].gap, SCHED_GAP_RINGBUF);
@@ -234,6 +263,7 @@ static void sched_fini(struct bpftune_tuner *t, void *priv)
 		bpftune_log(LOG_NOTICE, "sched collector: %llu events dropped for want of room in the telemetry queue",
 			    (unsigned long long)lost);
 	free((void *)st->lost_writer);
+	free(st->read);
 	free(st->wgap);
 	memset(st, 0, sizeof(*st));
 }
@@ -244,7 +274,6 @@ static int sched_init(struct bpftune_tuner *t, void *priv)
 	const struct bpftune_collector_opts *o = bpftune_collector_opts();
 	struct sched_state *st = priv;
 	int rb_fd = bpf_map__fd(map);
-	__u32 keep;
 
 	st->tuner = t;
 	st->counts_fd = bpf_map__fd(BPFTUNE_SKEL_MAP(t, sched_collector_bpf, sched_counts));
@@ -253,13 +282,14 @@ static int sched_init(struct bpftune_tuner *t, void *priv)
 		return rb_fd < 0 ? rb_fd : st->counts_fd < 0 ? st->counts_fd : -EINVAL;
 	st->lost_writer = calloc(st->ncpus, sizeof(*st->lost_writer));
 	st->wgap = calloc(st->ncpus, sizeof(*st->wgap));
+	st->read = calloc(st->ncpus, sizeof(*st->read));
 	st->rb = ring_buffer__new(rb_fd, on_record, st, NULL);
-	if (!st->lost_writer || !st->wgap || !st->rb) {
+	if (!st->lost_writer || !st->wgap || !st->read || !st->rb) {
 		sched_fini(t, priv);
 		return -ENOMEM;
 	}
-	keep = o->keep_observer;
-	set_bss(t, &keep, NULL);
+	st->keep_observer = o->keep_observer;
+	set_bss(t, st->keep_observer, 1);
 	sched_stats_source = stats_rows;
 	bpftune_timer_set(t, DRAIN_MS);
 	bpftune_log(LOG_INFO, "sched collector: %d CPUs, a %u KiB ring buffer drained every %d ms; the daemon's own threads %s",
