@@ -42,6 +42,22 @@ expect_sql() {
 	return 1
 }
 
+# silent_ins CHILD T: CHILD's switches in that no tracepoint showed, before
+# T: a switch out of it with no switch in since the one before, right
+# after a switch on that CPU to a task never seen switching out.  Such
+# tasks exist: on the Firecracker host of 2026-12 the threads of PID 1
+# (process_api's tokio workers) switch out without sched_switch firing,
+# for ftrace too (events/sched/sched_switch shows them only coming in).
+silent_ins() {
+	sql "SELECT count(*) FROM (SELECT ts_ns, cpu, prev_pid,
+	       lag(CASE WHEN pid = $1 THEN 1 ELSE 0 END) OVER (ORDER BY ts_ns) AS last_in
+	     FROM sched_events WHERE event = 'switch' AND (pid = $1 OR prev_pid = $1)) r
+	     WHERE r.prev_pid = $1 AND r.ts_ns <= $2 AND coalesce(r.last_in, 0) = 0
+	     AND (SELECT pid FROM sched_events s WHERE s.event = 'switch' AND s.cpu = r.cpu
+		  AND s.ts_ns < r.ts_ns ORDER BY s.ts_ns DESC LIMIT 1)
+	     NOT IN (SELECT prev_pid FROM sched_events WHERE event = 'switch')"
+}
+
 # accounted: once the daemon stopped (its last drain done), each CPU's
 # events counted in BPF are its rows, lost or left out (the daemon's
 # threads, without --keep-observer): none unaccounted, none extra
@@ -61,7 +77,7 @@ accounted() {
 # The ping-pong of test/sched_pingpong.py under the sched collector: every
 # switch the kernel counted for the child is a row, with its content.
 sched_pingpong_check() {
-	local out child switches renamed t rows lost ins bad sleeps
+	local out child switches renamed t rows lost ins silent bad sleeps
 	out="$(python3 "$REPO/test/sched_pingpong.py" 3000)"
 	child="$(sed -n 's/^child=//p' <<<"$out")"
 	switches="$(sed -n 's/^switches=//p' <<<"$out")"
@@ -77,9 +93,12 @@ sched_pingpong_check() {
 	echo "# kernel: $switches switches; rows: $rows; lost: $lost" >&3
 	[ "$rows" -le "$switches" ]
 	[ $((switches - rows)) -le "$lost" ]
-	# switched in as often as out: it slept at t
+	# switched in as often as out (it slept at t), but for switches in
+	# that no tracepoint shows
 	ins="$(sql "SELECT count(*) FROM sched_events WHERE event = 'switch' AND pid = $child AND ts_ns <= $t")"
-	[ $((switches - ins)) -le "$lost" ] || {
+	silent="$(silent_ins "$child" "$t")"
+	[ "$silent" -eq 0 ] || echo "# switches in from a task whose switches out no tracepoint shows: $silent" >&3
+	[ $((switches - ins)) -le $((lost + silent)) ] || {
 		echo "# switched in: $ins; switches after one the same way:" >&3
 		sql "SELECT ts_ns, cpu, prev_pid, prev_state, pid FROM (SELECT *,
 		       CASE WHEN pid = $child THEN 'in' ELSE 'out' END AS dir,
