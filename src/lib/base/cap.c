@@ -18,14 +18,16 @@
  */
 static const cap_value_t needed[] = {
 	CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE,
-	CAP_SYS_RESOURCE,
+	CAP_SYS_RESOURCE, CAP_SYSLOG,
 };
 /*
- * SYS_RESOURCE only raises RLIMIT_MEMLOCK on kernels before 5.11, which
- * charge BPF memory to it; kept when we have it, never required (containers
- * and sandboxes often drop it).
+ * The last two are kept when we have them, never required (containers
+ * and sandboxes often drop them).  SYS_RESOURCE only raises
+ * RLIMIT_MEMLOCK on kernels before 5.11, which charge BPF memory to it;
+ * SYSLOG lets /proc/kallsyms show addresses (netns tracking with
+ * tracepoints only looks up cleanup_net() there).
  */
-#define NUM_REQUIRED (BPFTUNE_ARRAY_SIZE(needed) - 1)
+#define NUM_REQUIRED (BPFTUNE_ARRAY_SIZE(needed) - 2)
 
 static cap_value_t kept[BPFTUNE_ARRAY_SIZE(needed)];
 static int num_kept;

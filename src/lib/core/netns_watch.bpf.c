@@ -13,8 +13,11 @@
  *    (cleanup_net(), which runs the pernet exit handlers) finishes, each
  *    tracked netns whose reference count is zero, or whose memory no
  *    longer carries its cookie, is reported gone.  The work item (the
- *    static net_cleanup_work) is learnt from workqueue_queue_work, by the
- *    queue's name.
+ *    static net_cleanup_work) is the one whose function is cleanup_net()
+ *    (its address from /proc/kallsyms); without it, it is learnt from
+ *    workqueue_queue_work by the queue's name, which misses a cleanup
+ *    queued before the daemon attached: a netns dying meanwhile joins the
+ *    pending batch without queueing anything.
  *    A netns that died without ever being tracked is not reported: it
  *    had no state in the daemon either (see netns_watch.c).
  * A netns is tracked (netns_live) the first time one of these sees it:
@@ -49,7 +52,12 @@ struct {
 	__type(value, __u64);		/* struct net address, never dereferenced directly */
 } netns_live SEC(".maps");
 
-/* learnt from workqueue_queue_work: the "netns" queue and its work item */
+/*
+ * cleanup_net()'s address, from /proc/kallsyms (set by userspace after
+ * load; 0 if not found): its work item is the one that runs it
+ */
+__u64 cleanup_fn;
+/* else learnt from workqueue_queue_work: the "netns" queue and its work item */
 __u64 netns_wq;
 __u64 cleanup_work;
 /* namespaces we could not track because netns_live was full */
@@ -184,6 +192,14 @@ static long check_net(struct bpf_map *map, __u64 *cookie, __u64 *addr,
 /* the second argument, the function, is a pointer tp_btf may not read */
 BPFTUNE_TP(netns_gone__cleanup, workqueue_execute_end, struct work_struct *work)
 {
+	/*
+	 * Learnt from what it ran: a cleanup queued before we attached (or
+	 * a netns freed while one was pending, which queues nothing) is
+	 * still seen.  A freed work item reads as another function.
+	 */
+	if (!cleanup_work && cleanup_fn &&
+	    (__u64)BPF_CORE_READ(work, func) == cleanup_fn)
+		cleanup_work = (__u64)work;
 	if (!cleanup_work || (__u64)work != cleanup_work)
 		return 0;
 	bpf_for_each_map_elem(&netns_live, check_net, NULL, 0);
@@ -197,7 +213,7 @@ BPFTUNE_TP(opt_wq_learn, workqueue_queue_work, int req_cpu,
 	char name[sizeof(NETNS_WQ_NAME) + 1];
 	struct workqueue_struct *wq;
 
-	if (cleanup_work)
+	if (cleanup_work || cleanup_fn)
 		return 0;
 	wq = BPF_CORE_READ(pwq, wq);
 	if (!netns_wq) {

@@ -174,6 +174,48 @@ static void track_named(void)
 	closedir(dir);
 }
 
+/* a function's address from /proc/kallsyms, 0 if absent or hidden */
+static uint64_t kernel_fn_addr(const char *name)
+{
+	char line[256], sym[128], type;
+	unsigned long long addr;
+	uint64_t found = 0;
+	FILE *f;
+
+	/* addresses show to an opener with CAP_SYSLOG (kptr_restrict 0, 1) */
+	bpftune_cap_raise();
+	f = fopen("/proc/kallsyms", "re");
+	bpftune_cap_lower();
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(sym, name))
+			found = addr;
+	fclose(f);
+	return found;
+}
+
+/* cleanup_net()'s work item is then known by what it runs (netns_watch.bpf.c) */
+static void set_cleanup_fn(struct bpftune_tuner *t)
+{
+	uint64_t addr = kernel_fn_addr("cleanup_net");
+
+	if (bpftune_tuner_legacy(t)) {
+		struct netns_watch_bpf_legacy *o = bpftune_tuner_skel(t);
+
+		if (o->bss)
+			o->bss->cleanup_fn = addr;
+	} else {
+		struct netns_watch_bpf *o = bpftune_tuner_skel(t);
+
+		if (o->bss)
+			o->bss->cleanup_fn = addr;
+	}
+	if (!addr)
+		bpftune_log(LOG_INFO, "netns: cleanup_net not in /proc/kallsyms (CAP_SYSLOG?): its work item is learnt when it is queued, and a cleanup queued before the daemon started is not seen");
+}
+
 static bool prog_loaded(const struct bpftune_tuner *t, const char *name)
 {
 	struct bpf_program *prog;
@@ -210,8 +252,10 @@ static int netns_init(struct bpftune_tuner *t, void *priv)
 	/* what the cache learnt before we ran was never tracked */
 	bpftune_netns_flush();
 	bpftune_netns_set_tracking(complete);
-	if (!fn)
+	if (!fn) {
+		set_cleanup_fn(t);
 		track_named();
+	}
 	bpftune_log(LOG_INFO, "netns: destruction seen through %s%s",
 		    fn ? "proc_net_ns_exit()" : "the netns workqueue (cleanup_net()) and tracked namespaces",
 		    complete ? "" : "; no raw_tp to run when the daemon enters a netns: namespaces that existed before the daemon are not followed");
