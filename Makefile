@@ -133,10 +133,12 @@ $(B)/skel/%.legacy.skel.h: $(B)/bpf/%.legacy.bpf.o
 
 # ---- libbpftune ----------------------------------------------------------
 $(B)/obj/lib/loader/support.o: $(B)/skel/support_probe.skel.h
-# the core mechanisms' BPF objects are built into the library
+# the core mechanisms' BPF objects are built into the library, in both
+# variants but for those with one for every kernel (raw_tp only)
 CORE_BPF	:= $(patsubst src/lib/core/%.bpf.c,%,$(wildcard src/lib/core/*.bpf.c))
-$(foreach c,$(CORE_BPF),$(eval $(B)/obj/lib/core/$(c).o: \
-	$(B)/skel/lib/core/$(c).skel.h $(B)/skel/lib/core/$(c).legacy.skel.h))
+CORE_BPF_ONE	:= gate_wake
+$(foreach c,$(CORE_BPF),$(eval $(B)/obj/lib/core/$(c).o: $(B)/skel/lib/core/$(c).skel.h \
+	$(if $(filter $(c),$(CORE_BPF_ONE)),,$(B)/skel/lib/core/$(c).legacy.skel.h)))
 $(B)/obj/lib/core/%.o: CPPFLAGS += -I$(B)/skel/lib/core
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDRS) $(wildcard include/bpftune/*.h)

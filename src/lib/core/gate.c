@@ -683,14 +683,12 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		      struct bpftune_gate_info *info)
 {
 	struct gate_set *s = find(t);
-	struct bpftune_gate_nap_info n;
 	const struct gate_hook *h;
 	uint64_t now = bpftune_now_ms();
 
 	if (!s || i >= s->num)
 		return -ENOENT;
 	h = &s->h[i];
-	bpftune_gate_nap_info(&n, now);
 	*info = (struct bpftune_gate_info){
 		.hook = h->g->hook,
 		.what = h->g->what ? h->g->what : "",
@@ -708,11 +706,8 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 		.total_ms = now - h->since_ms,
 		.why = bpftune_gate_why_name(h->why),
 		.wake = h->g->wake,
-		.asleep = n.asleep,
-		.sleeps = n.sleeps,
-		.asleep_ms = n.asleep_ms,
-		.sleep_after_ms = n.sleep_after_ms,
 	};
+	bpftune_gate_nap_info(&info->nap, now);
 	return 0;
 }
 

@@ -12,13 +12,7 @@
 #include <stdint.h>
 
 #include "core/gate_wake.h"
-
-struct bpftune_gate_nap_info {
-	bool asleep;
-	uint64_t sleeps;
-	uint64_t asleep_ms;		/* so far, the current sleep included */
-	uint64_t sleep_after_ms;	/* calm time before the next sleep */
-};
+#include "core/operate.h"	/* struct bpftune_gate_nap_info */
 
 /*
  * A gate that may sleep was set: the alarm is loaded now, so that its
@@ -44,6 +38,5 @@ void bpftune_gate_nap_estimate(uint64_t cycle_us);
 bool bpftune_gate_nap_due(uint64_t now);
 /* sleep until a tracepoint of @tps fires, then @fn runs; 0 or -errno */
 int bpftune_gate_nap_sleep(uint64_t now, const char *tps, bpftune_gate_wake_fn fn);
-void bpftune_gate_nap_info(struct bpftune_gate_nap_info *info, uint64_t now);
 
 #endif

@@ -47,6 +47,15 @@ bool bpftune_prog_matches(const char *name, const char *want);
 void bpftune_tuner_unlink_prog(struct bpftune_tuner *t, struct bpf_program *prog);
 
 /* ---- pressure gates (gate.c, include/bpftune/gate.h) ---- */
+/* the daemon's gates asleep (gate.h, @wake): one state for all of them */
+struct bpftune_gate_nap_info {
+	bool asleep;
+	uint64_t sleeps;
+	uint64_t asleep_ms;		/* so far, the current sleep included */
+	uint64_t sleep_after_ms;	/* calm time before the next sleep */
+};
+void bpftune_gate_nap_info(struct bpftune_gate_nap_info *info, uint64_t now);
+
 struct bpftune_gate_info {
 	const char *hook;
 	const char *what;
@@ -63,12 +72,8 @@ struct bpftune_gate_info {
 	unsigned int cost_samples;	/* cycles measured */
 	unsigned int every_ms;		/* WINDOW: the period in use */
 	uint64_t cost_ppm;		/* WINDOW: its attach cost, ppm of a CPU */
-	/* asleep (gate.h, @wake): the daemon's gates, not this one's alone */
 	const char *wake;		/* its alarm's tracepoints, or NULL */
-	bool asleep;
-	uint64_t sleeps;
-	uint64_t asleep_ms;		/* so far, the current sleep included */
-	uint64_t sleep_after_ms;	/* calm time before the next sleep */
+	struct bpftune_gate_nap_info nap;	/* the daemon's, not this gate's */
 };
 /* after init(): the tuner's declared gates take its hot programs' links */
 int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,

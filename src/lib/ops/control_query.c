@@ -189,9 +189,9 @@ static void gates_json(struct bpftune_buf *o, const struct bpftune_tuner *t)
 		bpftune_buf_add(o, ",\"wake\":", 8);
 		bpftune_buf_json_str(o, g.wake);
 		bpftune_buf_printf(o, ",\"asleep\":%s,\"sleeps\":%llu,\"asleep_ms\":%llu,\"sleep_after_ms\":%llu",
-				   g.asleep ? "true" : "false", (unsigned long long)g.sleeps,
-				   (unsigned long long)g.asleep_ms,
-				   (unsigned long long)g.sleep_after_ms);
+				   g.nap.asleep ? "true" : "false", (unsigned long long)g.nap.sleeps,
+				   (unsigned long long)g.nap.asleep_ms,
+				   (unsigned long long)g.nap.sleep_after_ms);
 		bpftune_buf_add(o, "}", 1);
 	}
 	bpftune_buf_add(o, "]", 1);
@@ -200,14 +200,16 @@ static void gates_json(struct bpftune_buf *o, const struct bpftune_tuner *t)
 /* the gates asleep, or how long calm before they may sleep */
 static void gate_sleep_text(struct bpftune_buf *o, const struct bpftune_gate_info *g)
 {
-	if (g->asleep)
+	const struct bpftune_gate_nap_info *n = &g->nap;
+
+	if (n->asleep)
 		bpftune_buf_printf(o, "; asleep now, woken on %s", g->wake);
 	else
 		bpftune_buf_printf(o, "; may sleep after %.0f s calm, woken on %s",
-				   g->sleep_after_ms / 1000.0, g->wake);
+				   n->sleep_after_ms / 1000.0, g->wake);
 	bpftune_buf_printf(o, ", %.1f %% of the time (%llu %s)",
-			   g->total_ms ? 100.0 * g->asleep_ms / g->total_ms : 0.0,
-			   (unsigned long long)g->sleeps, g->sleeps == 1 ? "sleep" : "sleeps");
+			   g->total_ms ? 100.0 * n->asleep_ms / g->total_ms : 0.0,
+			   (unsigned long long)n->sleeps, n->sleeps == 1 ? "sleep" : "sleeps");
 }
 
 static void gates_text(struct bpftune_buf *o, const struct bpftune_tuner *t)

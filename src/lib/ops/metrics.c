@@ -291,23 +291,24 @@ static void gate_line(struct bpftune_buf *o, const char *name,
 	bpftune_buf_add(o, "} ", 2);
 }
 
-/* the daemon's gates asleep until their alarm (gate.h, @wake) */
+/* the daemon's gates asleep until their alarm (gate.h, @wake), if it has gates */
 static void gates_asleep(struct bpftune_buf *o)
 {
-	struct bpftune_gate_info g;
+	struct bpftune_gate_nap_info n;
 	struct bpftune_tuner *t;
 	unsigned int id;
 
 	for_each_tuner(t, id) {
-		if (bpftune_gate_info(t, 0, &g))
+		if (!bpftune_gate_count(t))
 			continue;
+		bpftune_gate_nap_info(&n, bpftune_now_ms());
 		family(o, "bpftune_gates_asleep", "gauge",
 		       "1 while every gate sleeps until a tracepoint it named fires, else 0.");
-		bpftune_buf_printf(o, "bpftune_gates_asleep %d\n", g.asleep);
+		bpftune_buf_printf(o, "bpftune_gates_asleep %d\n", n.asleep);
 		family(o, "bpftune_gates_asleep_seconds_total", "counter",
 		       "Time every gate slept: the daemon looked at none of them.");
 		bpftune_buf_printf(o, "bpftune_gates_asleep_seconds_total %.3f\n",
-				   (double)g.asleep_ms / 1000.0);
+				   (double)n.asleep_ms / 1000.0);
 		return;
 	}
 }
