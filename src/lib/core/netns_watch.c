@@ -188,8 +188,10 @@ static uint64_t kernel_fn_addr(const char *name)
 	bpftune_cap_lower();
 	if (!f)
 		return 0;
+	/* 120 k lines: parse only those that name it */
 	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		if (strstr(line, name) &&
+		    sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
 		    (type == 't' || type == 'T') && !strcmp(sym, name))
 			found = addr;
 	fclose(f);
