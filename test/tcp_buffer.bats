@@ -220,6 +220,31 @@ global_kept() {
 	! grep -q "tcp_wmem .* in netns $SRV " "$LOG"
 }
 
+# The send sample (probe) is behind a window gate: from calm, with the
+# gate closed between windows, a sender at its limit is seen in the next
+# window, which then stays attached (open, where the link is kept) while
+# the hook reports; without that hold it would close 200 ms after opening.
+# bats test_tags=hooks
+@test "the send sample's window gate: a sender at its tcp_wmem max from calm is seen, and the window held" {
+	local i
+	make_pair
+	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
+	start_daemon
+	gate_status probe | grep -q "gated by a 200 ms window every 1 s (window gate)"
+	# calm: a window has come and gone with nothing to see
+	wait_gate_status probe "now (detached|closed) .*last: the window saw nothing" 60
+	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600
+	wait_for_log "send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in netns $CLI " 300
+	# held for the calm period (10 checks) after each report, so open at
+	# every look over more than one window period
+	for i in 1 2 3 4 5 6 7 8; do
+		gate_status probe | grep -qE "now (attached|open) "
+		sleep 0.2
+	done
+	stop_traffic
+	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -gt 327679 ]
+}
+
 @test "tcp_rmem and tcp_wmem in the global netns grow with loopback traffic" {
 	local port=$((5800 + RANDOM % 100))
 	sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144"

@@ -31,8 +31,9 @@ struct bpftune_sampler rcvgrow_sampler;
 struct bpftune_sampler exceed_sampler;
 struct bpftune_sampler synreq_sampler;
 __u64 rcvbuf_tick;	/* bpftune_tick_gate_open() of the hot hooks */
-/* the window gate's flag (gate.h): set while closed if the link is kept */
+/* the window gates' flags (gate.h): set while closed if the link is kept */
 __u32 rcvbuf_gate_closed;
+__u32 probe_gate_closed;
 __u64 probe_tick;
 
 /* tcp_rcvbuf_grow (6.17+) fired: it replaces the rcvbuf check below */
@@ -395,7 +396,7 @@ BPFTUNE_TP(probe__send, sock_send_length, struct sock *sk, int ret, int flags)
 {
 	__u64 tick;
 
-	if (bpftune_tick_gate_closed(&probe_tick, &tick) || !sk ||
+	if (probe_gate_closed || bpftune_tick_gate_closed(&probe_tick, &tick) || !sk ||
 	    BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
 		return 0;
 	probe_tick = tick;
@@ -405,7 +406,7 @@ BPFTUNE_TP(probe__send, sock_send_length, struct sock *sk, int ret, int flags)
 /* Older kernels: every incoming segment of an established socket. */
 BPFTUNE_TP(probe__seg, tcp_probe, struct sock *sk, const struct sk_buff *skb)
 {
-	if (!bpftune_tick_gate_open(&probe_tick))
+	if (probe_gate_closed || !bpftune_tick_gate_open(&probe_tick))
 		return 0;
 	return snd_sample(sk);
 }

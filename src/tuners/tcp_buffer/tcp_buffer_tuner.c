@@ -215,6 +215,15 @@ static int rcv_pressure(struct bpftune_tuner *t, void *priv, uint64_t *value)
 	return 0;
 }
 
+/*
+ * The gate of the send sample (probe: sock_send_length, every sendmsg;
+ * tcp_probe, every incoming segment, before 6.3).  A sender's buffer
+ * grows with its congestion window and no counter says it nears
+ * tcp_wmem[2]: a 200 ms window every second, held open while it reports,
+ * so that a sender at its limit from calm is seen within a second (a
+ * window every 2 s, rcvbuf's, would double that).  Every other window
+ * starts and ends with rcvbuf's, on the same wake-ups.
+ */
 static const struct bpftune_gate gates[] = {
 	{
 		.hook = "rcvbuf",
@@ -227,22 +236,39 @@ static const struct bpftune_gate gates[] = {
 		/* nothing to look at while no packet arrives */
 		.wake = "netif_receive_skb",
 	},
+	{
+		.hook = "probe",
+		.kind = BPFTUNE_GATE_WINDOW,
+		.what = "a 200 ms window every 1 s",
+		.window_ms = 200,
+		.every_ms = 1000,
+		.flag = "probe_gate_closed",
+		/* a sender's ACKs, or its own data on this host, arrive */
+		.wake = "netif_receive_skb",
+	},
 };
 
-/* what the rcvbuf hook reports keeps it attached */
+/* what a gated hook reports keeps it attached */
 static void rcv_near_max(struct bpftune_tuner *t, void *priv,
 			 const struct bpftune_event *ev)
 {
-	if (ev->scenario_id == TCP_BUFFER_RMEM_NEAR_MAX)
-		bpftune_gate_seen(t, "rcvbuf");
+	bpftune_gate_seen(t, "rcvbuf");
 	tb_buffer_near_max(t, priv, ev);
 }
 
-static void rcv_memory(struct bpftune_tuner *t, void *priv,
+static void snd_near_max(struct bpftune_tuner *t, void *priv,
+			 const struct bpftune_event *ev)
+{
+	bpftune_gate_seen(t, "probe");
+	tb_buffer_near_max(t, priv, ev);
+}
+
+/* both gated hooks report it: TCP memory concerns every socket */
+static void tcp_memory(struct bpftune_tuner *t, void *priv,
 		       const struct bpftune_event *ev)
 {
-	if (ev->scenario_id == TCP_BUFFER_MEM_PRESSURE)
-		bpftune_gate_seen(t, "rcvbuf");
+	bpftune_gate_seen(t, "rcvbuf");
+	bpftune_gate_seen(t, "probe");
 	tb_memory_event(t, priv, ev);
 }
 
@@ -264,12 +290,12 @@ static const struct bpftune_scenario_desc scenarios[] = {
 	[TCP_BUFFER_WMEM_NEAR_MAX] = {
 		.name = "send buffer near tcp_wmem max",
 		.description = "a sender's buffer grew within delta of tcp_wmem[2]",
-		EVENT, .handle = tb_buffer_near_max,
+		EVENT, .handle = snd_near_max,
 	},
 	[TCP_BUFFER_MEM_PRESSURE] = {
 		.name = "TCP memory near pressure",
 		.description = "memory held by TCP came within delta of tcp_mem[1]",
-		EVENT, .handle = rcv_memory,
+		EVENT, .handle = tcp_memory,
 	},
 	[TCP_BUFFER_MEM_EXHAUSTED] = {
 		.name = "TCP memory exhausted",
