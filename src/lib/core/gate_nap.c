@@ -85,13 +85,14 @@ static uint64_t awake_ms(uint64_t now)
 
 bool bpftune_gate_nap_wake(uint64_t now)
 {
-	uint64_t start = bpftune_thread_cpu_us();
-	uint64_t slept = now - nap.since_ms;
-	uint64_t cycle_us;
+	uint64_t start, slept, cycle_us;
 
 	bpftune_gate_nap_busy(now);
 	if (!nap.asleep)
 		return false;
+	/* the clock is read only for a sleep that ends: never per gate set */
+	start = bpftune_thread_cpu_us();
+	slept = now - nap.since_ms;
 	bpftune_gate_wake_disarm();
 	cycle_us = nap.arm_us + bpftune_thread_cpu_us() - start;
 	bpftune_gate_cost_add(&nap.cost, cycle_us);
