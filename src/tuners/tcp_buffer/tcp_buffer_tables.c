@@ -20,15 +20,15 @@
 
 static const struct bpftune_gauge_desc gauges[] = {
 	[TCP_BUFFER_GAUGE_SRTT_US] = { "tcp_srtt_us", "us",
-		"smoothed RTT of a sender with data in flight, at an incoming segment (tcp_probe, sampled)" },
+		"smoothed RTT of a sender with data in flight, at a sendmsg (sock_send_length, 6.3+; an incoming segment, tcp_probe, before), sampled while the send gate is open: a 200 ms window every second, and while it reports" },
 	[TCP_BUFFER_GAUGE_RCV_RTT_US] = { "tcp_rcv_rtt_us", "us",
-		"a receiver's RTT estimate at a receive-buffer adjustment (tcp_rcv_space_adjust, sampled)" },
+		"a receiver's RTT estimate at a receive-buffer adjustment (tcp_rcv_space_adjust), sampled while the receive gate is open: a 200 ms window every 2 s, and while it reports" },
 	[TCP_BUFFER_GAUGE_RCVBUF] = { "tcp_rcvbuf", "bytes",
 		"sk_rcvbuf at a receive-buffer adjustment (SO_RCVBUF-sized sockets excluded)" },
 	[TCP_BUFFER_GAUGE_RCVBUF_NEAR_MAX] = { "tcp_rcvbuf_near_max", NULL,
 		"1 for each of those within the learning rate's delta of tcp_rmem[2]" },
 	[TCP_BUFFER_GAUGE_SNDBUF] = { "tcp_sndbuf", "bytes",
-		"sk_sndbuf at an incoming segment (SO_SNDBUF-sized sockets excluded)" },
+		"sk_sndbuf at the same sample as tcp_srtt_us (SO_SNDBUF-sized sockets excluded)" },
 	[TCP_BUFFER_GAUGE_SNDBUF_NEAR_MAX] = { "tcp_sndbuf_near_max", NULL,
 		"1 for each of those within the learning rate's delta of tcp_wmem[2]" },
 };
