@@ -235,8 +235,11 @@ global_kept() {
 	wait_gate_status probe "now (detached|closed) .*last: the window saw nothing" 60
 	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600
 	wait_for_log "send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in netns $CLI " 300
-	# held for the calm period (10 checks) after each report, so open at
-	# every look over more than one window period
+	# a report that came just after its window's last check reopens the
+	# gate at the next one; from then on it is held for the calm period
+	# (10 checks) after each report, so open at every look over more
+	# than one window period
+	wait_gate_status probe "now (attached|open) " 10
 	for i in 1 2 3 4 5 6 7 8; do
 		gate_status probe | grep -qE "now (attached|open) "
 		sleep 0.2
