@@ -236,9 +236,9 @@ global_kept() {
 	iperf_bg "$CLI" "$SRV" "$SRV_IP" 3600
 	wait_for_log "send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 262144 -> 4096 16384 327680 in netns $CLI " 300
 	# a report that came just after its window's last check reopens the
-	# gate at the next one; from then on it is held for the calm period
-	# (10 checks) after each report, so open at every look over more
-	# than one window period
+	# gate at once (the check runs when the loop next turns); from then
+	# on it is held for the calm period (10 checks) after each report,
+	# so open at every look over more than one window period
 	wait_gate_status probe "now (attached|open) " 10
 	for i in 1 2 3 4 5 6 7 8; do
 		gate_status probe | grep -qE "now (attached|open) "

@@ -102,7 +102,8 @@ struct bpftune_gate {
 
 /*
  * The gated hook @hook saw the condition (from an event handler): it
- * stays attached for another calm period.
+ * stays attached for another calm period; closed (the report was read
+ * after its window ended), it is attached again at once.
  */
 void bpftune_gate_seen(struct bpftune_tuner *tuner, const char *hook);
 

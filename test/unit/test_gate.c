@@ -188,6 +188,39 @@ static void test_window_duty_cycle(void **state)
 	assert_int_equal(s.next_ms, 8100 + 4900);
 }
 
+/* a report read after its window closed opens the gate now, not later */
+static void test_seen_when_closed(void **state)
+{
+	struct bpftune_gate_params p = {
+		.kind = BPFTUNE_GATE_WINDOW, .calm = 2, .check_ms = 1000,
+		.window_ms = 200, .every_ms = 1000,
+	};
+	struct bpftune_gate_state s;
+	enum bpftune_gate_why why;
+
+	(void)state;
+	bpftune_gate_start(&s, &p, 0);
+	assert_int_equal(look(&s, &p, true, 0, false, 0, &why), BPFTUNE_GATE_OPEN);
+	assert_false(bpftune_gate_look_now(&s, 100));
+	assert_int_equal(look(&s, &p, true, 0, false, 200, &why), BPFTUNE_GATE_CLOSE);
+	assert_int_equal(s.next_ms, 1000);
+	/* seen at 210: looked at now, and that check opens it */
+	assert_true(bpftune_gate_look_now(&s, 210));
+	assert_int_equal(s.next_ms, 210);
+	assert_false(bpftune_gate_look_now(&s, 210));
+	assert_int_equal(look(&s, &p, true, 0, true, 210, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_SEEN);
+	/* held for the calm period from there */
+	assert_int_equal(s.next_ms, 1210);
+	assert_false(bpftune_gate_look_now(&s, 500));
+	/* a counter gate too */
+	bpftune_gate_start(&s, &counter, 0);
+	look(&s, &counter, true, 7, false, 0, NULL);
+	assert_true(bpftune_gate_look_now(&s, 300));
+	assert_int_equal(look(&s, &counter, true, 7, true, 300, &why), BPFTUNE_GATE_OPEN);
+	assert_int_equal(why, BPFTUNE_GATE_WHY_SEEN);
+}
+
 static void test_window_with_reading(void **state)
 {
 	struct bpftune_gate_params p = {
@@ -536,6 +569,7 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_counter_opens_when_moved),
 		cmocka_unit_test(test_counter_closes_after_calm),
 		cmocka_unit_test(test_counter_seen_holds),
+		cmocka_unit_test(test_seen_when_closed),
 		cmocka_unit_test(test_counter_unreadable_opens),
 		cmocka_unit_test(test_counter_reset_is_movement),
 		cmocka_unit_test(test_defaults),

@@ -655,11 +655,22 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 void bpftune_gate_seen(struct bpftune_tuner *t, const char *hook)
 {
 	struct gate_set *s = find(t);
+	uint64_t now = bpftune_now_ms();
+	bool due = false;
 	unsigned int i;
 
-	for (i = 0; s && hook && i < s->num; i++)
-		if (!strcmp(s->h[i].g->hook, hook))
-			s->h[i].seen = true;
+	for (i = 0; s && hook && i < s->num; i++) {
+		if (strcmp(s->h[i].g->hook, hook))
+			continue;
+		s->h[i].seen = true;
+		/* closed: opened at once, not at its next window */
+		if (!s->stopped && bpftune_gate_look_now(&s->h[i].s, now))
+			due = true;
+	}
+	if (!due)
+		return;
+	wake_up(now);
+	rearm();
 }
 
 void bpftune_gates_free(struct bpftune_tuner *t)

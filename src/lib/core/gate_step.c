@@ -179,6 +179,14 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 	return true;
 }
 
+bool bpftune_gate_look_now(struct bpftune_gate_state *s, uint64_t now_ms)
+{
+	if (s->open || s->next_ms <= now_ms)
+		return false;
+	s->next_ms = now_ms;
+	return true;
+}
+
 bool bpftune_gate_may_sleep(const struct bpftune_gate_state *s,
 			    const struct bpftune_gate_params *p)
 {

@@ -98,6 +98,15 @@ bool bpftune_gate_join(struct bpftune_gate_state *s,
 		       const struct bpftune_gate_params *p, uint64_t now_ms);
 
 /*
+ * The hook's condition was reported (bpftune_gate_seen()) at @now_ms:
+ * a closed gate is looked at now, and that check opens it, not its next
+ * window or idle check (a report raised just before a window closed and
+ * read after it, or one from a program the gate does not hold).  True if
+ * its check moved.
+ */
+bool bpftune_gate_look_now(struct bpftune_gate_state *s, uint64_t now_ms);
+
+/*
  * Asleep (gate.h, @wake): may the daemon stop looking at this gate until
  * its alarm rings?  When it is closed and its last reading is kept (the
  * first check after the alarm then sees any movement since).
