@@ -59,6 +59,25 @@ struct report_ctx {
 	unsigned int runnable;
 };
 
+/* the gates of @ops that hold programs @obj will load: what opens each */
+static void report_gates(const struct bpftune_tuner_ops *ops, struct bpf_object *obj)
+{
+	char what[192];
+	unsigned int i;
+
+	for (i = 0; BPFTUNE_OPS_HAS(ops, num_gates) && i < ops->num_gates; i++) {
+		const struct bpftune_gate *g = &ops->gates[i];
+
+		if (!bpftune_gate_programs(g, obj))
+			continue;
+		bpftune_gate_describe(g, what, sizeof(what));
+		printf("    hook %s: gated by %s (%s gate)%s%s%s\n", g->hook, what,
+		       bpftune_gate_kind_name(g->kind),
+		       g->wake ? "; on an idle machine asleep until " : "",
+		       g->wake ? g->wake : "", g->wake ? " fires" : "");
+	}
+}
+
 /* Would @ops run here?  One line: will run, or skipped and why. */
 static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
 		       const char *what)
@@ -67,7 +86,6 @@ static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
 	struct bpf_object *obj = NULL;
 	char why[512] = "";
 	void *skel = NULL;
-	unsigned int i;
 	int err;
 
 	err = bpftune_bpf_open(image, ops->name, legacy, &skel, &obj, why,
@@ -79,14 +97,8 @@ static bool report_ops(const struct bpftune_tuner_ops *ops, bool legacy,
 		printf("  %-24s skipped: %s%s\n", ops->name, why, what);
 	else
 		printf("  %-24s will run%s\n", ops->name, what);
-	for (i = 0; !err && BPFTUNE_OPS_HAS(ops, num_gates) && i < ops->num_gates; i++)
-		if (bpftune_gate_programs(&ops->gates[i], obj))
-			printf("    hook %s: gated by %s (%s gate)%s%s%s\n", ops->gates[i].hook,
-			       ops->gates[i].what ? ops->gates[i].what : "?",
-			       bpftune_gate_kind_name(ops->gates[i].kind),
-			       ops->gates[i].wake ? "; on an idle machine asleep until " : "",
-			       ops->gates[i].wake ? ops->gates[i].wake : "",
-			       ops->gates[i].wake ? " fires" : "");
+	if (!err)
+		report_gates(ops, obj);
 	if (skel)
 		image->destroy(skel);
 	return !err;

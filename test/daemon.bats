@@ -140,7 +140,7 @@ gate_count() {
 	start_daemon --no-telemetry
 	grep -q "tuner net_buffer: hook rx_entry rx_poll gated by" "$LOG"
 	"$BPFTUNE" -S -l "$PLUGIN_DIR" $(mode_flags) |
-		grep -q "hook rcvbuf: gated by .*; on an idle machine asleep until netif_receive_skb fires"
+		grep -q "hook rcvbuf: gated by a 200 ms window every 2 s, and TcpExt PruneCalled+TCPRcvQDrop+TCPMemoryPressures of the global netns (window gate); on an idle machine asleep until netif_receive_skb fires"
 	local try before after sleeps attaches
 	# asleep once calm for the calm period (10 s; under emulation, where
 	# the alarm is dear, longer: -q status says how long).  Other tests' packets

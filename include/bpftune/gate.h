@@ -61,7 +61,11 @@ struct bpftune_gate {
 	 */
 	const char *hook;
 	enum bpftune_gate_kind kind;
-	/* what opens it, for status: "softnet_stat time_squeeze+dropped" */
+	/*
+	 * What opens it, for status: "softnet_stat time_squeeze+dropped";
+	 * a window gate's window and period are said by the library from
+	 * @window_ms and @every_ms: its @what names its reading, if any.
+	 */
 	const char *what;
 	/*
 	 * COUNTER: the reading; 0 or -errno (the gate then opens).

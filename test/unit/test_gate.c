@@ -221,6 +221,39 @@ static void test_seen_when_closed(void **state)
 	assert_int_equal(why, BPFTUNE_GATE_WHY_SEEN);
 }
 
+/* what opens a gate, as -S and status say it: a window from its numbers */
+static void test_describe(void **state)
+{
+	struct bpftune_gate g = {
+		.hook = "h", .kind = BPFTUNE_GATE_WINDOW, .window_ms = 200, .every_ms = 1000,
+	};
+	char buf[128], tiny[8];
+
+	(void)state;
+	bpftune_gate_describe(&g, buf, sizeof(buf));
+	assert_string_equal(buf, "a 200 ms window every 1 s");
+	g.every_ms = 2500;
+	g.what = "TcpExt PruneCalled";
+	bpftune_gate_describe(&g, buf, sizeof(buf));
+	assert_string_equal(buf, "a 200 ms window every 2.5 s, and TcpExt PruneCalled");
+	g.window_ms = 0;
+	g.every_ms = 0;
+	g.what = "";
+	bpftune_gate_describe(&g, buf, sizeof(buf));
+	assert_string_equal(buf, "a 200 ms window every 5 s");
+	g.kind = BPFTUNE_GATE_COUNTER;
+	g.what = "softnet_stat time_squeeze";
+	bpftune_gate_describe(&g, buf, sizeof(buf));
+	assert_string_equal(buf, "softnet_stat time_squeeze");
+	g.what = NULL;
+	bpftune_gate_describe(&g, buf, sizeof(buf));
+	assert_string_equal(buf, "?");
+	/* cut short, never overrun */
+	g.kind = BPFTUNE_GATE_WINDOW;
+	bpftune_gate_describe(&g, tiny, sizeof(tiny));
+	assert_string_equal(tiny, "a 200 m");
+}
+
 static void test_window_with_reading(void **state)
 {
 	struct bpftune_gate_params p = {
@@ -570,6 +603,7 @@ int unit_run_gate(void)
 		cmocka_unit_test(test_counter_closes_after_calm),
 		cmocka_unit_test(test_counter_seen_holds),
 		cmocka_unit_test(test_seen_when_closed),
+		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_counter_unreadable_opens),
 		cmocka_unit_test(test_counter_reset_is_movement),
 		cmocka_unit_test(test_defaults),

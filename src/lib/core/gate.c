@@ -25,6 +25,7 @@
 
 struct gate_hook {
 	const struct bpftune_gate *g;
+	char what[192];			/* bpftune_gate_describe() */
 	struct bpftune_gate_params p;
 	struct bpftune_gate_state s;
 	struct bpf_program **progs;
@@ -227,7 +228,7 @@ static void notify(const struct bpftune_tuner *t, const struct gate_hook *h,
 {
 	struct bpftune_gate_change c = {
 		.hook = h->g->hook,
-		.what = h->g->what ? h->g->what : "",
+		.what = h->what,
 		.kind = bpftune_gate_kind_name(h->g->kind),
 		.attached = h->s.open,
 		.reason = reason,
@@ -421,7 +422,7 @@ static void check(struct bpftune_tuner *t, struct gate_hook *h, uint64_t now)
 		return;
 	bpftune_log(LOG_INFO, "tuner %s: hook %s %s: %s (%s)", t->ops->name,
 		    h->g->hook, a == BPFTUNE_GATE_OPEN ? "attached" : "detached",
-		    bpftune_gate_why_name(why), h->g->what ? h->g->what : "");
+		    bpftune_gate_why_name(why), h->what);
 }
 
 static void on_timer(void *ctx)
@@ -540,6 +541,7 @@ static int hook_init(struct bpftune_tuner *t, const struct bpftune_gate *g,
 	struct bpf_program *prog, **np;
 
 	h->g = g;
+	bpftune_gate_describe(g, h->what, sizeof(h->what));
 	h->p = (struct bpftune_gate_params){
 		.kind = g->kind, .calm = g->calm,
 		.window_ms = g->window_ms, .every_ms = g->every_ms,
@@ -644,7 +646,7 @@ int bpftune_gates_set(struct bpftune_tuner *t, const struct bpftune_gate *gates,
 		plan_at_start(t, h, bpftune_thread_cpu_us() - start, now);
 		check(t, h, now);
 		bpftune_log(LOG_INFO, "tuner %s: hook %s gated by %s (%s gate, %u program%s)",
-			    t->ops->name, h->g->hook, h->g->what ? h->g->what : "?",
+			    t->ops->name, h->g->hook, h->what,
 			    bpftune_gate_kind_name(h->g->kind), h->num_progs,
 			    h->num_progs == 1 ? "" : "s");
 	}
@@ -702,7 +704,7 @@ int bpftune_gate_info(const struct bpftune_tuner *t, unsigned int i,
 	h = &s->h[i];
 	*info = (struct bpftune_gate_info){
 		.hook = h->g->hook,
-		.what = h->g->what ? h->g->what : "",
+		.what = h->what,
 		.kind = bpftune_gate_kind_name(h->g->kind),
 		.attached = h->plan.mode == BPFTUNE_GATE_MODE_PIN ? h->s.open :
 			    h->num_links > 0,

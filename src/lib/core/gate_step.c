@@ -7,6 +7,8 @@
  * condition.  A reading that fails opens the gate: the hook is then
  * attached as it was before gates existed, never blind.
  */
+#include <stdio.h>
+
 #include "core/gate_step.h"
 
 static unsigned int or_default(unsigned int v, unsigned int def)
@@ -347,4 +349,21 @@ const char *bpftune_gate_kind_name(enum bpftune_gate_kind kind)
 		return "window";
 	}
 	return "?";
+}
+
+void bpftune_gate_describe(const struct bpftune_gate *g, char *buf, size_t size)
+{
+	const char *what = g->what && *g->what ? g->what : NULL;
+	int n = 0;
+
+	if (!size)
+		return;
+	if (g->kind == BPFTUNE_GATE_WINDOW)
+		n = snprintf(buf, size, "a %u ms window every %g s%s",
+			     or_default(g->window_ms, BPFTUNE_GATE_WINDOW_MS),
+			     or_default(g->every_ms, BPFTUNE_GATE_EVERY_MS) / 1000.0,
+			     what ? ", and " : "");
+	if (n < 0 || (size_t)n >= size)
+		return;
+	snprintf(buf + n, size - n, "%s", what ? what : n ? "" : "?");
 }

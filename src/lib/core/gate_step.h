@@ -8,6 +8,7 @@
 #define BPFTUNE_GATE_STEP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <bpftune/gate.h>
@@ -204,5 +205,12 @@ const char *bpftune_gate_why_name(enum bpftune_gate_why why);
 /* the same, one word for telemetry: moved, error, window, seen, calm, window_end */
 const char *bpftune_gate_why_code(enum bpftune_gate_why why);
 const char *bpftune_gate_kind_name(enum bpftune_gate_kind kind);
+/*
+ * What opens @g, for -S, status, logs and telemetry, in @buf: a window
+ * gate's window and period from its numbers ("a 200 ms window every 2 s"),
+ * then its @what (a window gate's reading) after ", and "; "?" for a gate
+ * that says nothing.  Pure.
+ */
+void bpftune_gate_describe(const struct bpftune_gate *g, char *buf, size_t size);
 
 #endif

@@ -228,7 +228,7 @@ static const struct bpftune_gate gates[] = {
 	{
 		.hook = "rcvbuf",
 		.kind = BPFTUNE_GATE_WINDOW,
-		.what = "a 200 ms window every 2 s, and TcpExt PruneCalled+TCPRcvQDrop+TCPMemoryPressures of the global netns",
+		.what = "TcpExt PruneCalled+TCPRcvQDrop+TCPMemoryPressures of the global netns",
 		.read = rcv_pressure,
 		.window_ms = 200,
 		.every_ms = 2000,
@@ -239,7 +239,6 @@ static const struct bpftune_gate gates[] = {
 	{
 		.hook = "probe",
 		.kind = BPFTUNE_GATE_WINDOW,
-		.what = "a 200 ms window every 1 s",
 		.window_ms = 200,
 		.every_ms = 1000,
 		.flag = "probe_gate_closed",
