@@ -224,7 +224,8 @@ read -ra CFG <<<"$CONFIGS"
 	echo "# cost: $BLOCKS blocks of ${CFG[*]}, $RUNS runs per case and block; cases: $CASES"
 	echo "# workload: CPU $WL_CPU, $( [ "$WL_RT" -gt 0 ] && echo "SCHED_FIFO/RR $WL_RT" || echo "no RT priority");" \
 		"iperf3 -n $WL_IPERF_BYTES, qperf tcp_lat ${WL_QPERF_SECS}s ${WL_QPERF_SIZE} B," \
-		"stress-ng sock $WL_SOCK_OPS ops, switch $WL_SWITCH_OPS ops"
+		"stress-ng sock $WL_SOCK_OPS ops, switch $WL_SWITCH_OPS ops;" \
+		"namespaces' tcp_rmem/tcp_wmem max $( [ "$WL_BUFMAX" != 0 ] && echo "$WL_BUFMAX" || echo "the defaults")"
 	echo "# daemon: $( [ "$OBSERVE" = 1 ] && echo "--observe, ")-c <workload cgroup> ${BENCH_DAEMON_FLAGS:-}" \
 		"$(bench_ab_desc)"
 	echo "# machine: $(bench_machine)"
