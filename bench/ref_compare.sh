@@ -24,8 +24,8 @@
 #   block starts after it, guest s; default REF_TIMEOUT - 400), REF_BUFMAX=67108864 (bytes), AB_SETTLE (default
 #   from DEST/ab.env; ours gets the same calm time, BENCH_SETTLE)
 # Results: bench/results/ref-<kernel>-<time>.{log,csv,info,md,png}, and
-# ref-<kernel>.* in the commit's results (bench/commit_dir.sh), which make
-# bench-report takes into its report
+# ref-<kernel>.* in the commit's results (bench/commit_dir.sh, or
+# REPORT_DIR), which make bench-report takes into its report
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -103,8 +103,9 @@ done
 } >>"$OUT.info"
 [ -s "$OUT.csv" ] || die "no results came back from the guest (exit status $st; log $OUT.log)"
 python3 bench/cost_report.py "$OUT.csv" "$OUT" >/dev/null
-# and in the commit's results, where make bench-report picks it up
-dir="$(bench/commit_dir.sh)"
+# and in the commit's results, where make bench-report picks it up (its
+# directory, named when it started: the tree may change meanwhile)
+dir="${REPORT_DIR:-$(bench/commit_dir.sh)}"
 mkdir -p "$dir"
 cp "$OUT.csv" "$dir/ref-$KERNEL.csv"
 cp "$OUT.info" "$dir/ref-$KERNEL.info"

@@ -102,7 +102,7 @@ else
 		REPS="${REACTION_REPS:-5}" bench/reaction.sh
 	# the guest's part: ref_compare.sh copies it to this commit's results
 	if [ -n "${REF_DIR:-}" ]; then
-		part reference env REF_DIR="$REF_DIR" REF_BLOCKS="${REF_BLOCKS:-10}" \
+		part reference env REF_DIR="$REF_DIR" REF_BLOCKS="${REF_BLOCKS:-10}" REPORT_DIR="$DIR" \
 			bench/ref_compare.sh "${REF_KERNEL:-6.12}"
 	fi
 fi
