@@ -168,15 +168,44 @@ static void test_guard_feed_means(void **state)
 	tb_guard_observe(&g, 100, 0);
 	tb_guard_observe(&g, 300, 8000);
 	tb_guard_observe(&g, 0, 0);
-	tb_guard_feed(&g, &rtt, &rate, 262144);
+	tb_guard_feed(&g, &rtt, &rate, 262144, 0);
 	assert_int_equal(rtt.n, 1);
 	assert_true(rtt.x[0] == 262144 && rtt.y[0] == 200);
 	assert_int_equal(rate.n, 1);
 	assert_true(rate.y[0] == 8000);
 	/* the sums start over; nothing seen adds nothing */
 	assert_int_equal(g.rtt_n, 0);
-	tb_guard_feed(&g, &rtt, &rate, 327680);
+	tb_guard_feed(&g, &rtt, &rate, 327680, 0);
 	assert_int_equal(rtt.n, 1);
+}
+
+/* a max raised again at once (a ramp) is no setting to fit */
+static void test_guard_feed_skips_ramp(void **state)
+{
+	struct tb_guard g = { 0 };
+	struct bpftune_corr rtt, rate;
+
+	(void)state;
+	bpftune_corr_reset(&rtt);
+	bpftune_corr_reset(&rate);
+	/* the operator's max: in force since before us, fed */
+	tb_guard_observe(&g, 100, 8000);
+	tb_guard_feed(&g, &rtt, &rate, 16384, 5000);
+	tb_guard_raised(&g, 16384, 5000);
+	assert_int_equal(g.raised_from, 16384);
+	assert_int_equal(rtt.n, 1);
+	/* raised again 2 ms later: left out, and the sums start over */
+	tb_guard_observe(&g, 300, 3000);
+	tb_guard_feed(&g, &rtt, &rate, 20480, 5000 + 2);
+	assert_int_equal(rtt.n, 1);
+	assert_int_equal(rate.n, 1);
+	assert_int_equal(g.rtt_n, 0);
+	tb_guard_raised(&g, 20480, 5002);
+	/* this one stood its time */
+	tb_guard_observe(&g, 400, 9000);
+	tb_guard_feed(&g, &rtt, &rate, 25600, 5002 + TB_GUARD_MIN_DWELL_MS);
+	assert_int_equal(rtt.n, 2);
+	assert_true(rtt.x[1] == 25600 && rtt.y[1] == 400);
 }
 
 static void test_guard_trips_when_rtt_rises_alone(void **state)
@@ -596,6 +625,7 @@ int unit_run_tcp_buffer_policy(void)
 		cmocka_unit_test(test_buf_refusals_in_order),
 		cmocka_unit_test(test_buf_bdp_bound),
 		cmocka_unit_test(test_guard_feed_means),
+		cmocka_unit_test(test_guard_feed_skips_ramp),
 		cmocka_unit_test(test_guard_trips_when_rtt_rises_alone),
 		cmocka_unit_test(test_guard_hold_is_capped),
 		cmocka_unit_test(test_guard_spares_real_gains),

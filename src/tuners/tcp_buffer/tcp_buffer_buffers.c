@@ -49,7 +49,7 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 	rc = bpftune_corr_for(s->tuner, TB_NUM_TUNABLES + tunable, n->ns.cookie);
 	if (!c || !rc)
 		return false;
-	tb_guard_feed(g, c, rc, cur[2]);
+	tb_guard_feed(g, c, rc, cur[2], bpftune_now_ms());
 	trips = tb_guard_check(g, c, rc, cur, bpftune_learning_rate(),
 			       bpftune_now_ms(), &v);
 	guard_inputs(&v, inputs);
@@ -173,7 +173,7 @@ void tb_buffer_near_max(struct bpftune_tuner *t, void *priv,
 	if (bpftune_tunable_set(s->tuner, tunable, ev, scenario, want, 3,
 				reason) != 1)
 		return;
-	n->guard[tunable].raised_from = in.live[2];
+	tb_guard_raised(&n->guard[tunable], in.live[2], bpftune_now_ms());
 	if (tunable == TB_RMEM)
 		wscale_note(ev, n, e->rcv_wscale, want[2]);
 }

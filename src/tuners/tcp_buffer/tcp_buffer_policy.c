@@ -131,14 +131,22 @@ void tb_guard_observe(struct tb_guard *g, unsigned int rtt_us,
 }
 
 void tb_guard_feed(struct tb_guard *g, struct bpftune_corr *rtt_w,
-		   struct bpftune_corr *rate_w, long max)
+		   struct bpftune_corr *rate_w, long max, uint64_t now_ms)
 {
-	if (g->rtt_n)
+	bool settled = !g->since_ms || now_ms >= g->since_ms + TB_GUARD_MIN_DWELL_MS;
+
+	if (settled && g->rtt_n)
 		bpftune_corr_add(rtt_w, max, g->rtt_sum / g->rtt_n);
-	if (g->rate_n)
+	if (settled && g->rate_n)
 		bpftune_corr_add(rate_w, max, g->rate_sum / g->rate_n);
 	g->rtt_sum = g->rate_sum = 0;
 	g->rtt_n = g->rate_n = 0;
+}
+
+void tb_guard_raised(struct tb_guard *g, long from, uint64_t now_ms)
+{
+	g->raised_from = from;
+	g->since_ms = now_ms;
 }
 
 static const struct bpftune_guard_params tb_guard_params = {
@@ -179,6 +187,7 @@ bool tb_guard_check(struct tb_guard *g, const struct bpftune_corr *rtt_w,
 	g->hold_until_ms = now_ms + v->hold_ms;
 	g->trips++;
 	g->raised_from = 0;
+	g->since_ms = now_ms;
 	return true;
 }
 

@@ -109,6 +109,16 @@ bool tb_wscale_bound(unsigned int wscale, long max);
 #define TB_GUARD_MIN_GAIN	0.1
 #define TB_GUARD_HOLD_MS	(60 * 1000ULL)
 #define TB_GUARD_HOLD_MAX_MS	(16 * TB_GUARD_HOLD_MS)
+/*
+ * A max raised again sooner than this after our last raise says nothing
+ * about the RTT it brings: those are the raises of a connection's ramp
+ * (from a too-small start on a fast path, five in 20 ms), whose RTT grows
+ * with its congestion window whatever the buffer; fitted as settings, they
+ * tripped the guard at start (bench-report a39a43a, tcp_buffer effect:
+ * RTT +200 % "with" the max over six settings in 19 ms).  What is seen at
+ * such a max is left out of the windows.
+ */
+#define TB_GUARD_MIN_DWELL_MS	100
 
 /* One buffer max in one netns. */
 struct tb_guard {
@@ -117,6 +127,7 @@ struct tb_guard {
 	double rate_sum;	/* and throughput */
 	unsigned long rate_n;
 	long raised_from;	/* max before our last raise, 0 if none */
+	uint64_t since_ms;	/* the max in force since (0: not set by us) */
 	uint64_t hold_until_ms;
 	unsigned int trips;
 };
@@ -126,10 +137,13 @@ void tb_guard_observe(struct tb_guard *g, unsigned int rtt_us,
 		      unsigned int rate_kbps);
 /*
  * Add the mean RTT and rate seen at @max to the windows @rtt_w and
- * @rate_w (a window gets nothing when nothing was seen) and start over.
+ * @rate_w and start over; a window gets nothing when nothing was seen,
+ * or when we set @max less than TB_GUARD_MIN_DWELL_MS before @now_ms.
  */
 void tb_guard_feed(struct tb_guard *g, struct bpftune_corr *rtt_w,
-		   struct bpftune_corr *rate_w, long max);
+		   struct bpftune_corr *rate_w, long max, uint64_t now_ms);
+/* we raised the max from @from at @now_ms */
+void tb_guard_raised(struct tb_guard *g, long from, uint64_t now_ms);
 
 struct tb_guard_verdict {
 	bool have_fit;		/* r and rise were computed */
