@@ -42,6 +42,7 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 	struct tb_guard_verdict v;
 	struct bpftune_corr *c, *rc;
 	char reason[320], gains[64] = "";
+	uint64_t now = bpftune_now_ms();
 	bool trips;
 
 	/* throughput windows take the slots past the tunables */
@@ -49,9 +50,8 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 	rc = bpftune_corr_for(s->tuner, TB_NUM_TUNABLES + tunable, n->ns.cookie);
 	if (!c || !rc)
 		return false;
-	tb_guard_feed(g, c, rc, cur[2], bpftune_now_ms());
-	trips = tb_guard_check(g, c, rc, cur, bpftune_learning_rate(),
-			       bpftune_now_ms(), &v);
+	tb_guard_feed(g, c, rc, cur[2], now);
+	trips = tb_guard_check(g, c, rc, cur, bpftune_learning_rate(), now, &v);
 	guard_inputs(&v, inputs);
 	if (!trips)
 		return false;
