@@ -146,6 +146,7 @@ daemon_rows() {
 	local names=(vm_hwm vm_rss rss_anon rss_file rss_shmem)
 
 	row "$blk" "$cfg" daemon - startup ms "$DAEMON_STARTUP_MS"
+	[ -z "$DAEMON_LOADED_MS" ] || row "$blk" "$cfg" daemon - loaded ms "$DAEMON_LOADED_MS"
 	row "$blk" "$cfg" daemon - cpu us $(($(bench_cg_usage_us "$DAEMON_CG") - du0))
 	row "$blk" "$cfg" daemon - wall ms $((($(date +%s%N) - t0) / 1000000))
 	row "$blk" "$cfg" daemon - wakeups count $(($(bench_ctxt "$DAEMON_PID") - dc0))

@@ -390,7 +390,11 @@ bench_tuners() {
 # control socket, journal and telemetry directory (unless ARGS choose) and
 # wait until it logs "bpftune running" (all tuners loaded).  Sets
 # DAEMON_PID, DAEMON_LOG, DAEMON_SOCK, DAEMON_READY_AT and
-# DAEMON_STARTUP_MS (from the fork to the time stamp of that log line).
+# DAEMON_STARTUP_MS (from the fork to the time stamp of that log line),
+# and with a settle (below) DAEMON_LOADED_MS: from the fork to the last
+# change of the number of BPF programs it holds, looked at from the fork
+# every 0.5 s, the same measure for two daemons whose "up" lines
+# differ in meaning (ours: all loaded; the reference's: before its tuners).
 # BENCH_DAEMON_FLAGS (e.g. -L) are added.  An AB_CMD daemon (DAEMON_CMD)
 # runs its own command line instead, ARGS left out, up when its log
 # matches AB_READY (start-up: when that was seen).  Then, with
@@ -398,7 +402,7 @@ bench_tuners() {
 # wins), until its BPF programs have not changed for SECS: two daemons
 # compared get the same calm time after their last program is loaded.
 bench_daemon_start() {
-	local t0 t1 i ready settle telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
+	local t0 t1 i ready settle fork_ns telargs=(--telemetry-dir "$BENCH_TMP/telemetry")
 
 	[[ " $* " == *" --telemetry-dir "* || " $* " == *" --no-telemetry "* ]] && telargs=()
 	bench_daemon_argv "${telargs[@]}" "$@"
@@ -407,6 +411,10 @@ bench_daemon_start() {
 	DAEMON_SOCK="$BENCH_TMP/bpftune.sock"
 	: >"$DAEMON_LOG"
 	t0="$(date +%s.%N)"
+	fork_ns="${t0/./}"
+	DAEMON_LOADED_MS=""
+	PROGS_LAST=0
+	PROGS_CHANGED_NS="$fork_ns"
 	(
 		[ -z "$DAEMON_CG" ] || echo "$BASHPID" >"$DAEMON_CG/cgroup.procs"
 		exec "${BENCH_ARGV[@]}" >>"$DAEMON_LOG" 2>&1
@@ -414,6 +422,9 @@ bench_daemon_start() {
 	DAEMON_PID=$!
 	# BENCH_START_TIMEOUT: qemu TCG guests load BPF objects slowly
 	for i in $(seq 1 $((${BENCH_START_TIMEOUT:-120} * 20))); do
+		# every 0.5 s, as the settle's looks: each is a process, which
+		# in an emulated guest costs the daemon's start-up its CPU
+		[ $((i % 10)) -ne 1 ] || bench_progs_watch "$DAEMON_PID"
 		grep -qE -- "$ready" "$DAEMON_LOG" && break
 		if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
 			cat "$DAEMON_LOG" >&2
@@ -435,28 +446,40 @@ bench_daemon_start() {
 	if [ "$settle" -gt 0 ]; then
 		bench_settle "$DAEMON_PID" "$settle" "${BENCH_START_TIMEOUT:-120}" ||
 			bench_die "the daemon's BPF programs did not settle: ${BENCH_ARGV[*]}"
+		DAEMON_LOADED_MS=$(((PROGS_CHANGED_NS - fork_ns) / 1000000))
 	fi
 }
 
-# how many BPF programs process $1 holds (its file descriptors)
+# how many BPF programs process $1 holds, in BPF_PROGS (its descriptors)
 bench_bpf_progs() {
-	find "/proc/$1/fd" -lname anon_inode:bpf-prog 2>/dev/null | wc -l
+	local x
+
+	x="$(find "/proc/$1/fd" -lname anon_inode:bpf-prog -printf . 2>/dev/null)"
+	BPF_PROGS=${#x}
+}
+
+# bench_progs_watch PID: one look at the BPF programs PID holds; a change
+# of their number since the last look is timed (PROGS_CHANGED_NS)
+bench_progs_watch() {
+	bench_bpf_progs "$1"
+	[ "$BPF_PROGS" = "$PROGS_LAST" ] && return 0
+	PROGS_LAST="$BPF_PROGS"
+	PROGS_CHANGED_NS="$(date +%s%N)"
 }
 
 # bench_settle PID SECS MAX: wait until PID has held the same number of BPF
-# programs for SECS seconds (and is alive); fails after MAX seconds
+# programs for SECS seconds (and is alive); fails after MAX seconds.  The
+# looks go on from bench_daemon_start's (PROGS_LAST, PROGS_CHANGED_NS:
+# the time of the last change, its programs all loaded)
 bench_settle() {
-	local pid="$1" secs="$2" max="$3" n last=-1 since=$SECONDS t0=$SECONDS
+	local pid="$1" secs="$2" max="$3" t0=$SECONDS
 
+	# called alone: the calm time starts with its first look
+	[ -n "${PROGS_CHANGED_NS:-}" ] || PROGS_LAST=-1
 	while [ $((SECONDS - t0)) -lt "$max" ]; do
 		kill -0 "$pid" 2>/dev/null || return 1
-		n="$(bench_bpf_progs "$pid")"
-		if [ "$n" != "$last" ]; then
-			last="$n"
-			since=$SECONDS
-		elif [ $((SECONDS - since)) -ge "$secs" ]; then
-			return 0
-		fi
+		bench_progs_watch "$pid"
+		[ $(($(date +%s%N) - PROGS_CHANGED_NS)) -lt $((secs * 1000000000)) ] || return 0
 		sleep 0.5
 	done
 	return 1
