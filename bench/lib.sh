@@ -450,11 +450,13 @@ bench_daemon_start() {
 	fi
 }
 
-# how many BPF programs process $1 holds, in BPF_PROGS (its descriptors)
+# how many BPF programs process $1 holds, in BPF_PROGS (its descriptors).
+# find fails on a descriptor closed while it looks (a daemon starting up
+# opens and closes many), and on a process gone: neither stops the caller
 bench_bpf_progs() {
 	local x
 
-	x="$(find "/proc/$1/fd" -lname anon_inode:bpf-prog -printf . 2>/dev/null)"
+	x="$(find "/proc/$1/fd" -lname anon_inode:bpf-prog -printf . 2>/dev/null)" || true
 	BPF_PROGS=${#x}
 }
 
