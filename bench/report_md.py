@@ -23,6 +23,7 @@ import csv
 import glob
 import os
 import re
+import statistics
 import sys
 import xml.etree.ElementTree as ET
 
@@ -46,8 +47,9 @@ def effect_rows(d):
                     if v.get("tuned") and v.get("static"))
     if not ratios:
         return []
+    # the median: with an even count, the middle two's mean (not the upper)
     return [{"source": "effect", "case": "iperf-v4-up", "metric": "tuned_over_static",
-             "config": "tuned", "value": ratios[len(ratios) // 2], "lo": ratios[0],
+             "config": "tuned", "value": statistics.median(ratios), "lo": ratios[0],
              "hi": ratios[-1], "n": len(ratios)}]
 
 

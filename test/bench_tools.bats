@@ -166,6 +166,29 @@ bpftune;main;policy<&&>check 1" ]
 	[ -s "$d/report.md" ]
 }
 
+@test "bench_tools: the report's tuned / static is the median of the starts' ratios" {
+	local d="$BATS_TEST_TMPDIR/report"
+	mkdir -p "$d"
+	printf 'commit: fixture\n' >"$d/info.txt"
+	# two starts: 0.7 and 1.5 of static; the median is their mean, 1.1
+	cat >"$d/effect.csv" <<-CSV
+	rep,config,case,metric,unit,value
+	1,static,iperf-v4-up,throughput,Mbit/s,20000
+	1,tuned,iperf-v4-up,throughput,Mbit/s,14000
+	2,static,iperf-v4-up,throughput,Mbit/s,10000
+	2,tuned,iperf-v4-up,throughput,Mbit/s,15000
+	CSV
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[[ "$output" == *"| host: tuned / static throughput >= 0.95 | 1.1 [0.7-1.5] | met |"* ]]
+	# an odd count: the middle one
+	printf '3,static,iperf-v4-up,throughput,Mbit/s,10000\n3,tuned,iperf-v4-up,throughput,Mbit/s,9000\n' \
+		>>"$d/effect.csv"
+	run python3 "$REPO/bench/report_md.py" "$d"
+	echo "$output"
+	[[ "$output" == *"| host: tuned / static throughput >= 0.95 | 0.9 [0.7-1.5] | **missed** "* ]]
+}
+
 @test "bench_tools: AB_CMD runs another daemon's own command line, placeholders filled" {
 	run bash -c '
 		cd "$1" && . bench/lib.sh
