@@ -206,6 +206,9 @@ PY
 	# counts a socket with data in flight as it sends)
 	rtt_bulk_flow "$ns" 127.0.0.1 5401 "$ns" rtt-reward paced
 	wait_rows "outcomes_tcp_buffer_grow_near_limit WHERE netns_cookie = $cookie AND reward IS NOT NULL" 1
+	# and the receiver's: its first raise can come after a sender's
+	# tcp_wmem raise has its reward, its row 10 s after that raise
+	wait_rows "outcomes_tcp_buffer_grow_near_limit o JOIN decisions d ON d.seq = o.decision_seq WHERE o.netns_cookie = $cookie AND d.tunable = 'net.ipv4.tcp_rmem'" 1
 	stop_daemon
 	python3 - "$(tel_db)" "$cookie" <<'PY' >&3
 import sqlite3, sys
