@@ -32,10 +32,14 @@
 #                       VM_BATS_ARGS_FULL / VM_BATS_ARGS_LEGACY override it
 #                       for one mode (e.g. a subset of files for legacy)
 #   VM_MATRIX_DEADLINE  seconds for the whole matrix (default 3000).  Every
-#                       bats step gets a fair share of what is left:
-#                       (left - 60 s per support step to come) / bats steps
-#                       to come, at most VM_BATS_TIMEOUT (default 1800);
-#                       time a step does not use goes to the later ones.
+#                       bats step gets its share of what is left: (left -
+#                       60 s per support step to come) x its weight / the
+#                       weights of the bats steps to come, at most
+#                       VM_BATS_TIMEOUT (default 3600); time a step does
+#                       not use goes to the later ones.  Weights, from
+#                       their measured times: systemd 1 (ten tests on the
+#                       packages, 250-520 s), a bats mode 3 (850-1700 s),
+#                       under the sanitizers 4.
 #                       A step that would get less than a minute is not run
 #                       and counts as failed.  A step (support or bats)
 #                       whose guest kernel crashed runs once more if a
@@ -58,7 +62,7 @@ SPECS=("$@")
 read -r -a MODES <<<"${VM_MODES-full legacy systemd}"
 BATS=${VM_BATS:-1}
 SUPPORT_TIMEOUT=${VM_SUPPORT_TIMEOUT:-300}
-BATS_TIMEOUT=${VM_BATS_TIMEOUT:-1800}
+BATS_TIMEOUT=${VM_BATS_TIMEOUT:-3600}
 DEADLINE=$((SECONDS + ${VM_MATRIX_DEADLINE:-3000}))
 LOGDIR=${VM_LOGDIR:-$VM_DIR/cache/logs/matrix}
 BPFTUNE=build/bin/bpftune
@@ -92,8 +96,17 @@ spec_modes() {
 	fi
 }
 
+# mode_weight MODE: the step's share of the time left (see the header)
+mode_weight() {
+	case $1 in
+	systemd) echo 1 ;;
+	*-asan) echo 4 ;;
+	*) echo 3 ;;
+	esac
+}
+
 SUPPORT_LEFT=${#SPECS[@]}
-BATS_LEFT=0
+WEIGHT_LEFT=0
 for spec in "${SPECS[@]}"; do
 	for mode in $(spec_modes "$spec"); do
 		case $mode in
@@ -108,7 +121,7 @@ for spec in "${SPECS[@]}"; do
 			echo "matrix: build/asan/bin/bpftune missing: run make SAN=1 all fixtures first" >&2
 			exit 1
 		fi
-		[ "$BATS" = 1 ] && BATS_LEFT=$((BATS_LEFT + 1))
+		[ "$BATS" = 1 ] && WEIGHT_LEFT=$((WEIGHT_LEFT + $(mode_weight "$mode")))
 	done
 done
 
@@ -164,9 +177,10 @@ support_timeout() {
 	min "$SUPPORT_TIMEOUT" $((DEADLINE - SECONDS - SUPPORT_RESERVE * (SUPPORT_LEFT - 1)))
 }
 
+# bats_timeout MODE: the share of the time left for a step of MODE
 bats_timeout() {
 	local left=$((DEADLINE - SECONDS - SUPPORT_RESERVE * SUPPORT_LEFT))
-	min "$BATS_TIMEOUT" $((left / BATS_LEFT))
+	min "$BATS_TIMEOUT" $((left * $(mode_weight "$1") / WEIGHT_LEFT))
 }
 
 record() {	# record NAME ok|FAIL DETAIL
@@ -202,23 +216,23 @@ for spec in "${SPECS[@]}"; do
 		name="$k-bats-$mode"
 		if ! have_bats_suite; then
 			took=0
-			BATS_LEFT=$((BATS_LEFT - 1))
+			WEIGHT_LEFT=$((WEIGHT_LEFT - $(mode_weight "$mode")))
 			record "$name" FAIL "no test/*.bats (VM_BATS=0 skips the bats steps)"
 			continue
 		fi
 		read -r -a args <<<"$(bats_args "${mode%-asan}")"
 		if [ "$mode" = systemd ]; then
-			step "$name" "$(bats_timeout)" --systemd "$k" -- \
+			step "$name" "$(bats_timeout "$mode")" --systemd "$k" -- \
 				bats --timing test/vm/systemd.bats
 		elif [[ $mode == *-asan ]]; then
-			step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=${mode%-asan}" \
+			step "$name" "$(bats_timeout "$mode")" -e "BPFTUNE_TEST_MODE=${mode%-asan}" \
 				-e BPFTUNE_BUILD=build/asan -e BPFTUNE_SAN=1 "$k" -- \
 				test/run-tests.sh "${args[@]}"
 		else
-			step "$name" "$(bats_timeout)" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
+			step "$name" "$(bats_timeout "$mode")" -e "BPFTUNE_TEST_MODE=$mode" "$k" -- \
 				bats "${args[@]}"
 		fi
-		BATS_LEFT=$((BATS_LEFT - 1))
+		WEIGHT_LEFT=$((WEIGHT_LEFT - $(mode_weight "$mode")))
 		nok=$(grep -cE '^ok ' "$LOGDIR/$name.log")
 		nfail=$(grep -cE '^not ok ' "$LOGDIR/$name.log")
 		plan=$(grep -m1 -oE '^1\.\.[0-9]+' "$LOGDIR/$name.log" | cut -c4-)
