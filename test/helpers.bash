@@ -26,6 +26,17 @@ if [ "$MODE" = host ] && [ "$SANITIZED" = 0 ]; then
 else
 	: "${BATS_TEST_TIMEOUT:=1800}"
 fi
+# A wait for a state (wait_for_log, wait_count, wait_events, ...) gives up
+# after its timeout times this: 1 on the host, 4 in an emulated guest or
+# under the sanitizers, where the same work takes several times longer
+# (up to 2x more again when the machine is busy).  A wait whose state
+# comes costs nothing more; only a failing one takes longer to say so.
+if [ "$MODE" = host ] && [ "$SANITIZED" = 0 ]; then
+	: "${WAIT_SCALE:=1}"
+else
+	: "${WAIT_SCALE:=4}"
+fi
+export WAIT_SCALE
 
 # every test starts from the global tunables the suite started with
 . "$REPO/test/globals_guard.bash"
@@ -123,7 +134,7 @@ stop_daemon() {
 # gone_within PID SECONDS: until PID is gone (a zombie counts as gone)
 gone_within() {
 	local i state
-	for i in $(seq 1 $(($2 * 10))); do
+	for i in $(seq 1 $(($2 * 10 * WAIT_SCALE))); do
 		state="$(awk '/^State:/ {print $2}' /proc/"$1"/status 2>/dev/null)"
 		[ -z "$state" ] || [ "$state" = Z ] && return 0
 		sleep 0.1
@@ -149,7 +160,7 @@ show_threads() {
 # wait_for_log PATTERN [seconds]: grep -E PATTERN in $LOG until it appears.
 wait_for_log() {
 	local pattern="$1" timeout="${2:-30}" i
-	for i in $(seq 1 $((timeout * 10))); do
+	for i in $(seq 1 $((timeout * 10 * WAIT_SCALE))); do
 		grep -qE -- "$pattern" "$LOG" && return 0
 		if [ -n "${DAEMON_PID:-}" ] && ! kill -0 "$DAEMON_PID" 2>/dev/null; then
 			grep -qE -- "$pattern" "$LOG" && return 0
@@ -163,7 +174,7 @@ wait_for_log() {
 # wait_count PATTERN N [seconds]: until PATTERN is in $LOG N times
 wait_count() {
 	local i
-	for i in $(seq 1 $((${3:-30} * 10))); do
+	for i in $(seq 1 $((${3:-30} * 10 * WAIT_SCALE))); do
 		[ "$(grep -cE -- "$1" "$LOG")" -ge "$2" ] && return 0
 		sleep 0.1
 	done
@@ -192,7 +203,7 @@ gate_status() {
 # if it never does
 wait_gate_status() {
 	local i
-	for i in $(seq 1 $(($3 * 5))); do
+	for i in $(seq 1 $(($3 * 5 * WAIT_SCALE))); do
 		gate_status "$1" | grep -qE "$2" && return 0
 		sleep 0.2
 	done
@@ -215,7 +226,7 @@ ctxt_switches() {
 wait_for_quiet() {
 	local pid="$1" timeout="${2:-30}" i prev now t
 	prev="$(ctxt_switches "$pid")"
-	for i in $(seq 1 "$timeout"); do
+	for i in $(seq 1 $((timeout * WAIT_SCALE))); do
 		sleep 1
 		now="$(ctxt_switches "$pid")"
 		[ "$now" = "$prev" ] && for t in $(main_threads "$pid"); do
@@ -248,7 +259,7 @@ barrier() {
 # been seen (or ignored) for sure
 wait_events() {
 	local i field="${4:-events}"
-	for i in $(seq 1 $((${3:-30} * 10))); do
+	for i in $(seq 1 $((${3:-30} * 10 * WAIT_SCALE))); do
 		[ "$(tuner_events "$1" "$field")" -ge "$2" ] && return 0
 		sleep 0.1
 	done

@@ -11,7 +11,7 @@
 # in NS (10 s by default)
 pressure_wait_listen() {
 	local i
-	for i in $(seq 1 $((${3:-10} * 10))); do
+	for i in $(seq 1 $((${3:-10} * 10 * ${WAIT_SCALE:-1}))); do
 		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
 		sleep 0.1
 	done
