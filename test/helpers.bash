@@ -238,6 +238,32 @@ wait_for_quiet() {
 	return 1
 }
 
+# idle_window PID: PID's main threads make no context switch for 3 s.  The
+# daemon watches the whole machine, so a namespace another test deleted
+# (its clean-up runs late under load) or a process of another run may wake
+# it for good reason: a window with a switch and a new line in $LOG (start
+# the daemon with -d to have its events logged) is tried again, up to five
+# times; a switch with nothing logged (a timer) fails at once.
+idle_window() {
+	local try before after lines
+	for try in 1 2 3 4 5; do
+		wait_for_quiet "$1" 30 || return 1
+		lines="$(wc -l < "$LOG")"
+		before="$(ctxt_switches "$1")"
+		sleep 3
+		after="$(ctxt_switches "$1")"
+		echo "try $try: context switches $before -> $after"
+		[ "$after" -eq "$before" ] && return 0
+		if [ "$(wc -l < "$LOG")" -eq "$lines" ]; then
+			echo "woken with nothing logged"
+			return 1
+		fi
+		echo "woken by:"
+		tail -n +"$((lines + 1))" "$LOG" | head -5
+	done
+	return 1
+}
+
 # tuner_events TUNER [events|events_ignored]: events the daemon has
 # dispatched to TUNER so far (handled or ignored; or only those ignored
 # because the tuner is stopped in their netns), from its control socket
