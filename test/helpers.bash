@@ -108,7 +108,7 @@ start_daemon() {
 	wait_for_log "bpftune running" 30 || {
 		cat "$LOG" >&3
 		if kill -0 "$DAEMON_PID" 2>/dev/null; then
-			echo "# the daemon ($DAEMON_PID) does not run 30 s after its start:" >&3
+			echo "# the daemon ($DAEMON_PID) does not run $((30 * WAIT_SCALE)) s after its start:" >&3
 			show_threads "$DAEMON_PID" >&3
 		fi
 		return 1
@@ -116,13 +116,13 @@ start_daemon() {
 }
 
 # Stop the daemon with SIGTERM and wait; DAEMON_STATUS holds its exit code.
-# A daemon still there 30 s later is shown and killed, so that a hang at
-# exit fails its test instead of stopping the suite.
+# A daemon still there 30 s (x WAIT_SCALE) later is shown and killed, so
+# that a hang at exit fails its test instead of stopping the suite.
 stop_daemon() {
 	[ -n "${DAEMON_PID:-}" ] || return 0
 	kill -TERM "$DAEMON_PID" 2>/dev/null || true
 	if ! gone_within "$DAEMON_PID" 30; then
-		echo "# the daemon ($DAEMON_PID) is still there 30 s after SIGTERM:" >&3
+		echo "# the daemon ($DAEMON_PID) is still there $((30 * WAIT_SCALE)) s after SIGTERM:" >&3
 		show_threads "$DAEMON_PID" >&3
 		kill -KILL "$DAEMON_PID" 2>/dev/null || true
 	fi
