@@ -328,7 +328,7 @@ static void skel##__bpftune_read(const void *s,				\
 void *bpftune_tuner_priv(const struct bpftune_tuner *tuner);
 /*
  * Its loaded skeleton and whether it is the legacy one: use
- * BPFTUNE_SKEL_MAP() rather than these.
+ * BPFTUNE_SKEL_MAP() and BPFTUNE_SKEL_VAR() rather than these.
  */
 void *bpftune_tuner_skel(const struct bpftune_tuner *tuner);
 bool bpftune_tuner_legacy(const struct bpftune_tuner *tuner);
@@ -340,6 +340,19 @@ bool bpftune_tuner_legacy(const struct bpftune_tuner *tuner);
 	(bpftune_tuner_legacy(tuner) ?					\
 	 ((struct skel##_legacy *)bpftune_tuner_skel(tuner))->maps.map :	\
 	 ((struct skel *)bpftune_tuner_skel(tuner))->maps.map)
+/*
+ * Global @var of section @sec (bss, data, rodata) of the plugin's loaded
+ * skeleton @skel, typed: a pointer into the mapped section, to read or
+ * write while the programs run, or NULL where the kernel cannot map it
+ * (before 5.5).  Write through it rather than through bpftune_tuner_skel().
+ */
+#define BPFTUNE_SKEL_VAR(tuner, skel, sec, var) ({			\
+	void *skel_ = bpftune_tuner_skel(tuner);			\
+	struct skel##_legacy *legacy_ = skel_;				\
+	struct skel *full_ = skel_;					\
+	bpftune_tuner_legacy(tuner) ?					\
+		(legacy_->sec ? &legacy_->sec->var : NULL) :		\
+		(full_->sec ? &full_->sec->var : NULL); })
 
 /*
  * What the daemon's options ask of collectors.  buffer_kb (--buffer-size):

@@ -168,22 +168,12 @@ static void stats_rows(struct bpftune_tuner *t, struct bpftune_sample *s)
 /* the BPF side's switches, set after load: --keep-observer, recording */
 static void set_bss(struct bpftune_tuner *t, __u32 keep, __u32 recording)
 {
-	void *skel = bpftune_tuner_skel(t);
+	__u32 *k = BPFTUNE_SKEL_VAR(t, sched_collector_bpf, bss, sched_keep_observer);
+	__u32 *r = BPFTUNE_SKEL_VAR(t, sched_collector_bpf, bss, sched_recording);
 
-	if (bpftune_tuner_legacy(t)) {
-		struct sched_collector_bpf_legacy *o = skel;
-
-		if (o->bss) {
-			o->bss->sched_keep_observer = keep;
-			o->bss->sched_recording = recording;
-		}
-	} else {
-		struct sched_collector_bpf *o = skel;
-
-		if (o->bss) {
-			o->bss->sched_keep_observer = keep;
-			o->bss->sched_recording = recording;
-		}
+	if (k && r) {
+		*k = keep;
+		*r = recording;
 	}
 }
 

@@ -202,18 +202,10 @@ static uint64_t kernel_fn_addr(const char *name)
 static void set_cleanup_fn(struct bpftune_tuner *t)
 {
 	uint64_t addr = kernel_fn_addr("cleanup_net");
+	__u64 *fn = BPFTUNE_SKEL_VAR(t, netns_watch_bpf, bss, cleanup_fn);
 
-	if (bpftune_tuner_legacy(t)) {
-		struct netns_watch_bpf_legacy *o = bpftune_tuner_skel(t);
-
-		if (o->bss)
-			o->bss->cleanup_fn = addr;
-	} else {
-		struct netns_watch_bpf *o = bpftune_tuner_skel(t);
-
-		if (o->bss)
-			o->bss->cleanup_fn = addr;
-	}
+	if (fn)
+		*fn = addr;
 	if (!addr)
 		bpftune_log(LOG_INFO, "netns: cleanup_net not in /proc/kallsyms (CAP_SYSLOG?): its work item is learnt when it is queued, and a cleanup queued before the daemon started is not seen");
 }
