@@ -97,6 +97,14 @@ bbr_bytes_acked() {
 		END { print n + 0 }'
 }
 
+# bytes acknowledged on the client's busiest cubic connection to the server
+cubic_bytes_acked() {
+	ip netns exec "$CLI" ss -tin dst 10.78.1.2 | awk '
+		/^[[:space:]]+cubic / { for (i = 1; i <= NF; i++)
+			if (sub(/^bytes_acked:/, "", $i) && $i + 0 > n) n = $i + 0 }
+		END { print n + 0 }'
+}
+
 # congestion control of the client's connections to the server, as ss sees them
 client_ccs() {
 	ip netns exec "$CLI" ss -tin dst 10.78.1.2 |
@@ -137,6 +145,53 @@ client_ccs() {
 	[ "$(sql "SELECT count(*) FROM tcp_conn_lossy WHERE netns_cookie = $c AND family = 4 AND dest = '10.78.1.2/32' AND laddr = '10.78.1.1' AND rport = 5201 AND lport > 0 AND from_cc = 'cubic' AND segs_out >= 100 AND retrans * 100.0 / segs_out > 1 AND abs(loss_pct - retrans * 100.0 / segs_out) < 0.01 AND srtt_us > 0")" -ge 1 ]
 	# one row per lossy connection: as many as the log's lines (debug ones too)
 	[ "$(sql "SELECT count(*) FROM tcp_conn_lossy")" -eq "$(sql "SELECT count(*) FROM decisions WHERE tuner = 'tcp_conn' AND policy = 'bbr-on-loss'")" ]
+}
+
+# A lossy iperf3 connection under a daemon that observes only: reported
+# and decided, but it carries on under cubic (a megabyte acknowledged
+# after the report, nothing on bbr); the daemon is stopped after.
+lossy_stays_cubic() {
+	local ccs acked i
+	start_iperf 3600
+	wait_for_log "tuner tcp_conn: lossy connection: connection from 10.78.1.1 port [0-9]+ to 10.78.1.2/32 in netns $CLI \\(cookie [0-9]+\\) port 5201: congestion control cubic -> bbr: .* \\(observe-only: left on its algorithm\\)" 300
+	acked="$(cubic_bytes_acked)"
+	for i in $(seq 1 600); do
+		[ "$(cubic_bytes_acked)" -gt $((acked + 1048576)) ] && break
+		sleep 0.1
+	done
+	ccs="$(client_ccs)"
+	echo "# client connections: $(echo $ccs)" >&3
+	[ "$(cubic_bytes_acked)" -gt $((acked + 1048576)) ]
+	! grep -qx bbr <<<"$ccs"
+	netns_pids "$CLI" | xargs -r kill
+	stop_daemon
+	grep -qE "tcp_conn: connections reported: .* [1-9][0-9]* lossy connections would have moved to bbr" "$LOG"
+	[ "$(sql "SELECT count(*) FROM decisions WHERE tuner = 'tcp_conn' AND policy = 'bbr-on-loss'")" -ge 1 ]
+	[ "$(sql "SELECT count(*) FROM tcp_conn_lossy WHERE from_cc = 'cubic'")" -ge 1 ]
+}
+
+@test "with --observe a lossy connection is reported and decided but keeps its algorithm" {
+	make_pair
+	set_default_cc "$CLI" cubic
+	add_loss
+	start_daemon --observe -c "$CG"
+	need_cc cubic
+	need_cc bbr
+	lossy_stays_cubic
+}
+
+@test "observe = yes on SIGHUP reaches the sockops program at once" {
+	local conf="$BATS_TEST_TMPDIR/bpftune.conf"
+	make_pair
+	set_default_cc "$CLI" cubic
+	add_loss
+	printf '[daemon]\nobserve = no\n' > "$conf"
+	start_daemon --config "$conf" -c "$CG"
+	need_cc bbr
+	printf '[daemon]\nobserve = yes\n' > "$conf"
+	kill -HUP "$DAEMON_PID"
+	wait_for_log "config: observe = yes \\($conf:2\\): tuners decide and are recorded"
+	lossy_stays_cubic
 }
 
 @test "without loss a connection keeps the netns default" {

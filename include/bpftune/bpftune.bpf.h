@@ -50,6 +50,22 @@ const volatile __u32 bpftune_learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 /* Events that could not be reserved because the ring buffer was full. */
 __u64 bpftune_ringbuf_lost = 0;
 
+/*
+ * 1 while the daemon runs with --observe: written by the library before
+ * load and whenever a reload changes it.  Read it with bpftune_observing().
+ */
+__u32 bpftune_observe_flag = 0;
+
+/*
+ * A program that changes something itself (bpf_setsockopt() on a
+ * connection, ...) decides and reports as always, but changes nothing
+ * while this is true: --observe promises that nothing is written.
+ */
+static __always_inline int bpftune_observing(void)
+{
+	return bpftune_observe_flag != 0;
+}
+
 #ifdef BPFTUNE_LEGACY
 #define BPFTUNE_TP(name, tp, args...)	SEC("raw_tp/" #tp) int BPF_PROG(name, ##args)
 #define BPFTUNE_FN(name, fn, args...)	SEC("kprobe/" #fn) int BPF_KPROBE(name, ##args)

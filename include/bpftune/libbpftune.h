@@ -370,6 +370,12 @@ const struct bpftune_collector_opts *bpftune_collector_opts(void);
 
 /* learning rate 0..4 and the matching delta (value >> (6 - rate)) */
 unsigned int bpftune_learning_rate(void);
+/*
+ * true with --observe (observe = yes): the library writes no tunable and
+ * the BPF side's bpftune_observing() is true; a plugin says "would" in
+ * its own messages about what it did not do.
+ */
+bool bpftune_observe_only(void);
 long bpftune_delta(long value);
 
 /* ---- network namespaces --------------------------------------------- */

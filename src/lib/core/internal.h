@@ -102,7 +102,8 @@ void bpftune_netns_table_state(struct bpftune_tuner *t, uint64_t cookie,
  * observers get err -ECANCELED (pre_change is not called).
  */
 BPFTUNE_DAEMON void bpftune_set_observe_only(bool on);
-bool bpftune_observe_only(void);
+/* its BPF side's bpftune_observe_flag, before load or after (mmapped) */
+void bpftune_tuner_observe_flag(struct bpftune_tuner *t, bool on);
 
 BPFTUNE_DAEMON void bpftune_set_learning_rate(unsigned int rate);
 BPFTUNE_DAEMON void bpftune_set_collector_opts(const struct bpftune_collector_opts *o);

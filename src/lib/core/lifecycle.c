@@ -89,6 +89,8 @@ static int load_attach(struct bpftune_tuner *t, const struct bpftune_bpf_opts *o
 	err = bpftune_collector_size_buffers(t);
 	if (err)
 		return err;
+	/* in the initial image: set before any program can run */
+	bpftune_tuner_observe_flag(t, bpftune_observe_only());
 	return bpftune_bpf_load_attach(&o, &config, opts->cgroup_fd, &t->links,
 				       &t->num_links);
 }

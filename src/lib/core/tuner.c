@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/internal.h"
+#include "loader/loader.h"
 #include "core/observer.h"
 #include "core/operate.h"
 #include "core/sysctl.h"
@@ -26,9 +27,24 @@ static struct bpftune_tuner *tuners[BPFTUNE_MAX_TUNERS];
 static unsigned int learning_rate = BPFTUNE_LEARNING_RATE_DEFAULT;
 static bool observe_only;
 
+void bpftune_tuner_observe_flag(struct bpftune_tuner *t, bool on)
+{
+	__u32 *flag = t->obj ? bpftune_bpf_var_ptr(t->obj, ".bss", "bpftune_observe_flag",
+						  sizeof(*flag)) : NULL;
+
+	/* absent from objects built before it; unmapped before 5.5 */
+	if (flag)
+		*flag = on;
+}
+
 void bpftune_set_observe_only(bool on)
 {
+	unsigned int id;
+
 	observe_only = on;
+	for (id = 0; id < BPFTUNE_MAX_TUNERS; id++)
+		if (tuners[id])
+			bpftune_tuner_observe_flag(tuners[id], on);
 }
 
 bool bpftune_observe_only(void)

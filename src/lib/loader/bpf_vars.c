@@ -86,10 +86,14 @@ void *bpftune_bpf_var_ptr(struct bpf_object *obj, const char *sec,
 	char *data;
 	int id, i;
 
-	if (!btf || !map || !name || bpf_map__fd(map) < 0 ||
-	    !(bpf_map__map_flags(map) & BPF_F_MMAPABLE))
+	/* loaded: only a mapped section is shared with the programs */
+	if (!btf || !map || !name ||
+	    (bpf_map__fd(map) >= 0 && !(bpf_map__map_flags(map) & BPF_F_MMAPABLE)))
 		return NULL;
-	/* the mmapped map itself (const in older libbpf: it is writable) */
+	/*
+	 * the mmapped map itself, or before load the image the map is
+	 * created with (const in older libbpf: it is writable)
+	 */
 	data = (char *)(uintptr_t)bpf_map__initial_value(map, &map_size);
 	id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
 	if (!data || id < 0)

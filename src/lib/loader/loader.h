@@ -135,7 +135,8 @@ int bpftune_bpf_vars(struct bpf_object *obj, const char *sec,
 /*
  * The global @name (@size bytes) of @obj's section @sec, in the memory the
  * kernel's map shares with the daemon (mmapped): writes reach the
- * programs at once.  NULL if absent, of another size, or not mmapped.
+ * programs at once.  Before load, in the image the map is created with.
+ * NULL if absent, of another size, or loaded but not mmapped.
  */
 void *bpftune_bpf_var_ptr(struct bpf_object *obj, const char *sec,
 			  const char *name, size_t size);

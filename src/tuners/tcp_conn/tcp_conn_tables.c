@@ -57,7 +57,7 @@ static const struct bpftune_table_desc tables[] = {
 	},
 	[TCP_CONN_TABLE_LOSSY] = {
 		.name = "tcp_conn_lossy",
-		.description = "One row per connection the tcp_conn tuner moved to bbr because it retransmitted more than 1 % of its data segments.",
+		.description = "One row per connection the tcp_conn tuner moved to bbr because it retransmitted more than 1 % of its data segments (in an observe-only run: would have moved; it kept its algorithm).",
 		.flags = BPFTUNE_TABLE_PER_NETNS,
 		.cols = lossy_cols,
 		.num_cols = BPFTUNE_TELEMETRY_ARRAY_SIZE(lossy_cols),

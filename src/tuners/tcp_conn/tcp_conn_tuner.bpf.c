@@ -184,6 +184,9 @@ static __always_inline int set_cc(struct bpf_sock_ops *ops,
 
 	if (idx < 0 || idx >= (__s32)cfg->num_cc)
 		return -1;
+	/* --observe: chosen and reported, the connection keeps its algorithm */
+	if (bpftune_observing())
+		return 0;
 	/* keep the mask: clang drops it when it can prove the range itself */
 	barrier_var(i);
 	i &= TCP_CONN_CC_MAX - 1;

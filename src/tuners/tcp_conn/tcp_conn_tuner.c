@@ -337,10 +337,10 @@ static void on_loss(struct bpftune_tuner *t, void *priv,
 	lossy_row(t, ev, l, from, local, pct);
 	/* one line per destination; the others are counted */
 	bpftune_log(d && d->lossy++ ? LOG_DEBUG : LOG_NOTICE,
-		    "tuner tcp_conn: lossy connection: connection from %s port %u to %s port %u: congestion control %s -> bbr: %u of %u data segments retransmitted (%.2f %% > %.1f %%), srtt %u us",
+		    "tuner tcp_conn: lossy connection: connection from %s port %u to %s port %u: congestion control %s -> bbr: %u of %u data segments retransmitted (%.2f %% > %.1f %%), srtt %u us%s",
 		    local, l->lport,
 		    desc, l->rport, from, l->retrans, l->segs_out, pct, limit,
-		    l->srtt_us);
+		    l->srtt_us, bpftune_observe_only() ? " (observe-only: left on its algorithm)" : "");
 	if (d && d->lossy == 1)
 		p->lossy_dests++;
 }
@@ -439,8 +439,10 @@ static void on_done(struct bpftune_tuner *t, void *priv,
 	}
 	costs_text(p, d, costs, sizeof(costs));
 	choice_inputs(how, d, costs, cc, cc_name, c, inputs);
+	/* what was chosen: also with --observe, where the connection kept cc */
 	snprintf(action, sizeof(action), how == TCP_CONN_DEFAULT ? "none" : "cc=%s",
-		 cc_name);
+		 c->chosen >= 0 && (unsigned int)c->chosen < p->cfg.num_cc ?
+		 p->cfg.names[c->chosen] : cc_name);
 	record_choice(t, p, ev, c, how, inputs, action);
 	/* a connection moved to bbr midway says little about either algorithm */
 	if (cc < 0 || c->lossy || c->bytes_acked < LEARN_MIN_BYTES) {
@@ -548,12 +550,13 @@ static void conn_fini(struct bpftune_tuner *t, void *priv)
 
 	(void)t;
 	tcp_conn_strategy_report(&p->strategy);
-	bpftune_log(LOG_INFO, "tcp_conn: connections reported: %llu by the model, %llu greedy, %llu explored, %llu left to the default; %llu lossy connections moved to bbr (%llu destinations); %u destinations known, %llu evicted",
+	bpftune_log(LOG_INFO, "tcp_conn: connections reported: %llu by the model, %llu greedy, %llu explored, %llu left to the default; %llu lossy connections %s bbr (%llu destinations); %u destinations known, %llu evicted",
 		    (unsigned long long)p->placed[TCP_CONN_MODEL],
 		    (unsigned long long)p->placed[TCP_CONN_GREEDY],
 		    (unsigned long long)p->placed[TCP_CONN_EXPLORE],
 		    (unsigned long long)p->placed[TCP_CONN_DEFAULT],
 		    (unsigned long long)p->lossy,
+		    bpftune_observe_only() ? "would have moved to" : "moved to",
 		    (unsigned long long)p->lossy_dests, p->num_dests,
 		    (unsigned long long)p->evicted);
 	for (b = 0; b < DEST_BUCKETS; b++)
