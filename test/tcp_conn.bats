@@ -89,18 +89,11 @@ start_iperf() {
 	BG_PIDS="$BG_PIDS $IPERF_PID"
 }
 
-# bytes acknowledged on the client's bbr connection to the server (0: none)
-bbr_bytes_acked() {
-	ip netns exec "$CLI" ss -tin dst 10.78.1.2 | awk '
-		/^[[:space:]]+bbr / { for (i = 1; i <= NF; i++)
-			if (sub(/^bytes_acked:/, "", $i)) n = $i }
-		END { print n + 0 }'
-}
-
-# bytes acknowledged on the client's busiest cubic connection to the server
-cubic_bytes_acked() {
-	ip netns exec "$CLI" ss -tin dst 10.78.1.2 | awk '
-		/^[[:space:]]+cubic / { for (i = 1; i <= NF; i++)
+# bytes acknowledged on the client's busiest connection to the server that
+# runs congestion control $1 (0: none)
+bytes_acked_on() {
+	ip netns exec "$CLI" ss -tin dst 10.78.1.2 | awk -v cc="$1" '
+		$1 == cc { for (i = 1; i <= NF; i++)
 			if (sub(/^bytes_acked:/, "", $i) && $i + 0 > n) n = $i + 0 }
 		END { print n + 0 }'
 }
@@ -130,12 +123,12 @@ client_ccs() {
 	grep -qx bbr <<<"$ccs"
 	grep -qx cubic <<<"$ccs"
 	# and it carries on under bbr: another megabyte acknowledged
-	acked="$(bbr_bytes_acked)"
+	acked="$(bytes_acked_on bbr)"
 	for i in $(seq 1 600); do
-		[ "$(bbr_bytes_acked)" -gt $((acked + 1048576)) ] && break
+		[ "$(bytes_acked_on bbr)" -gt $((acked + 1048576)) ] && break
 		sleep 0.1
 	done
-	[ "$(bbr_bytes_acked)" -gt $((acked + 1048576)) ]
+	[ "$(bytes_acked_on bbr)" -gt $((acked + 1048576)) ]
 	netns_pids "$CLI" | xargs -r kill
 	# and tcp_conn's own table has it, in the client's netns
 	stop_daemon
@@ -154,14 +147,14 @@ lossy_stays_cubic() {
 	local ccs acked i
 	start_iperf 3600
 	wait_for_log "tuner tcp_conn: lossy connection: connection from 10.78.1.1 port [0-9]+ to 10.78.1.2/32 in netns $CLI \\(cookie [0-9]+\\) port 5201: congestion control cubic -> bbr: .* \\(observe-only: left on its algorithm\\)" 300
-	acked="$(cubic_bytes_acked)"
+	acked="$(bytes_acked_on cubic)"
 	for i in $(seq 1 600); do
-		[ "$(cubic_bytes_acked)" -gt $((acked + 1048576)) ] && break
+		[ "$(bytes_acked_on cubic)" -gt $((acked + 1048576)) ] && break
 		sleep 0.1
 	done
 	ccs="$(client_ccs)"
 	echo "# client connections: $(echo $ccs)" >&3
-	[ "$(cubic_bytes_acked)" -gt $((acked + 1048576)) ]
+	[ "$(bytes_acked_on cubic)" -gt $((acked + 1048576)) ]
 	! grep -qx bbr <<<"$ccs"
 	netns_pids "$CLI" | xargs -r kill
 	stop_daemon
