@@ -227,9 +227,12 @@ global_kept() {
 # The config bounds tcp_wmem at the first raise, so the sender stays at
 # its max and the hook keeps reporting: unbounded, the max could outgrow
 # what a slow sender wants (an emulated guest) and the gate rightly close.
+# Where the receiver is CPU-bound (an emulated guest: RTT +71 %,
+# throughput -21 % seen), the latency guard may take the raise back; the
+# sender is then at its max again, and the hook reports on.
 # bats test_tags=hooks
 @test "the send sample's window gate: a sender at its tcp_wmem max from calm is seen, and the window held" {
-	local i conf
+	local i conf max
 	make_pair
 	ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
 	conf="$BATS_TEST_TMPDIR/bpftune.conf"
@@ -250,7 +253,10 @@ global_kept() {
 		sleep 0.2
 	done
 	stop_traffic
-	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -eq 327680 ]
+	# the config's bound held; below it only by the guard's step back
+	max="$(max_of "$CLI" net.ipv4.tcp_wmem)"
+	[ "$max" -eq 327680 ] ||
+		grep -qE "net.ipv4.tcp_wmem 4096 16384 327680 -> 4096 16384 $max in netns $CLI .*RTT rose with the tcp_wmem max" "$LOG"
 }
 
 @test "tcp_rmem and tcp_wmem in the global netns grow with loopback traffic" {
