@@ -289,7 +289,7 @@ frags_expired() {
 		grep -q "fragment flood: net.ipv4.ipfrag_high_thresh" "$LOG" && break
 		frags_expired "$SRV"
 	done
-	grep -qE "fragment flood: net.ipv4.ipfrag_high_thresh [0-9]+ -> [0-9]+ in netns $SRV \(cookie [0-9]+\): IPv4 reassembly failures rose with the threshold \(r=[01]\.[0-9]+ over [4-8] settings, now [0-9.]+% of fragments\): the memory holds a fragment flood; stepping back and holding for 60 s" "$LOG"
+	grep -qE "fragment flood: net.ipv4.ipfrag_high_thresh [0-9]+ -> [0-9]+ in netns $SRV \(cookie [0-9]+\): IPv4 reassembly failures rose with the threshold \(r=[01]\.[0-9]+ over [4-8] samples at [1-8] settings, now [0-9.]+% of fragments\): the memory holds a fragment flood; stepping back and holding for 60 s" "$LOG"
 	# one raise back: to the value before the last raise
 	before="$(sed -n "s/.*near its limit: net.ipv4.ipfrag_high_thresh \([0-9]*\) -> [0-9]* in netns $SRV .*/\1/p" "$LOG" | tail -1)"
 	after="$(sed -n "s/.*fragment flood: net.ipv4.ipfrag_high_thresh [0-9]* -> \([0-9]*\) in netns $SRV .*/\1/p" "$LOG")"

@@ -503,7 +503,7 @@ tcp_pages() {
 	ip netns exec "$SRV" sysctl -qw net.ipv4.tcp_rmem="4096 131072 67108864"
 	start_daemon
 	iperf "$CLI" "$SRV" "$SRV_IP" 4
-	wait_for_log "buffer growth raised latency: net.ipv4.tcp_wmem 4096 16384 [0-9]+ -> 4096 16384 [0-9]+ in netns $CLI \(cookie [0-9]+\): RTT rose with the tcp_wmem max \(r=[0-9.]+ over [0-9]+ settings; line fitted across them: RTT \+[0-9]+%(, throughput [-+][0-9]+%)? of the mean\): more buffer only added queueing; stepping back and holding for 60 s"
+	wait_for_log "buffer growth raised latency: net.ipv4.tcp_wmem 4096 16384 [0-9]+ -> 4096 16384 [0-9]+ in netns $CLI \(cookie [0-9]+\): RTT rose with the tcp_wmem max \(r=[0-9.]+ over [0-9]+ samples at [0-9]+ settings; line fitted across them: RTT \+[0-9]+%(, throughput [-+][0-9]+%)? of the mean\): more buffer only added queueing; stepping back and holding for 60 s"
 	# stepped back below the highest value it had raised to
 	peak="$(sed -n "s/.*send buffer near tcp_wmem max: net.ipv4.tcp_wmem 4096 16384 [0-9]* -> 4096 16384 \([0-9]*\) in netns $CLI .*/\1/p" "$LOG" | sort -n | tail -1)"
 	[ "$(max_of "$CLI" net.ipv4.tcp_wmem)" -lt "$peak" ]

@@ -57,6 +57,11 @@ int bpftune_corr_fit(const struct bpftune_corr *c, double *r, double *rise);
  */
 bool bpftune_corr_rising(const struct bpftune_corr *c, unsigned int min_n,
 			 double min_r, double min_rise, double *r);
+/*
+ * How many distinct x the window holds: the settings its samples were
+ * taken at (a plugin may add several samples at one setting).
+ */
+unsigned int bpftune_corr_settings(const struct bpftune_corr *c);
 
 /*
  * The window of @tuner for @slot (a tunable index, or any small number

@@ -161,6 +161,29 @@ static void test_rising(void **state)
 	assert_false(bpftune_corr_rising(&c, 4, 0.8, 0.2, NULL));
 }
 
+static void test_settings(void **state)
+{
+	/* one sample before a raise, three after it (one report each) */
+	static const double x[] = { 262144, 327680, 327680, 327680 };
+	static const double y[] = { 100, 160, 170, 175 };
+	struct bpftune_corr c;
+	unsigned int i;
+
+	(void)state;
+	bpftune_corr_reset(&c);
+	assert_int_equal(bpftune_corr_settings(&c), 0);
+	fill(&c, x, y, 4);
+	assert_int_equal(c.n, 4);
+	assert_int_equal(bpftune_corr_settings(&c), 2);
+	/* a full window that slid past the first setting */
+	for (i = 0; i < BPFTUNE_CORR_WINDOW; i++)
+		bpftune_corr_add(&c, i % 3 ? 409600 : 327680, 200);
+	assert_int_equal(bpftune_corr_settings(&c), 2);
+	for (i = 0; i < BPFTUNE_CORR_WINDOW; i++)
+		bpftune_corr_add(&c, 1000 + i, 200);
+	assert_int_equal(bpftune_corr_settings(&c), BPFTUNE_CORR_WINDOW);
+}
+
 static void test_fit(void **state)
 {
 	static const double x[] = { 1, 2, 3, 4, 5 };
@@ -317,6 +340,7 @@ int unit_run_correlation(void)
 		cmocka_unit_test_setup(test_large_values, setup),
 		cmocka_unit_test_setup(test_window_slides, setup),
 		cmocka_unit_test_setup(test_rising, setup),
+		cmocka_unit_test_setup(test_settings, setup),
 		cmocka_unit_test_setup(test_fit, setup),
 		cmocka_unit_test_setup(test_keys_do_not_collide, setup),
 		cmocka_unit_test_setup(test_forget, setup),

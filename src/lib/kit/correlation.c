@@ -24,6 +24,20 @@ void bpftune_corr_add(struct bpftune_corr *c, double x, double y)
 		c->n++;
 }
 
+unsigned int bpftune_corr_settings(const struct bpftune_corr *c)
+{
+	unsigned int i, j, settings = 0;
+
+	/* x are settings read back as given, so equal ones compare equal */
+	for (i = 0; i < c->n; i++) {
+		for (j = 0; j < i && c->x[j] != c->x[i]; j++)
+			;
+		if (j == i)
+			settings++;
+	}
+	return settings;
+}
+
 /* Means, then centred sums: two passes, no cancellation for large x. */
 static int moments(const struct bpftune_corr *c, double *mx, double *my,
 		   double *sxx, double *syy, double *sxy)

@@ -95,7 +95,7 @@ static const struct bpftune_col_desc near_inputs[] = {
 	BPFTUNE_INPUT_INT("fails", "datagrams", "ReasmFails; NULL if unreadable"),
 	BPFTUNE_INPUT_INT("timeouts", "datagrams", "ReasmTimeout; NULL if unreadable"),
 	BPFTUNE_INPUT_REAL("fail_share", "fraction", "failures per fragment since the last raise; NULL before the flood guard has one"),
-	BPFTUNE_INPUT_INT("guard_samples", "settings", "settings in the flood guard's window; NULL before it has one"),
+	BPFTUNE_INPUT_INT("guard_samples", "samples", "samples in the flood guard's window (the failure share at a check, with the threshold then in force); NULL before it has one"),
 };
 
 static const struct bpftune_col_desc shrink_inputs[] = {

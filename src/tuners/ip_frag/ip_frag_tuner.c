@@ -186,8 +186,8 @@ static bool flood_guard(struct bpftune_tuner *t, const struct bpftune_event *ev,
 	bpftune_decide_values(t, ev, IP_FRAG_FLOOD, family, "frag-flood-guard", inputs,
 			      NEAR_NUM_INPUTS, ipf_verdict_action(IPF_STEP_BACK));
 	snprintf(reason, sizeof(reason),
-		 "%s reassembly failures rose with the threshold (r=%.2f over %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
-		 fam_name(family), v.r, w->n, share * 100,
+		 "%s reassembly failures rose with the threshold (r=%.2f over %u samples at %u settings, now %.0f%% of fragments): the memory holds a fragment flood; stepping back and holding for %llu s",
+		 fam_name(family), v.r, w->n, bpftune_corr_settings(w), share * 100,
 		 (unsigned long long)v.hold_ms / 1000);
 	bpftune_corr_reset(w);
 	bpftune_tunable_set(t, family, ev, IP_FRAG_FLOOD, &v.back, 1,

@@ -114,7 +114,7 @@ static const struct bpftune_col_desc budget_inputs[] = {
 	BPFTUNE_INPUT_INT("squeezes", "rounds", "squeezes counted in /proc/net/softnet_stat since the last look"),
 	BPFTUNE_INPUT_REAL("wait_per_ms", "us/ms", "CPU wait rate while this value was in force; NULL before the guard has one"),
 	BPFTUNE_INPUT_TEXT("wait_source", "where the CPU wait is read from (PSI or schedstat)"),
-	BPFTUNE_INPUT_INT("guard_samples", "settings", "settings in the wait guard's window; NULL before it has one"),
+	BPFTUNE_INPUT_INT("guard_samples", "samples", "samples in the wait guard's window (the CPU wait rate between two decisions, with the setting then in force); NULL before it has one"),
 };
 
 _Static_assert(BPFTUNE_TELEMETRY_ARRAY_SIZE(budget_inputs) == NB_BUDGET_NUM_INPUTS,

@@ -313,8 +313,8 @@ static bool guard_trips(struct nb_state *s, const struct bpftune_event *ev,
 	bpftune_decide_values(s->tuner, ev, NET_BUFFER_LATENCY_GUARD, tunable, "wait-guard",
 			      inputs, NB_BUDGET_NUM_INPUTS, nb_verdict_action(NBV_STEP_BACK));
 	snprintf(reason, sizeof(reason),
-		 "CPU wait (%s) rose with %s (r=%.2f over %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
-		 s->wait_source, knob(tunable), v.r, w->n,
+		 "CPU wait (%s) rose with %s (r=%.2f over %u samples at %u settings): longer receive rounds were delaying tasks; stepping back and holding for %llu s",
+		 s->wait_source, knob(tunable), v.r, w->n, bpftune_corr_settings(w),
 		 (unsigned long long)v.hold_ms / 1000);
 	bpftune_corr_reset(w);
 	g->have_wait = false;

@@ -60,8 +60,9 @@ static bool guard_trips(struct tb_state *s, const struct bpftune_event *ev,
 	bpftune_decide_values(s->tuner, ev, TCP_BUFFER_LATENCY_GUARD, tunable,
 			      "latency-guard", inputs, TB_BUF_NUM_INPUTS, "step back");
 	snprintf(reason, sizeof(reason),
-		 "RTT rose with the %s max (r=%.2f over %u settings; line fitted across them: RTT +%.0f%%%s of the mean): more buffer only added queueing; stepping back and holding for %llu s",
-		 buf_name(tunable), v.r, v.samples, v.rise * 100, gains,
+		 "RTT rose with the %s max (r=%.2f over %u samples at %u settings; line fitted across them: RTT +%.0f%%%s of the mean): more buffer only added queueing; stepping back and holding for %llu s",
+		 buf_name(tunable), v.r, v.samples, bpftune_corr_settings(c),
+		 v.rise * 100, gains,
 		 (unsigned long long)v.hold_ms / 1000);
 	bpftune_corr_reset(c);
 	bpftune_corr_reset(rc);

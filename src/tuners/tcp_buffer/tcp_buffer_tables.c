@@ -230,7 +230,7 @@ static const struct bpftune_col_desc buf_inputs[] = {
 	BPFTUNE_INPUT_INT("pressure", NULL, "1 if TCP was under memory pressure"),
 	BPFTUNE_INPUT_REAL("guard_r", NULL, "latency guard: correlation of RTT with the max; NULL before it has a fit"),
 	BPFTUNE_INPUT_REAL("guard_rtt_rise", "fraction", "latency guard: RTT rise across the settings, of the mean; NULL before a fit"),
-	BPFTUNE_INPUT_INT("guard_samples", "settings", "latency guard: settings the fit is over; NULL before a fit"),
+	BPFTUNE_INPUT_INT("guard_samples", "samples", "latency guard: samples the fit is over (the mean RTT between two reports, with the max then in force); NULL before a fit"),
 	BPFTUNE_INPUT_REAL("guard_rate_gain", "fraction", "latency guard: throughput gain across the settings; NULL before it has one"),
 };
 
