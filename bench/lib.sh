@@ -74,6 +74,23 @@ bench_netns_kill() {
 	kill -KILL $(ip netns pids "$1" 2>/dev/null) 2>/dev/null
 }
 
+# bench_stop PID: TERM, then KILL if it is still there 2 s later, and
+# reaped if it is our child.  A bare TERM and wait can hang the script:
+# an iperf3 client was seen stuck for 15 minutes in its SIGTERM handler.
+bench_stop() {
+	local i
+
+	kill -TERM "$1" 2>/dev/null || return 0
+	for i in $(seq 1 20); do
+		# gone, or a zombie waiting for the wait below
+		grep -qs '^State:[[:space:]]*[^Z]' "/proc/$1/status" || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
 bench_cleanup() {
 	local i p
 	set +e
@@ -82,8 +99,7 @@ bench_cleanup() {
 	done
 	bench_daemon_stop
 	for p in "${BENCH_PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
+		bench_stop "$p"
 	done
 	# a server started through a wrapper (cgroup, taskset, chrt) outlives
 	# the wrapper's pid: whatever still runs in a bench netns goes too

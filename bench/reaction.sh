@@ -255,8 +255,7 @@ run_cleanup() {
 	local p
 
 	for p in "${PPIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
+		bench_stop "$p"
 	done
 	PPIDS=()
 	bench_netns_del_from "$RNS_FROM"
