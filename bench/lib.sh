@@ -86,9 +86,9 @@ bench_stop() {
 		grep -qs '^State:[[:space:]]*[^Z]' "/proc/$1/status" || break
 		sleep 0.1
 	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	return 0
+	# under set -e: a process already gone is no error
+	kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
 }
 
 bench_cleanup() {
