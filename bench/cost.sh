@@ -38,6 +38,9 @@
 #                            (SIGSTOP) while the block's runs go on: its
 #                            BPF programs without its threads; "notel":
 #                            all tuners, --no-telemetry
+#   CASE_ORDER=rotate        each block starts one case further on, so that
+#                            every case follows the daemon's start and each
+#                            other case equally often; "fixed": as listed
 #   STATS_RUNS=3             runs per case in the BPF statistics pass (0: none)
 #   COST_DEADLINE=SECS       start no block after SECS seconds (default: none;
 #                            for a guest with a timeout: whole blocks only)
@@ -63,6 +66,8 @@ RUNS="${RUNS:-3}"
 CASES="${CASES:-iperf qperf sock switch}"
 CONFIGS="${CONFIGS:-baseline all}"
 STATS_RUNS="${STATS_RUNS:-3}"
+CASE_ORDER="${CASE_ORDER:-rotate}"
+wl_order 1 >/dev/null
 OBSERVE="${OBSERVE:-1}"
 bench_ab_init
 if bench_ab; then
@@ -97,8 +102,9 @@ softirqd_ns() {
 
 # one run of a case: the workload's CPU time, its work, the wall time
 measure_run() {
-	local blk="$1" cfg="$2" c="$3" r="$4" u0 u1 k0 k1 t0 t1 kv
+	local blk="$1" cfg="$2" c="$3" r="$4" u0 u1 k0 k1 t0 t1 kv i0 i1
 
+	read -ra i0 < <(wl_cpu_irqs)
 	u0="$(bench_cg_usage_us "$BENCH_CG")"
 	k0="$(softirqd_ns)"
 	t0="$(date +%s%N)"
@@ -109,10 +115,13 @@ measure_run() {
 	t1="$(date +%s%N)"
 	k1="$(softirqd_ns)"
 	u1="$(bench_cg_usage_us "$BENCH_CG")"
+	read -ra i1 < <(wl_cpu_irqs)
 	row "$blk" "$cfg" "$c" "$r" cpu us $((u1 - u0))
 	row "$blk" "$cfg" "$c" "$r" work "$WL_UNIT" "$WL_UNITS"
 	row "$blk" "$cfg" "$c" "$r" wall ms $(((t1 - t0) / 1000000))
 	row "$blk" "$cfg" "$c" "$r" softirqd us $(((k1 - k0) / 1000))
+	row "$blk" "$cfg" "$c" "$r" ipi count $((i1[0] - i0[0]))
+	row "$blk" "$cfg" "$c" "$r" devirq count $((i1[1] - i0[1]))
 	for kv in $WL_EXTRA; do
 		row "$blk" "$cfg" "$c" "$r" "${kv%%=*}" - "${kv#*=}"
 	done
@@ -159,7 +168,7 @@ daemon_rows() {
 }
 
 run_block() {
-	local blk="$1" cfg="$2" c r du0 dc0 t0
+	local blk="$1" cfg="$2" c r du0 dc0 t0 pos=0
 
 	if [ "$cfg" != baseline ]; then
 		daemon_up "$cfg"
@@ -169,9 +178,11 @@ run_block() {
 	fi
 	# frozen: continued before its figures are read and before it stops
 	[ "$cfg" = frozen ] && kill -STOP "$DAEMON_PID"
-	for c in $CASES; do
+	for c in $(wl_order "$blk"); do
+		pos=$((pos + 1))
 		for r in $(seq 1 "$RUNS"); do
 			measure_run "$blk" "$cfg" "$c" "$r"
+			row "$blk" "$cfg" "$c" "$r" position - "$pos"
 		done
 	done
 	[ "$cfg" = frozen ] && kill -CONT "$DAEMON_PID"
@@ -222,7 +233,7 @@ stats_pass() {
 
 read -ra CFG <<<"$CONFIGS"
 {
-	echo "# cost: $BLOCKS blocks of ${CFG[*]}, $RUNS runs per case and block; cases: $CASES"
+	echo "# cost: $BLOCKS blocks of ${CFG[*]}, $RUNS runs per case and block; cases: $CASES (order: $CASE_ORDER)"
 	echo "# workload: CPU $WL_CPU, $( [ "$WL_RT" -gt 0 ] && echo "SCHED_FIFO/RR $WL_RT" || echo "no RT priority");" \
 		"iperf3 -n $WL_IPERF_BYTES, qperf tcp_lat ${WL_QPERF_SECS}s ${WL_QPERF_SIZE} B," \
 		"stress-ng sock $WL_SOCK_OPS ops, switch $WL_SWITCH_OPS ops;" \

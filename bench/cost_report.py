@@ -136,7 +136,28 @@ def cost_section(runs, summary):
         lines += ["", "Softirq work that ksoftirqd of the workload's CPU took over (outside "
                   "the workload's cgroup, so not in its cost): %.2f %% of the workload's CPU "
                   "time." % (100 * sum(leak) / max(1, sum(v for v in cpu if v)))]
-    return lines
+    return lines + irq_lines(runs)
+
+
+def irq_lines(runs):
+    """Interrupts the workload's CPU took per run: without IRQ time
+    accounting their handlers' time is charged to the workload."""
+    cells = []
+    for case in runs.cases:
+        per = []
+        for cfg in runs.configs:
+            ipi = [v for v in runs.extra.get((cfg, case, "ipi"), []) if v is not None]
+            dev = [v for v in runs.extra.get((cfg, case, "devirq"), []) if v is not None]
+            if ipi and dev:
+                per.append("%s %s / %s" % (cfg, fmt(statistics.median(ipi)),
+                                           fmt(statistics.median(dev))))
+        if per:
+            cells.append("%s: %s" % (case, ", ".join(per)))
+    if not cells:
+        return []
+    return ["", "Interrupts on the workload's CPU per run, median, IPIs / device "
+            "interrupts (their handlers' time is in the workload's cost): " +
+            "; ".join(cells) + "."]
 
 
 def speed_blocks(rows):

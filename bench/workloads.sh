@@ -20,6 +20,8 @@
 # priorities let a sender starve it).
 #
 #   wl_setup		namespaces, servers; once
+#   wl_order BLOCK	the cases of a block, in their order
+#   wl_cpu_irqs		interrupts the workload's CPU has taken
 #   wl_run CASE		one run: iperf (bytes), qperf (transactions),
 #			sock (connections), switch (context switches),
 #			syscall (getppid calls: what every system call of
@@ -149,6 +151,42 @@ wl_syscall() {
 	WL_UNITS="$(wl_exec 0 r "$WL_SYSCALL_LOOP" "$WL_SYSCALL_OPS")" || return 1
 	WL_UNIT=syscall
 	WL_EXTRA=""
+}
+
+# wl_order BLOCK: the cases ($CASES) of that block in their order: started
+# one case further on each block (CASE_ORDER=rotate), so that every case
+# follows the daemon's start and each other case equally often, or as
+# listed (fixed)
+wl_order() {
+	local -a cs out=()
+	local n i
+
+	read -ra cs <<<"$CASES"
+	n=${#cs[@]}
+	case "${CASE_ORDER:-rotate}" in
+	fixed)
+		echo "${cs[*]}"
+		return 0
+		;;
+	rotate) ;;
+	*) bench_die "CASE_ORDER must be rotate or fixed, not '$CASE_ORDER'" ;;
+	esac
+	for i in $(seq 0 $((n - 1))); do
+		out+=("${cs[$((($1 - 1 + i) % n))]}")
+	done
+	echo "${out[*]}"
+}
+
+# wl_cpu_irqs: "IPI DEV", the interrupts $WL_CPU has taken since boot:
+# inter-processor ones (function calls, TLB shootdowns, reschedules, IRQ
+# work) and device ones (the numbered lines of /proc/interrupts).  Without
+# IRQ time accounting their handlers' time is charged to the task they
+# interrupt: the workload.
+wl_cpu_irqs() {
+	awk -v col=$((WL_CPU + 2)) '
+		$1 ~ /^(CAL|TLB|RES|IWI):$/ { ipi += $col }
+		$1 ~ /^[0-9]+:$/ { dev += $col }
+		END { print ipi + 0, dev + 0 }' /proc/interrupts
 }
 
 # wl_run CASE: one run; returns non-zero if the workload failed

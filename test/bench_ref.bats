@@ -110,6 +110,27 @@ PY
 	grep -q "^qperf,latency_ratio,all/oracle,0.875" "$d/s.csv"
 }
 
+@test "bench_ref: the cost report gives the interrupts of the workload's CPU" {
+	local d="$BATS_TEST_TMPDIR" blk run
+	speed_csv "$d/c.csv"
+	# iperf: baseline 10 + blk IPIs a run, all 40 + blk; 3 device ones
+	# each; qperf has no interrupt rows (a CSV from before them)
+	for blk in 1 2 3 4; do
+		for run in 1 2; do
+			echo "$blk,baseline,iperf,$run,ipi,count,$((10 + blk))"
+			echo "$blk,baseline,iperf,$run,devirq,count,3"
+			echo "$blk,all,iperf,$run,ipi,count,$((40 + blk))"
+			echo "$blk,all,iperf,$run,devirq,count,3"
+		done
+	done >>"$d/c.csv"
+	printf '# date: fixture\n' >"$d/c.info"
+	run python3 "$REPO/bench/cost_report.py" "$d/c.csv" "$d/c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"IPIs / device interrupts (their handlers' time is in the workload's cost): iperf: baseline 12.5 / 3, all 42.5 / 3."* ]]
+	[[ "$output" != *"qperf: baseline"* ]]
+}
+
 @test "bench_ref: each of ours is compared with the reference, listed last" {
 	local d="$BATS_TEST_TMPDIR"
 	speed_csv "$d/c.csv" notel

@@ -269,6 +269,36 @@ PY
 	[ "${lines[-1]}" = "5000 syscall" ]
 }
 
+@test "bench_tools: cost blocks rotate their cases; the workload CPU's interrupts are counted" {
+	# shellcheck disable=SC2016
+	local order='cd "$1" && . bench/lib.sh && . bench/workloads.sh &&
+		for b in 1 2 3 4 5; do wl_order "$b"; done'
+	run env CASES="iperf qperf sock" bash -c "$order" _ "$REPO"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "iperf qperf sock" ]
+	[ "${lines[1]}" = "qperf sock iperf" ]
+	[ "${lines[2]}" = "sock iperf qperf" ]
+	[ "${lines[3]}" = "iperf qperf sock" ]
+	[ "${lines[4]}" = "qperf sock iperf" ]
+	run env CASES="iperf qperf sock" CASE_ORDER=fixed bash -c "$order" _ "$REPO"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "iperf qperf sock" ] && [ "${lines[4]}" = "iperf qperf sock" ]
+	run env CASES="iperf qperf" CASE_ORDER=shuffled bash -c "$order" _ "$REPO"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"CASE_ORDER must be rotate or fixed, not 'shuffled'"* ]]
+	# two counts, IPIs and device interrupts since boot: they never go
+	# down, and a CPU that has run has taken some
+	run bash -c 'cd "$1" && . bench/lib.sh && WL_CPU=0 && . bench/workloads.sh &&
+		wl_cpu_irqs && taskset -c 0 true && wl_cpu_irqs' _ "$REPO"
+	[ "$status" -eq 0 ]
+	local -a a b
+	read -ra a <<<"${lines[0]}"
+	read -ra b <<<"${lines[1]}"
+	[ "${#a[@]}" -eq 2 ] && [ "${#b[@]}" -eq 2 ]
+	[ "${b[0]}" -ge "${a[0]}" ] && [ "${b[1]}" -ge "${a[1]}" ]
+	[ $((a[0] + a[1])) -gt 0 ]
+}
+
 @test "bench_tools: the netns scale report gives per-step costs and the slopes" {
 	local d="$BATS_TEST_TMPDIR"
 	netns_scale_csv "$d/lin.csv" "1000 + 2 * n"
