@@ -586,8 +586,13 @@ BENCH_SYSCALL	:= $(B)/bench/syscall_loop
 $(BENCH_SYSCALL): bench/syscall_loop.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
-fixtures test test-bats: $(BENCH_SYSCALL)
-bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER) $(BENCH_SYSCALL)
+# what one IPI costs the task it interrupts (bench/cost.sh, its report)
+BENCH_IPI	:= $(B)/bench/ipi_cost
+$(BENCH_IPI): bench/ipi_cost.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -pthread -o $@ $< -lm
+fixtures test test-bats: $(BENCH_SYSCALL) $(BENCH_IPI)
+bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER) $(BENCH_SYSCALL) $(BENCH_IPI)
 # the overhead benchmark in the qemu guests (test/vm), full and legacy
 # mode, reduced cases; same-run ratios only (TCG distorts timings)
 bench-matrix: all
@@ -596,18 +601,18 @@ bench-matrix: all
 # BASE=<results dir> compares; bench-ci: the reduced set (about 3 min),
 # printed, never failing on a number.  Its reaction part slows a CPU's
 # receive path with a test fixture (build/test/bpf/slow_rx.bpf.o)
-bench-report: all fixtures $(BENCH_SYSCALL)
+bench-report: all fixtures $(BENCH_SYSCALL) $(BENCH_IPI)
 	bench/report.sh
 # the same-run comparison with the reference daemon (Oracle's bpftune) in
 # a guest: REF_SRC its source or git directory, REF_DIR a build directory
 # outside this tree (docs/benchmarks.md, "Against the reference daemon")
 REF_KERNEL	?= 6.12
-bench-ref: all $(BENCH_SYSCALL)
+bench-ref: all $(BENCH_SYSCALL) $(BENCH_IPI)
 	@[ -n "$(REF_SRC)" ] && [ -n "$(REF_DIR)" ] || \
 		{ echo "make bench-ref: set REF_SRC (the reference's source) and REF_DIR (its build)" >&2; exit 1; }
 	bench/ref_build.sh $(REF_SRC) $(REF_DIR)
 	REF_DIR=$(REF_DIR) bench/ref_compare.sh $(REF_KERNEL)
-bench-ci: all $(BENCH_SYSCALL)
+bench-ci: all $(BENCH_SYSCALL) $(BENCH_IPI)
 	bench/report.sh --ci
 
 clean:

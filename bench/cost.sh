@@ -42,6 +42,10 @@
 #                            every case follows the daemon's start and each
 #                            other case equally often; "fixed": as listed
 #   STATS_RUNS=3             runs per case in the BPF statistics pass (0: none)
+#   IPI_PAIRS=10             pairs of build/bench/ipi_cost after the blocks:
+#                            what one IPI costs the workload's CPU, for the
+#                            report's interrupts line (0: none; the default
+#                            in a test/vm guest)
 #   COST_DEADLINE=SECS       start no block after SECS seconds (default: none;
 #                            for a guest with a timeout: whole blocks only)
 #   AB_BPFTUNE=PATH AB_PLUGINS=DIR [AB_NAME=other]
@@ -55,7 +59,8 @@
 #   COST_OUT=PATH            results prefix (default bench/results/cost-<time>)
 #   and the workload knobs of bench/workloads.sh (WL_CPU, WL_RT, sizes)
 # Results: OUT.csv (block,config,case,run,metric,unit,value), OUT.md,
-# OUT-summary.csv, OUT.png, OUT-bpf.png, the daemon logs OUT-CONFIG.log.
+# OUT-summary.csv, OUT.png, OUT-bpf.png, the daemon logs OUT-CONFIG.log,
+# OUT-ipi.txt (ipi_cost's output).
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -68,6 +73,14 @@ CONFIGS="${CONFIGS:-baseline all}"
 STATS_RUNS="${STATS_RUNS:-3}"
 CASE_ORDER="${CASE_ORDER:-rotate}"
 wl_order 1 >/dev/null
+# in a TCG guest the probe's fixed work would take minutes: none there
+IPI_PAIRS="${IPI_PAIRS:-$([ -n "${BPFTUNE_VM_KERNEL:-}" ] && echo 0 || echo 10)}"
+IPI_COST=build/bench/ipi_cost
+if [ "$IPI_PAIRS" -gt 0 ] && [ "$(nproc)" -gt 1 ]; then
+	[ -x "$IPI_COST" ] || bench_die "$IPI_COST missing: make bench"
+else
+	IPI_PAIRS=0
+fi
 OBSERVE="${OBSERVE:-1}"
 bench_ab_init
 if bench_ab; then
@@ -258,6 +271,11 @@ for blk in $(seq 1 "$BLOCKS"); do
 		run_block "$blk" "$cfg"
 	done
 done
+if [ "$IPI_PAIRS" -gt 0 ]; then
+	echo "IPI cost on CPU $WL_CPU ($((SECONDS - start)) s)" >&2
+	"$IPI_COST" "$IPI_PAIRS" "$WL_CPU" $((WL_CPU == 0 ? 1 : 0)) >"$OUT-ipi.txt" ||
+		echo "$IPI_COST failed: the report leaves the IPIs' cost out" >&2
+fi
 if [ "$STATS_RUNS" -gt 0 ]; then
 	old_stats="$(sysctl -n kernel.bpf_stats_enabled)"
 	bench_on_exit "sysctl -qw kernel.bpf_stats_enabled=$old_stats"

@@ -95,7 +95,7 @@ def ratio_table_head(first, pairs, per_pair):
     return [head, sep]
 
 
-def cost_section(runs, summary):
+def cost_section(runs, summary, ipi_cost=None):
     lines = ["## Cost: CPU time of the workload per unit of work", "",
              "Per case: the baseline's cost (median of all runs, and the spread of the "
              "block values, (max - min) / median), then each ratio with its 95 %% confidence "
@@ -136,28 +136,56 @@ def cost_section(runs, summary):
         lines += ["", "Softirq work that ksoftirqd of the workload's CPU took over (outside "
                   "the workload's cgroup, so not in its cost): %.2f %% of the workload's CPU "
                   "time." % (100 * sum(leak) / max(1, sum(v for v in cpu if v)))]
-    return lines + irq_lines(runs)
+    return lines + irq_lines(runs, ipi_cost)
 
 
-def irq_lines(runs):
+def irq_lines(runs, ipi_cost):
     """Interrupts the workload's CPU took per run: without IRQ time
-    accounting their handlers' time is charged to the workload."""
-    cells = []
+    accounting their handlers' time is charged to the workload.  With
+    ipi_cost (us per IPI: median, lo, hi), what the IPIs a configuration
+    adds cost as a share of the baseline's CPU time per run."""
+    rows = []
     for case in runs.cases:
-        per = []
+        med = {}
         for cfg in runs.configs:
             ipi = [v for v in runs.extra.get((cfg, case, "ipi"), []) if v is not None]
             dev = [v for v in runs.extra.get((cfg, case, "devirq"), []) if v is not None]
             if ipi and dev:
-                per.append("%s %s / %s" % (cfg, fmt(statistics.median(ipi)),
-                                           fmt(statistics.median(dev))))
-        if per:
-            cells.append("%s: %s" % (case, ", ".join(per)))
-    if not cells:
+                med[cfg] = (statistics.median(ipi), statistics.median(dev))
+        cpu = [num(r["value"]) for r in runs.rows if r["case"] == case and r["config"] == BASE
+               and r["metric"] == "cpu" and r["block"] != "stats"]
+        cpu = [v for v in cpu if v]
+        for cfg, (i, d) in med.items():
+            share = "-"
+            if ipi_cost and BASE in med and cpu and cfg != BASE:
+                share = "%.3f %%" % (100 * (i - med[BASE][0]) * ipi_cost[0] /
+                                     statistics.median(cpu))
+            rows.append("| %s | %s | %s | %s | %s |" % (case, cfg, fmt(i), fmt(d), share))
+    if not rows:
         return []
-    return ["", "Interrupts on the workload's CPU per run, median, IPIs / device "
-            "interrupts (their handlers' time is in the workload's cost): " +
-            "; ".join(cells) + "."]
+    cost = ("One IPI costs the task it interrupts %s us [%s - %s] here "
+            "(`build/bench/ipi_cost`, membarrier IPIs, median and 95 %% CI)." %
+            tuple(fmt(v) for v in ipi_cost) if ipi_cost else
+            "(No IPI cost measured: `IPI_PAIRS=0` or a guest.)")
+    return ["", "Interrupts on the workload's CPU per run, median: without IRQ time "
+            "accounting in the kernel (CONFIG_IRQ_TIME_ACCOUNTING) their handlers' time "
+            "is in the workload's cost.  " +
+            cost, "",
+            "| case | config | IPIs | device interrupts | the added IPIs, % of the baseline's CPU |",
+            "|---|---|---|---|---|"] + rows
+
+
+def read_ipi_cost(path):
+    """(median, lo, hi) us from ipi_cost's last line, None without one"""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 4 and w[0] == "ipi_cost_us":
+                    return tuple(float(v) for v in w[1:])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def speed_blocks(rows):
@@ -441,7 +469,7 @@ def main():
     runs = Runs(rows)
     summary = []
     lines = info_lines(out)
-    lines += cost_section(runs, summary)
+    lines += cost_section(runs, summary, read_ipi_cost(out + "-ipi.txt"))
     lines += ["", cost_plot(summary, out)]
     lines += speed_section(rows, runs.configs, summary)
     lines += bpf_section(rows, runs, summary, out)

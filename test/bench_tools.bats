@@ -299,6 +299,22 @@ PY
 	[ $((a[0] + a[1])) -gt 0 ]
 }
 
+@test "bench_tools: the IPI probe interrupts the other CPU and prints its cost" {
+	for bad in 1 101 x "2 1" "2 1 1" "2 0 x" "2 -1 0"; do
+		# shellcheck disable=SC2086
+		run "$BUILD/bench/ipi_cost" $bad
+		[ "$status" -eq 2 ]
+	done
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: no other CPU to interrupt"
+	run "$BUILD/bench/ipi_cost" 2 1 0
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# each pair sent IPIs (a pair without any is an error, exit 1)
+	[[ "${lines[0]}" =~ ^pair\ 1:\ quiet\ [0-9.]+\ ms,\ with\ IPIs\ [0-9.]+\ ms,\ [1-9][0-9]*\ calls ]]
+	[[ "${lines[1]}" =~ ^pair\ 2: ]]
+	[[ "${lines[2]}" =~ ^ipi_cost_us\ -?[0-9.]+\ -?[0-9.]+\ -?[0-9.]+$ ]]
+}
+
 @test "bench_tools: the netns scale report gives per-step costs and the slopes" {
 	local d="$BATS_TEST_TMPDIR"
 	netns_scale_csv "$d/lin.csv" "1000 + 2 * n"
