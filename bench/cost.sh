@@ -76,6 +76,7 @@ wl_order 1 >/dev/null
 # in a TCG guest the probe's fixed work would take minutes: none there
 IPI_PAIRS="${IPI_PAIRS:-$([ -n "${BPFTUNE_VM_KERNEL:-}" ] && echo 0 || echo 10)}"
 IPI_COST=build/bench/ipi_cost
+[[ "$IPI_PAIRS" =~ ^[0-9]+$ ]] || bench_die "IPI_PAIRS must be a number of pairs, not '$IPI_PAIRS'"
 if [ "$IPI_PAIRS" -gt 0 ] && [ "$(nproc)" -gt 1 ]; then
 	[ -x "$IPI_COST" ] || bench_die "$IPI_COST missing: make bench"
 else

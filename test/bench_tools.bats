@@ -286,6 +286,11 @@ PY
 	run env CASES="iperf qperf" CASE_ORDER=shuffled bash -c "$order" _ "$REPO"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"CASE_ORDER must be rotate or fixed, not 'shuffled'"* ]]
+	# cost.sh refuses both before it sets anything up
+	run env CASE_ORDER=shuffled "$REPO/bench/cost.sh"
+	[ "$status" -ne 0 ] && [[ "$output" == *"CASE_ORDER must be rotate or fixed"* ]]
+	run env IPI_PAIRS=ten "$REPO/bench/cost.sh"
+	[ "$status" -ne 0 ] && [[ "$output" == *"IPI_PAIRS must be a number of pairs, not 'ten'"* ]]
 	# two counts, IPIs and device interrupts since boot: they never go
 	# down, and a CPU that has run has taken some
 	run bash -c 'cd "$1" && . bench/lib.sh && WL_CPU=0 && . bench/workloads.sh &&
