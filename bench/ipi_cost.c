@@ -33,6 +33,8 @@
 
 static atomic_int running;
 static int sender_cpu;
+/* the fixed work's result: a global, so that no compiler drops the loop */
+static volatile unsigned long sink;
 
 static int pin(int cpu)
 {
@@ -75,7 +77,6 @@ static void *sender(void *arg)
 /* the target's fixed work, its CPU time in ms; with IPIs if calls */
 static double one_rep(long *calls)
 {
-	volatile unsigned long x = 0;
 	pthread_t t;
 	double a, b;
 	unsigned long i;
@@ -85,7 +86,7 @@ static double one_rep(long *calls)
 	a = thread_cpu_ms();
 	atomic_store(&running, 1);
 	for (i = 0; i < WORK; i++)
-		x += i;
+		sink += i;
 	b = thread_cpu_ms();
 	atomic_store(&running, 0);
 	if (calls)
