@@ -590,7 +590,7 @@ $(BENCH_SYSCALL): bench/syscall_loop.c
 BENCH_IPI	:= $(B)/bench/ipi_cost
 $(BENCH_IPI): bench/ipi_cost.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -pthread -o $@ $< -lm
+	$(CC) $(ALL_CFLAGS) -pthread -o $@ $<
 fixtures test test-bats: $(BENCH_SYSCALL) $(BENCH_IPI)
 bench: fixtures $(BENCH_WRITER) $(BENCH_SCHED_WRITER) $(BENCH_SYSCALL) $(BENCH_IPI)
 # the overhead benchmark in the qemu guests (test/vm), full and legacy

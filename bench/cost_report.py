@@ -164,7 +164,7 @@ def irq_lines(runs, ipi_cost):
     if not rows:
         return []
     cost = ("One IPI costs the task it interrupts %s us [%s - %s] here "
-            "(`build/bench/ipi_cost`, membarrier IPIs, median and 95 %% CI)." %
+            "(`build/bench/ipi_cost`, membarrier IPIs: the median of the pairs, the 95 %% interval of their mean)." %
             tuple(fmt(v) for v in ipi_cost) if ipi_cost else
             "(No IPI cost measured: `IPI_PAIRS=0` or a guest.)")
     return ["", "Interrupts on the workload's CPU per run, median: without IRQ time "
@@ -176,16 +176,21 @@ def irq_lines(runs, ipi_cost):
 
 
 def read_ipi_cost(path):
-    """(median, lo, hi) us from ipi_cost's last line, None without one"""
+    """(median, lo, hi) us per IPI over ipi_cost's pairs (lo, hi: the 95 %
+    t interval of their mean); None without two pairs"""
+    us = []
     try:
         with open(path, encoding="utf-8") as f:
             for line in f:
                 w = line.split()
-                if len(w) == 4 and w[0] == "ipi_cost_us":
-                    return tuple(float(v) for v in w[1:])
+                if w[:1] == ["pair"] and w[-3:] == ["us", "per", "IPI"]:
+                    us.append(float(w[-4]))
     except (OSError, ValueError):
-        pass
-    return None
+        return None
+    mi = stats.mean_interval(us)
+    if not mi or mi["lo"] is None:
+        return None
+    return (statistics.median(us), mi["lo"], mi["hi"])
 
 
 def speed_blocks(rows):

@@ -11,13 +11,12 @@
  * of repetitions: (CPU with IPIs - CPU without) / calls.
  *
  * Usage: ipi_cost [PAIRS [TARGET SENDER]]   (default 10 pairs, CPUs 1 0)
- * Prints one line per pair ("pair N: quiet MS ms, with IPIs MS ms, CALLS
- * calls: US us per IPI"), then "ipi_cost_us MEDIAN LO HI": the median and
- * a 95 % interval of the mean over the pairs (t-distribution).
+ * Prints one line per pair: "pair N: quiet MS ms, with IPIs MS ms, CALLS
+ * calls: US us per IPI".  The statistics over the pairs are the cost
+ * report's (bench/cost_report.py, with bench/stats.py).
  */
 #include <errno.h>
 #include <linux/membarrier.h>
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -94,24 +93,6 @@ static double one_rep(long *calls)
 	return b - a;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* two-sided 95 % t quantile for n - 1 degrees of freedom */
-static double t95(int n)
-{
-	static const double t[] = { 0, 12.71, 4.303, 3.182, 2.776, 2.571, 2.447,
-				    2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-				    2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
-				    2.093, 2.086 };
-
-	return n - 1 < (int)(sizeof(t) / sizeof(t[0])) ? t[n - 1] : 1.96;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
 	char *end;
@@ -125,26 +106,9 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
-static void report(const double *us, int n)
-{
-	double sorted[MAX_PAIRS], mean = 0, sd = 0, half;
-	int i;
-
-	for (i = 0; i < n; i++)
-		mean += us[i] / n;
-	for (i = 0; i < n; i++)
-		sd += (us[i] - mean) * (us[i] - mean) / (n > 1 ? n - 1 : 1);
-	half = n > 1 ? t95(n) * sqrt(sd) / sqrt(n) : 0;
-	memcpy(sorted, us, n * sizeof(*us));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	printf("ipi_cost_us %.2f %.2f %.2f\n", n % 2 ? sorted[n / 2] :
-	       (sorted[n / 2 - 1] + sorted[n / 2]) / 2, mean - half, mean + half);
-}
-
 int main(int argc, char **argv)
 {
-	int pairs = 10, target = 1, i, n = 0;
-	double us[MAX_PAIRS];
+	int pairs = 10, target = 1, i;
 
 	if (argc != 1 && argc != 2 && argc != 4) {
 		fprintf(stderr, "usage: %s [PAIRS [TARGET_CPU SENDER_CPU]]\n", argv[0]);
@@ -176,11 +140,8 @@ int main(int argc, char **argv)
 				argv[0], i + 1, sender_cpu);
 			return 1;
 		}
-		us[n] = (busy - quiet) * 1e3 / calls;
 		printf("pair %d: quiet %.1f ms, with IPIs %.1f ms, %ld calls: %.2f us per IPI\n",
-		       i + 1, quiet, busy, calls, us[n]);
-		n++;
+		       i + 1, quiet, busy, calls, (busy - quiet) * 1e3 / calls);
 	}
-	report(us, n);
 	return 0;
 }

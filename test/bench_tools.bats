@@ -314,10 +314,11 @@ PY
 	run "$BUILD/bench/ipi_cost" 2 1 0
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# each pair sent IPIs (a pair without any is an error, exit 1)
-	[[ "${lines[0]}" =~ ^pair\ 1:\ quiet\ [0-9.]+\ ms,\ with\ IPIs\ [0-9.]+\ ms,\ [1-9][0-9]*\ calls ]]
-	[[ "${lines[1]}" =~ ^pair\ 2: ]]
-	[[ "${lines[2]}" =~ ^ipi_cost_us\ -?[0-9.]+\ -?[0-9.]+\ -?[0-9.]+$ ]]
+	# each pair sent IPIs (a pair without any is an error, exit 1); the
+	# statistics over the pairs are the report's
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ ^pair\ 1:\ quiet\ [0-9.]+\ ms,\ with\ IPIs\ [0-9.]+\ ms,\ [1-9][0-9]*\ calls:\ -?[0-9.]+\ us\ per\ IPI$ ]]
+	[[ "${lines[1]}" =~ ^pair\ 2:\ quiet\ [0-9.]+\ ms,\ with\ IPIs\ [0-9.]+\ ms,\ [1-9][0-9]*\ calls:\ -?[0-9.]+\ us\ per\ IPI$ ]]
 }
 
 @test "bench_tools: the netns scale report gives per-step costs and the slopes" {
