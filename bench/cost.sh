@@ -115,10 +115,13 @@ softirqd_ns() {
 }
 
 # one run of a case: the workload's CPU time, its work, the wall time
+# (the counters are read by command substitution, not < <(...): a
+# 150-block run hung in bash 5.2's wait4 on the command substitution
+# that followed such a process substitution, after 1,600 runs)
 measure_run() {
 	local blk="$1" cfg="$2" c="$3" r="$4" u0 u1 k0 k1 t0 t1 kv i0 i1
 
-	read -ra i0 < <(wl_cpu_irqs)
+	read -ra i0 <<<"$(wl_cpu_irqs)"
 	u0="$(bench_cg_usage_us "$BENCH_CG")"
 	k0="$(softirqd_ns)"
 	t0="$(date +%s%N)"
@@ -129,7 +132,7 @@ measure_run() {
 	t1="$(date +%s%N)"
 	k1="$(softirqd_ns)"
 	u1="$(bench_cg_usage_us "$BENCH_CG")"
-	read -ra i1 < <(wl_cpu_irqs)
+	read -ra i1 <<<"$(wl_cpu_irqs)"
 	row "$blk" "$cfg" "$c" "$r" cpu us $((u1 - u0))
 	row "$blk" "$cfg" "$c" "$r" work "$WL_UNIT" "$WL_UNITS"
 	row "$blk" "$cfg" "$c" "$r" wall ms $(((t1 - t0) / 1000000))
@@ -173,7 +176,7 @@ daemon_rows() {
 	row "$blk" "$cfg" daemon - cpu us $(($(bench_cg_usage_us "$DAEMON_CG") - du0))
 	row "$blk" "$cfg" daemon - wall ms $((($(date +%s%N) - t0) / 1000000))
 	row "$blk" "$cfg" daemon - wakeups count $(($(bench_ctxt "$DAEMON_PID") - dc0))
-	read -ra m < <(daemon_mem "$DAEMON_PID")
+	read -ra m <<<"$(daemon_mem "$DAEMON_PID")"
 	for i in "${!names[@]}"; do
 		row "$blk" "$cfg" daemon - "${names[$i]}" kB "${m[$i]:-0}"
 	done
