@@ -275,6 +275,13 @@ def run_range(d, pick):
     return (min(vals), max(vals)) if vals else (None, None)
 
 
+def share_text(share):
+    """a mean_interval() of per cent shares, as 0.12 % [0.05 - 0.19]"""
+    if share["lo"] is None:
+        return "%.3f %%" % share["est"]
+    return "%.3f %% [%.3f - %.3f]" % (share["est"], share["lo"], share["hi"])
+
+
 def bpf_section(rows, runs, summary, out):
     data = bpf_data(rows)
     if not data:
@@ -295,17 +302,24 @@ def bpf_section(rows, runs, summary, out):
         base_ns = statistics.median(base) if base else None
         total = sum(ns for _, ns in d["progs"].values()) / units
         lo, hi = run_range(d, lambda run: sum(ns for _, ns in run["progs"].values()))
+        # the share: the mean of the runs with its t interval, not the
+        # range: a window gate open in one short run is what a range shows
+        share = stats.mean_interval([
+            100 * sum(ns for _, ns in run["progs"].values()) / run["units"] / base_ns
+            for run in d["runs"].values() if run["units"]]) if base_ns else None
+        if share and share["lo"] is not None:
+            share["lo"] = max(0.0, share["lo"])	# a share is never below 0
         lines += ["", "### %s, %s: %s [%s-%s] BPF ns per %s%s" % (
             cfg, case, fmt(total), fmt(lo), fmt(hi), d["unit"],
-            " = %.3f %% of the kernel's %s ns" % (100 * total / base_ns, fmt(base_ns))
-            if base_ns else ""), "",
+            " = %.3f %% of the kernel's %s ns; per run %s (mean of %d runs, 95 %% CI)" % (
+                100 * total / base_ns, fmt(base_ns), share_text(share), share["n"])
+            if share else ""), "",
             "| plugin | program | runs per %s | ns per run | BPF ns per %s [range] |"
             % (d["unit"], d["unit"]), "|---|---|---|---|---|"]
         summary.append((case, "bpf_ns_per_" + d["unit"], cfg, total, lo, hi, len(d["runs"])))
-        if base_ns:
-            summary.append((case, "bpf_share_pct", cfg, 100 * total / base_ns,
-                            100 * lo / base_ns if lo is not None else None,
-                            100 * hi / base_ns if hi is not None else None, len(d["runs"])))
+        if share:
+            summary.append((case, "bpf_share_pct", cfg, share["est"], share["lo"], share["hi"],
+                            share["n"]))
         per_plugin = {}
         for (plugin, name), (cnt, ns) in sorted(d["progs"].items(), key=lambda x: -x[1][1]):
             per_plugin.setdefault(plugin, []).append((plugin, name))

@@ -86,13 +86,13 @@ part() {
 
 if [ "$CI" = 1 ]; then
 	part cost env COST_OUT="$DIR/cost" BLOCKS="${BLOCKS:-4}" RUNS="${RUNS:-2}" \
-		CASES="${CASES:-iperf qperf syscall}" STATS_RUNS=2 bench/cost.sh
+		CASES="${CASES:-iperf qperf syscall}" STATS_RUNS=4 bench/cost.sh
 	part footprint env FOOTPRINT_OUT="$DIR/footprint" REPS=1 SETTLE_SECS=3 IDLE_SECS=5 \
 		bench/footprint.sh
 	part profile env PROFILE_OUT="$DIR/profile" PROFILE_SECS=4 bench/profile.sh
 else
 	part cost env COST_OUT="$DIR/cost" BLOCKS="${BLOCKS:-10}" RUNS="${RUNS:-3}" \
-		CASES="${CASES:-iperf qperf sock switch syscall}" STATS_RUNS=3 bench/cost.sh
+		CASES="${CASES:-iperf qperf sock switch syscall}" STATS_RUNS=10 bench/cost.sh
 	part footprint env FOOTPRINT_OUT="$DIR/footprint" REPS=3 SETTLE_SECS=5 IDLE_SECS=10 \
 		bench/footprint.sh
 	part profile env PROFILE_OUT="$DIR/profile" PROFILE_SECS=8 bench/profile.sh

@@ -104,6 +104,20 @@ def cost_verdict(t, limit):
     return "not resolved: the interval spans the target" + res
 
 
+def share_verdict(t, limit):
+    """a share in per cent against limit, by its interval (absolute)"""
+    if not t or t[0] is None:
+        return "not measured"
+    v, lo, hi = t
+    if hi is None:
+        return ("met" if v < limit else "**missed**") + " (one run, no interval)"
+    if hi < limit:
+        return "met"
+    if lo > limit:
+        return "**missed**"
+    return "not resolved: the interval spans %g %%" % limit
+
+
 def le(t, limit):
     if not t or t[0] is None:
         return "not measured"
@@ -194,9 +208,9 @@ def targets(rows):
             lines.append("| %s: CPU per unit, all tuners / baseline <= %g | %s | %s |" % (
                 case, limit, ival(t), cost_verdict(t, limit)))
     t = find(rows, "cost", "iperf", "bpf_share_pct", "all")
-    lines.append("| iperf: BPF time per packet < 1 %% of the kernel's own | %s | %s |" % (
-        ival(t, " %"), "met" if t and t[0] is not None and (t[2] or t[0]) < 1 else
-        ("**missed**" if t else "not measured")))
+    # the mean of the statistics pass's runs and its t interval
+    lines.append("| iperf: BPF time per packet < 1 %% of the kernel's own (mean of the "
+                 "statistics runs) | %s | %s |" % (ival(t, " %"), share_verdict(t, 1.0)))
     lines.append("| peak RSS while loading <= 12 MB (all tuners, telemetry on) | %s | %s |" % (
         ival(find(rows, "footprint", "daemon", "vm_hwm_mb", tel), " MB"),
         le(find(rows, "footprint", "daemon", "vm_hwm_mb", tel), 12)))
