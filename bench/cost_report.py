@@ -269,9 +269,14 @@ def bpf_data(rows):
     return out
 
 
+def run_values(d, pick):
+    """pick(run) per unit of each run that did work (ns per unit)"""
+    return [pick(run) / run["units"] for run in d["runs"].values() if run["units"]]
+
+
 def run_range(d, pick):
     """min and max over the runs of pick(run) (ns per unit), or (None, None)"""
-    vals = [pick(run) / run["units"] for run in d["runs"].values() if run["units"]]
+    vals = run_values(d, pick)
     return (min(vals), max(vals)) if vals else (None, None)
 
 
@@ -301,12 +306,11 @@ def bpf_section(rows, runs, summary, out):
         base = runs.all_runs(BASE, case)
         base_ns = statistics.median(base) if base else None
         total = sum(ns for _, ns in d["progs"].values()) / units
-        lo, hi = run_range(d, lambda run: sum(ns for _, ns in run["progs"].values()))
+        per_run = run_values(d, lambda run: sum(ns for _, ns in run["progs"].values()))
+        lo, hi = (min(per_run), max(per_run)) if per_run else (None, None)
         # the share: the mean of the runs with its t interval, not the
         # range: a window gate open in one short run is what a range shows
-        share = stats.mean_interval([
-            100 * sum(ns for _, ns in run["progs"].values()) / run["units"] / base_ns
-            for run in d["runs"].values() if run["units"]]) if base_ns else None
+        share = stats.mean_interval([100 * v / base_ns for v in per_run]) if base_ns else None
         if share and share["lo"] is not None:
             share["lo"] = max(0.0, share["lo"])	# a share is never below 0
         lines += ["", "### %s, %s: %s [%s-%s] BPF ns per %s%s" % (
